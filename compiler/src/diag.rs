@@ -1,0 +1,467 @@
+//! Diagnostics: what can be wrong with a kernel (`Diag`), how it reads (`Diag::message`, `Diag::help`),
+//! and the context that collects every problem of a kernel before any is reported (`Ctxt`).
+//!
+//! Messages mirror JAX Pallas's Mosaic GPU backend word for word where the error catalog
+//! (`shared/error-catalog.md`) says so; the catalog row id is given on each variant.
+//! Help lines give a fix that is correct for PTX.
+
+use crate::syntax::ast::Layout;
+use crate::types::DType;
+use proc_macro2::Span;
+use std::cell::RefCell;
+
+/// A shape as the user writes it: `[64, 128]`.
+pub fn shape_str(shape: &[i64]) -> String {
+    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// Every diagnostic tessel can give. The variant decides the text; the span is given separately.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Diag {
+    // ---- A. accumulator allocation -------------------------------------------------------------
+    /// SEED 000
+    AccUnsigned { dtype: DType },
+    /// SEED 002
+    AccCollective,
+    /// A3
+    CollectiveNotWarpgroup,
+    /// A4
+    SmemNotCollective { wg: String },
+    /// A5
+    AccDtype { dtype: DType },
+    /// A6
+    AccShape { m: i64, n: i64 },
+    /// A7
+    AccFromUnsigned,
+    /// A8
+    PreinitOutsideRunState,
+    /// A9
+    SmemExceeded { bytes: u64, max: u64 },
+
+    // ---- B. accumulator loads and stores ---------------------------------------------------------
+    /// SEED 003
+    AccStoreDtype { acc: DType, value: DType },
+    /// B2
+    AccStoreShape { acc: Vec<i64>, value: Vec<i64> },
+    /// B3
+    AccStoreSliced,
+    /// B4
+    NotAnAcc { what: String },
+
+    // ---- C. register layouts ---------------------------------------------------------------------
+    /// SEED 004
+    AccFromLayout { layout: Layout },
+    /// C2
+    CannotConvert { from: Layout, to: Layout },
+    /// C3
+    IncompatibleLayouts { lhs: Layout, rhs: Layout },
+    /// C4
+    IncompatibleShapes { lhs: Vec<i64>, rhs: Vec<i64> },
+    /// C5
+    BroadcastLayout { from: Layout, to: Layout },
+    /// C6 (first form)
+    ShapeNot2d { shape: Vec<i64> },
+    /// C6 (second form)
+    ShapeNotWgmmaTile { shape: Vec<i64> },
+    /// C7
+    LoopCarryLayout { index: usize, out: Layout, carry: Layout },
+
+    // ---- D. warp-level mma -----------------------------------------------------------------------
+    /// SEED 001
+    MmaIntAccNot32 { acc: DType },
+    /// D2
+    MmaIntAccUnsigned { acc: DType },
+    /// D3
+    MmaFloatAcc { acc: DType },
+    /// D4
+    MmaOperandType { dtype: DType },
+    /// D5
+    MmaDtypeMismatch { a: DType, b: DType },
+    /// D6
+    MmaDimMismatch { dim: char, x: i64, y: i64 },
+    /// D7
+    MmaWarps { m_warps: i64 },
+    /// D8
+    MmaLayout { operand: MmaOperand },
+
+    // ---- E. wgmma operands -----------------------------------------------------------------------
+    /// E1
+    WgmmaOutDtype { dtype: DType },
+    /// E2 / E3 / E4
+    WgmmaAccForElement { element: DType, allowed: &'static [DType], acc: DType },
+    /// E5
+    WgmmaMixedDtypes { a: DType, b: DType },
+    /// E6
+    WgmmaK { k_a: i64, k_b: i64 },
+    /// E7
+    WgmmaAccShape { m: i64, n: i64, shape: Vec<i64> },
+    /// E8 (M)
+    WgmmaM { m: i64 },
+    /// E8 (N)
+    WgmmaN { n: i64 },
+    /// E8 (N, integer list; Pallas misses this one)
+    WgmmaIntN { n: i64 },
+    /// E8 (K)
+    WgmmaKStep { k_step: i64, k: i64 },
+    /// E9
+    WgmmaTranspose { dtype: DType },
+    /// E10
+    WgmmaBInRegisters { what: String },
+    /// E11 (dtype)
+    WgmmaRegADtype { dtype: DType },
+    /// E11 (layout)
+    WgmmaRegALayout { layout: Layout },
+    /// E12
+    WgmmaUnsigned { side: &'static str, dtype: DType },
+    /// E13
+    WgmmaSwizzleMismatch { a: u32, b: u32 },
+    /// E14 (first form)
+    NoSwizzle,
+    /// E14 (second form)
+    BadSwizzle { swizzle: u32 },
+    /// E15
+    SwizzleTrailingDim { swizzle: u32, n: i64, shape: Vec<i64> },
+    /// E16 (first form)
+    TransposeSwizzled,
+    /// E16 (second form)
+    SliceSwizzled,
+    /// E17
+    MatmulShapes { a: Vec<i64>, b: Vec<i64>, acc: Vec<i64> },
+
+    // ---- tessel's own rules ----------------------------------------------------------------------
+    /// Syntax the language does not have.
+    Unsupported { what: String },
+    /// A type, arity or kind error that the catalog does not name.
+    Type { message: String, help: String },
+}
+
+/// Which `mma` operand is in the wrong layout (D8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaOperand {
+    A,
+    B,
+    Acc,
+}
+
+impl Diag {
+    /// The first line of the error: the catalog's text with the user's spellings filled in.
+    pub fn message(&self) -> String {
+        use Diag::*;
+        match self {
+            AccUnsigned { dtype } => {
+                format!("Invalid WGMMA accumulator dtype for s8/i8 WGMMA. Expected signed integer, but got {dtype}.")
+            }
+            AccCollective => "WGMMA accumulators can only be allocated non-collectively. Hint: remove \
+                collective_axes from run_scoped. If other allocations are performed as well, split the \
+                run_scoped into two."
+                .into(),
+            CollectiveNotWarpgroup => "Only thread-collective allocations are supported in run_scoped.".into(),
+            SmemNotCollective { wg } => format!(
+                "Only thread-collective allocations are supported in multithreaded kernels. Hint: add \
+                 collective_axes=[{wg}] to your run_scoped if you intend all threads to share the same \
+                 allocation (currently collective_axes=[])."
+            ),
+            AccDtype { dtype } => format!("Acc ref dtype must be float32 or int32, got {dtype}"),
+            AccShape { m, n } => {
+                format!("WGMMA requires m and n to be multiples of 64 and 8, got {m} and {n}")
+            }
+            AccFromUnsigned => "PTX does not support unsigned WGMMA accumulators".into(),
+            PreinitOutsideRunState => "Preinitialized accumulator (Acc::from_regs) only supported in run_state.".into(),
+            SmemExceeded { bytes, max } => {
+                format!("kernel exceeds available shared memory: smem_bytes={bytes} > max_smem_bytes={max}")
+            }
+            AccStoreDtype { acc, value } => {
+                format!("Accumulator dtype {acc} does not match value dtype {value}")
+            }
+            AccStoreShape { acc, value } => {
+                format!("Accumulator shape {} does not match value shape {}", shape_str(acc), shape_str(value))
+            }
+            AccStoreSliced => "Non-trivial indexing on WGMMAAbstractAccumulatorRef is not supported for stores.".into(),
+            NotAnAcc { what } => format!("acc must be a WGMMAAccumulatorAbstractRef, got {what}"),
+            AccFromLayout { .. } => "Only WGMMA layouts supported in WGMMAAccumulator".into(),
+            CannotConvert { from, to } => format!("Cannot convert from {from} to {to}"),
+            IncompatibleLayouts { .. } => "Incompatible FragmentedArray layouts".into(),
+            IncompatibleShapes { .. } => "Incompatible FragmentedArray shapes".into(),
+            BroadcastLayout { .. } => "Source and destination layouts aren't compatible for a broadcast".into(),
+            ShapeNot2d { shape } => format!("Shape {} is not 2D", shape_str(shape)),
+            ShapeNotWgmmaTile { shape } => {
+                format!("Shape {} is not a multiple of 64x8", shape_str(shape))
+            }
+            LoopCarryLayout { index, out, carry } => format!(
+                "The loop body output has unexpected layout: output[{index}] has layout {out}, when it \
+                 should be {carry}."
+            ),
+            MmaIntAccNot32 { .. } => "Only s32 accumulator supported for integer operands.".into(),
+            MmaIntAccUnsigned { .. } => "Only signed accumulator supported for integer operands.".into(),
+            MmaFloatAcc { .. } => "Only f32 accumulator supported for floating operands.".into(),
+            MmaOperandType { dtype } => format!("Unsupported operand type: {dtype}"),
+            MmaDtypeMismatch { a, b } => format!("Dtype mismatch: {a} != {b}"),
+            MmaDimMismatch { dim, x, y } => format!("{dim} mismatch: {x} != {y}"),
+            MmaWarps { m_warps } => {
+                format!("m_warps must be 1, 2, or 4, but got m_warps={m_warps}")
+            }
+            MmaLayout { operand } => match operand {
+                MmaOperand::A => "Expected MMALayouts.lhs layout for A".into(),
+                MmaOperand::B => "Expected MMALayouts.rhs layout for B".into(),
+                MmaOperand::Acc => "Expected MMALayouts.acc for acc".into(),
+            },
+            WgmmaOutDtype { dtype } => {
+                format!("WGMMA instruction only supports f32, f16 and s32 out (got {dtype})")
+            }
+            WgmmaAccForElement { element, allowed, acc } => format!(
+                "WGMMA with element type {element} only supports accumulators of type {}, but got: {acc}",
+                allowed_list(allowed)
+            ),
+            WgmmaMixedDtypes { a, b } => format!(
+                "WGMMA requires A and B to have the same element type (or be a mix of the e4m3/e5m2 FP8 \
+                 types), got: {a} and {b}"
+            ),
+            WgmmaK { k_a, k_b } => {
+                format!("WGMMA requires A and B to have the same contraction dimension (K), got: {k_a} and {k_b}")
+            }
+            WgmmaAccShape { m, n, shape } => {
+                format!("Accumulator shape mismatch: expected ({m}, {n}), got {}", shape_str(shape))
+            }
+            WgmmaM { m } => format!("M must be a multiple of 64, got: {m}"),
+            WgmmaN { n } => format!("N must be a multiple of 8 and <= 256, got: {n}"),
+            WgmmaIntN { n } => format!(
+                "N must be one of 8, 16, 24, 32, 48, 64, ..., 256 (multiples of 16 above 32) for integer \
+                 WGMMA, got: {n}"
+            ),
+            WgmmaKStep { k_step, k } => format!("K must be a multiple of {k_step}, got: {k}"),
+            WgmmaTranspose { .. } => "Only f16 WGMMA supports transposes".into(),
+            WgmmaBInRegisters { what } => format!("B must be a shared-memory ref, got: {what}"),
+            WgmmaRegADtype { dtype } => {
+                format!("Only f16, bf16, i8, f8e5m2, f8e4m3 are supported for A in registers, got {dtype}")
+            }
+            WgmmaRegALayout { .. } => "Unsupported A register array layout".into(),
+            WgmmaUnsigned { side, dtype } => format!("WGMMA with {side} of type {dtype}"),
+            WgmmaSwizzleMismatch { .. } => "WGMMA rhs swizzle must match lhs swizzle".into(),
+            NoSwizzle => "No swizzle is not supported".into(),
+            BadSwizzle { swizzle } => format!("Swizzle {swizzle} is not supported. Only 32, 64 and 128 are accepted."),
+            SwizzleTrailingDim { swizzle, n, shape } => format!(
+                "Swizzle {swizzle} requires the trailing dimension to be of size {n}, but got shape: {}",
+                shape_str(shape)
+            ),
+            TransposeSwizzled => "Can't transpose the swizzled dimension.".into(),
+            SliceSwizzled => "Swizzled dims cannot be sliced".into(),
+            MatmulShapes { a, b, acc } => format!(
+                "Incompatible shapes for matrix multiplication: lhs={}, rhs={}, acc={}",
+                shape_str(a),
+                shape_str(b),
+                shape_str(acc)
+            ),
+            Unsupported { what } => format!("unsupported in a tessel kernel: {what}"),
+            Type { message, .. } => message.clone(),
+        }
+    }
+
+    /// The `help:` line: how to fix it, correctly for PTX.
+    pub fn help(&self) -> String {
+        use Diag::*;
+        match self {
+            AccUnsigned { .. } => "PTX integer WGMMA accumulates in signed 32-bit: declare the \
+                accumulator `Acc<i32, ..>` (an 8-bit accumulator does not exist in PTX)"
+                .into(),
+            AccCollective => "allocate the accumulator in its own `run_scoped(|acc: Acc<..>| ..)` \
+                without collective_axes, and keep the shared buffers and barriers in the collective one"
+                .into(),
+            CollectiveNotWarpgroup => "collective_axes may only name the kernel's warpgroup axis \
+                (`warpgroup_axis = ..` in #[kernel]), or be left out"
+                .into(),
+            SmemNotCollective { wg } => format!(
+                "shared memory and barriers are per program: write `run_scoped(collective_axes = [{wg}], \
+                 |..| ..)` so that all warpgroups allocate them once, together"
+            ),
+            AccDtype { .. } => "WGMMA accumulates in `f32` (any float operands), `f16` (f16 and fp8 \
+                operands) or `i32` (i8 operands)"
+                .into(),
+            AccShape { .. } => "an accumulator is M x N with M a multiple of 64 (one m64 tile per \
+                warpgroup row block) and N a multiple of 8"
+                .into(),
+            AccFromUnsigned => "convert the register array to `i32` first: `x.cast::<i32>()`".into(),
+            PreinitOutsideRunState => "write `run_state(Acc::from_regs(x), |acc| { .. })`, or \
+                allocate a zeroed accumulator with `run_scoped(|acc: Acc<..>| ..)`"
+                .into(),
+            SmemExceeded { .. } => "an sm_90 block has at most 232448 bytes (227 KiB) of shared \
+                memory: use fewer pipeline stages or smaller tiles"
+                .into(),
+            AccStoreDtype { acc, .. } => format!("cast the value first: `.cast::<{acc}>()`"),
+            AccStoreShape { acc, .. } => {
+                format!("store a register array of the accumulator's shape {}", shape_str(acc))
+            }
+            AccStoreSliced => "store the whole accumulator: `acc.store(value)`".into(),
+            NotAnAcc { .. } => "pass an accumulator allocated as `acc: Acc<f32, [M, N]>` in \
+                `run_scoped`, or made by `run_state`"
+                .into(),
+            AccFromLayout { layout } => {
+                format!("the register array is in {layout}; convert it first: `x.to_layout(Layout::Wgmma)`")
+            }
+            CannotConvert { from, to } => format!(
+                "tessel has no conversion from {from} to {to}; go through shared memory \
+                 (`smem.store(x)` then `smem.load({to})`) or produce the array in {to} directly"
+            ),
+            IncompatibleLayouts { lhs, rhs } => {
+                format!("the operands are in {lhs} and {rhs}; convert one with `.to_layout(..)` so both match")
+            }
+            IncompatibleShapes { lhs, rhs } => format!(
+                "shapes {} and {} do not match; broadcast one explicitly with `.broadcast(..)`",
+                shape_str(lhs),
+                shape_str(rhs)
+            ),
+            BroadcastLayout { from, to } => format!(
+                "a {from} vector broadcasts into {}, not into {to}",
+                match from {
+                    Layout::WgmmaRow | Layout::WgmmaCol => "Layout::Wgmma",
+                    _ => "the layout it came from",
+                }
+            ),
+            ShapeNot2d { .. } => "Layout::Wgmma holds 2-D arrays only".into(),
+            ShapeNotWgmmaTile { .. } => {
+                "Layout::Wgmma holds M x N arrays with M a multiple of 64 and N a multiple of 8".into()
+            }
+            LoopCarryLayout { carry, .. } => format!(
+                "a value carried across loop iterations must keep its layout: convert it back with \
+                 `.to_layout({carry})` before the end of the body"
+            ),
+            MmaIntAccNot32 { .. } => "integer mma.sync accumulates in signed 32-bit: use an `i32` \
+                accumulator (`splat::<i32>(0, [M, N]).to_layout(Layout::MmaAcc)`)"
+                .into(),
+            MmaIntAccUnsigned { .. } => "PTX integer mma.sync accumulates in `.s32`: use `i32`".into(),
+            MmaFloatAcc { .. } => "floating-point mma.sync in tessel accumulates in `f32`".into(),
+            MmaOperandType { .. } => "mma.sync operands are bf16, f16, f8e4m3, f8e5m2, i8 or i4".into(),
+            MmaDtypeMismatch { .. } => "A and B of an mma must have the same dtype".into(),
+            MmaDimMismatch { .. } => "A is M x K, B is N x K (K-major) and the accumulator M x N".into(),
+            MmaWarps { .. } => "the accumulator of a warpgroup's mma has 16, 32 or 64 rows (16 per \
+                warp along M for 1, 2 or 4 warps)"
+                .into(),
+            MmaLayout { operand } => format!(
+                "load the operand with `.load({})` or convert it with `.to_layout({})`",
+                mma_layout(*operand),
+                mma_layout(*operand)
+            ),
+            WgmmaOutDtype { .. } => "WGMMA writes `f32`, `f16` or `i32` accumulators".into(),
+            WgmmaAccForElement { allowed, .. } => format!(
+                "declare the accumulator `Acc<{}, ..>`",
+                rust_name(allowed.first().copied().unwrap_or(DType::F32))
+            ),
+            WgmmaMixedDtypes { .. } => "cast one operand when loading it, or store both in the same \
+                dtype; only f8e4m3 and f8e5m2 may be mixed"
+                .into(),
+            WgmmaK { .. } => "A is M x K and B is K x N: their K must agree".into(),
+            WgmmaAccShape { m, n, .. } => format!("allocate the accumulator as `Acc<_, [{m}, {n}]>`"),
+            WgmmaM { .. } => "A has M rows in multiples of 64 (m64 per instruction)".into(),
+            WgmmaN { .. } => "split N into tiles of at most 256 columns, each a multiple of 8".into(),
+            WgmmaIntN { .. } => "PTX integer wgmma has n8, n16, n24, n32, then n48 to n256 in steps of \
+                16 (PTX ISA, wgmma.mma_async shapes)"
+                .into(),
+            WgmmaKStep { k_step, .. } => {
+                format!("one wgmma instruction consumes K = {k_step} of this dtype")
+            }
+            WgmmaTranspose { .. } => "8- and 32-bit WGMMA operands must be K-major: store A as M x K \
+                and B as N x K (`.t()` of a K x N-shaped view), not transposed"
+                .into(),
+            WgmmaBInRegisters { .. } => "B always comes from shared memory: copy it into an `Smem<..>` buffer".into(),
+            WgmmaRegADtype { .. } => "keep A in shared memory, or cast it to a 16- or 8-bit type".into(),
+            WgmmaRegALayout { .. } => "convert A first: `a.to_layout(Layout::Wgmma)` (K-major WGMMA fragments)".into(),
+            WgmmaUnsigned { .. } => "tessel's integer WGMMA takes signed `i8` operands".into(),
+            WgmmaSwizzleMismatch { a, b } => {
+                format!("A is swizzled by {a} bytes and B by {b}: declare both buffers with the same Swizzle")
+            }
+            NoSwizzle | BadSwizzle { .. } => "declare the buffer with `Swizzle32`, `Swizzle64` or `Swizzle128`".into(),
+            SwizzleTrailingDim { n, .. } => format!(
+                "a swizzled row spans the swizzle width: make the last dimension {n} elements (wider \
+                 buffers need `Tiled<[rows, {n}]>`), or pick a narrower swizzle"
+            ),
+            TransposeSwizzled => "only the last two dimensions may be swapped (`.t()`)".into(),
+            SliceSwizzled => "slice only the leading dimensions of a swizzled buffer".into(),
+            MatmulShapes { .. } => "wgmma takes acc [M, N], A [M, K] and B [K, N]".into(),
+            Unsupported { .. } => {
+                "see the language reference in tessel's crate documentation for what kernels may use".into()
+            }
+            Type { help, .. } => help.clone(),
+        }
+    }
+}
+
+fn mma_layout(operand: MmaOperand) -> &'static str {
+    match operand {
+        MmaOperand::A => "Layout::MmaLhs",
+        MmaOperand::B => "Layout::MmaRhs",
+        MmaOperand::Acc => "Layout::MmaAcc",
+    }
+}
+
+fn rust_name(d: DType) -> &'static str {
+    d.name()
+}
+
+/// `f32`, `f32 or f16`, `s32`: the catalog's spelling of accumulator lists (PTX's, for s32).
+fn allowed_list(allowed: &[DType]) -> String {
+    let names: Vec<&str> = allowed.iter().map(|d| if *d == DType::I32 { "s32" } else { d.name() }).collect();
+    names.join(" or ")
+}
+
+/// Collects every error of a kernel; `finish` combines them into one `syn::Error`.
+///
+/// Like serde_derive's `Ctxt`: checking never stops at the first problem.
+#[derive(Default)]
+pub struct Ctxt {
+    errors: RefCell<Vec<(Span, Diag)>>,
+    next_id: std::cell::Cell<u32>,
+}
+
+impl Ctxt {
+    pub fn new() -> Self {
+        Ctxt::default()
+    }
+
+    /// A fresh expression id (see `ast::ExprId`).
+    pub fn next_id(&self) -> u32 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+
+    /// How many expression ids were handed out.
+    pub fn id_count(&self) -> u32 {
+        self.next_id.get()
+    }
+
+    /// Records a diagnostic at `span`.
+    pub fn error(&self, span: Span, diag: Diag) {
+        self.errors.borrow_mut().push((span, diag));
+    }
+
+    /// Shorthand for a tessel-specific type error.
+    pub fn type_error(&self, span: Span, message: impl Into<String>, help: impl Into<String>) {
+        self.error(span, Diag::Type { message: message.into(), help: help.into() });
+    }
+
+    pub fn unsupported(&self, span: Span, what: impl Into<String>) {
+        self.error(span, Diag::Unsupported { what: what.into() });
+    }
+
+    pub fn has_errors(&self) -> bool {
+        !self.errors.borrow().is_empty()
+    }
+
+    /// The diagnostics so far, in the order they were found.
+    pub fn diags(&self) -> Vec<(Span, Diag)> {
+        self.errors.borrow().clone()
+    }
+
+    /// All errors combined, or `Ok` when there were none.
+    pub fn finish(self) -> Result<(), syn::Error> {
+        let mut combined: Option<syn::Error> = None;
+        for (span, diag) in self.errors.into_inner() {
+            let err = syn::Error::new(span, format!("{}\nhelp: {}", diag.message(), diag.help()));
+            match &mut combined {
+                Some(all) => all.combine(err),
+                None => combined = Some(err),
+            }
+        }
+        combined.map_or(Ok(()), Err)
+    }
+}

@@ -1,0 +1,405 @@
+//! The kernel language as a tree: what `syntax` reads from a `#[kernel]` function, with spans.
+//!
+//! Each variant documents its surface syntax. Nothing here is checked yet: `typeck` decides what is
+//! legal. Names are kept as `Ident`s so diagnostics point at the user's tokens.
+
+use crate::types::DType;
+pub use crate::types::Layout;
+use proc_macro2::Span;
+use syn::Ident;
+
+/// A value together with the span of the tokens it was read from.
+#[derive(Clone, Debug)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, span: Span) -> Self {
+        Spanned { value, span }
+    }
+}
+
+/// A whole `#[kernel(..)] fn name(params) { body }`.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub vis: syn::Visibility,
+    pub name: Ident,
+    pub attr: KernelAttr,
+    pub params: Vec<Param>,
+    pub body: Block,
+}
+
+/// `#[kernel(grid = (M / 64, N / 64), warpgroups = 3, warpgroup_axis = wg, cluster = (2, 1),
+/// max_registers = 168, consts(BK = 64))]`.
+#[derive(Clone, Debug)]
+pub struct KernelAttr {
+    /// `grid = (e0, e1, e2)`: one to three scalar expressions over runtime dimensions and consts.
+    pub grid: Vec<Expr>,
+    pub grid_span: Span,
+    /// `warpgroups = n` (default 1): threads per program are `128 * n`.
+    pub warpgroups: Spanned<u32>,
+    /// `warpgroup_axis = wg`: the name `collective_axes` uses for "all warpgroups of the program".
+    pub warpgroup_axis: Option<Ident>,
+    /// `cluster = (x, y, z)` (default 1 x 1 x 1).
+    pub cluster: Spanned<[u32; 3]>,
+    /// `max_registers = n`: the per-thread register cap at entry (`.maxnreg`), which
+    /// `set_max_registers` needs.
+    pub max_registers: Option<Spanned<u32>>,
+    /// `consts(NAME = value, ..)`: compile-time integer constants visible in the body.
+    pub consts: Vec<ConstDef>,
+}
+
+/// `NAME = 64` in `consts(..)`, or `const NAME: usize = 64;` in the body.
+#[derive(Clone, Debug)]
+pub struct ConstDef {
+    pub name: Ident,
+    pub value: Expr,
+}
+
+/// A kernel parameter: `a: Gmem<bf16, [M, K]>`, `c: GmemMut<f32, [M, N]>` or `scale: f32`.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Ident,
+    pub ty: ParamTy,
+}
+
+#[derive(Clone, Debug)]
+pub enum ParamTy {
+    /// `Gmem<T, [d0, d1, ..]>` (read-only) or `GmemMut<T, [..]>`.
+    Gmem { dtype: Spanned<DType>, shape: Vec<Dim>, mutable: bool, span: Span },
+    /// A scalar passed by value: `alpha: f32`, `n: i32`.
+    Scalar(Spanned<DType>),
+}
+
+/// One dimension of a global shape: a literal or const (static) or an upper-case runtime dimension.
+#[derive(Clone, Debug)]
+pub enum Dim {
+    Lit(Spanned<i64>),
+    /// A name: a const of the kernel if one is declared, else a runtime dimension bound at launch.
+    Name(Ident),
+}
+
+/// The type annotations of the language (closure parameters of `run_scoped`, `let x: T`).
+#[derive(Clone, Debug)]
+pub enum TypeExpr {
+    /// `Acc<f32, [64, 128]>`: a WGMMA accumulator, allocated zeroed in registers.
+    Acc { dtype: Spanned<DType>, shape: ShapeExpr, span: Span },
+    /// `Smem<bf16, [STAGES, 64, 64], Swizzle128, Transposed>`: a shared-memory buffer and its transforms.
+    Smem { dtype: Spanned<DType>, shape: ShapeExpr, transforms: Vec<Transform>, span: Span },
+    /// `Barrier` or `Barrier<2>` (an mbarrier expecting that many arrivals per phase), or `Barrier<1, 4>`
+    /// for an array of 4 such barriers.
+    Barrier { arrivals: Option<Expr>, count: Option<Expr>, span: Span },
+    /// `Regs<f32, [64, 64], Layout::Wgmma>`: a register array.
+    Regs { dtype: Spanned<DType>, shape: ShapeExpr, layout: Spanned<Layout>, span: Span },
+    /// A scalar dtype: `i32`, `f32`, ...
+    Scalar(Spanned<DType>),
+}
+
+impl TypeExpr {
+    pub fn span(&self) -> Span {
+        match self {
+            TypeExpr::Acc { span, .. }
+            | TypeExpr::Smem { span, .. }
+            | TypeExpr::Barrier { span, .. }
+            | TypeExpr::Regs { span, .. } => *span,
+            TypeExpr::Scalar(d) => d.span,
+        }
+    }
+}
+
+/// `[64, BK]`: a static shape; each entry is a compile-time expression.
+#[derive(Clone, Debug)]
+pub struct ShapeExpr {
+    pub dims: Vec<Expr>,
+    pub span: Span,
+}
+
+/// A shared-memory transform, in the order written.
+#[derive(Clone, Debug)]
+pub enum Transform {
+    /// `Swizzle32`, `Swizzle64`, `Swizzle128`, `NoSwizzle`, or `Swizzle<bytes>`.
+    Swizzle(Spanned<u32>),
+    /// `Tiled<8, 64>`: the buffer is stored as tiles of this shape (trailing dimensions).
+    Tiled(ShapeExpr),
+    /// `Transposed`: the last two dimensions are stored swapped (an MN-major operand).
+    Transposed(Span),
+}
+
+/// `{ stmt; stmt; tail }`
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    /// The value of the block: a final expression without a semicolon.
+    pub tail: Option<Box<Expr>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let x = e;`, `let mut x: T = e;`, `let (i, j) = (e0, e1);`
+    Let { names: Vec<(Ident, bool)>, ty: Option<TypeExpr>, init: Expr, span: Span },
+    /// `const BK: usize = 64;`
+    Const(ConstDef),
+    /// `x = e;` (`x` declared `let mut`), also `x += e;` desugared to `x = x + e`.
+    Assign { name: Ident, value: Expr, span: Span },
+    /// `for k in start..end { .. }` over scalars (`i32`).
+    For { var: Ident, start: Expr, end: Expr, body: Block, span: Span },
+    /// `if cond { .. } else { .. }` on a scalar condition.
+    If { cond: Expr, then: Block, otherwise: Option<Block>, span: Span },
+    /// An expression evaluated for its effect: `wgmma(acc, a_s, b_s);`
+    Expr(Expr),
+}
+
+/// Identifies an expression of one kernel: `typeck` records the type of each by its id.
+pub type ExprId = u32;
+
+/// An expression and its span.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub id: ExprId,
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// Elementwise math functions: `exp2(x)`, `x.exp2()`, ...
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Exp2,
+    Exp,
+    Log2,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Abs,
+    Recip,
+}
+
+/// Binary elementwise functions that are calls rather than operators: `max(x, y)`, `min(x, y)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn2 {
+    Max,
+    Min,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+}
+
+/// One entry of `r.slice([.., 0..32, s])`.
+#[derive(Clone, Debug)]
+pub enum SliceArg {
+    /// `..`: the whole dimension.
+    Full(Span),
+    /// `start..end` with compile-time length `end - start`.
+    Range { start: Expr, end: Expr, span: Span },
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// Something `syntax` already reported as unsupported; checking skips it silently.
+    Invalid,
+    /// `64`, `64i32`, `1.5`, `0.0f32`, `true`
+    Int(i64, Option<DType>),
+    Float(f64, Option<DType>),
+    Bool(bool),
+    /// A local, a parameter or a const.
+    Var(Ident),
+    /// `(a, b)`
+    Tuple(Vec<Expr>),
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `x as u32` on scalars.
+    ScalarCast {
+        value: Box<Expr>,
+        dtype: Spanned<DType>,
+    },
+
+    /// `program_id(axis)`
+    ProgramId(Spanned<u32>),
+    /// `num_programs(axis)`
+    NumPrograms(Spanned<u32>),
+    /// `warpgroup_id()`: the index of this warpgroup in the program, along `warpgroup_axis`.
+    WarpgroupId,
+    /// `cluster_rank()`: this program's rank in its cluster.
+    ClusterRank,
+
+    /// `a.tile([i, k])`: the block of a global array at block index `[i, k]`; the block shape is the
+    /// shape of the other side of the copy or store it is used in. `a.tile([i, k], [64, 16])` gives the
+    /// block shape explicitly (register loads need it).
+    Tile {
+        gmem: Box<Expr>,
+        index: Vec<Expr>,
+        shape: Option<ShapeExpr>,
+    },
+    /// `r.at(s)`: the `s`-th slab of a shared buffer along its first dimension (pipeline stages).
+    At {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
+    /// `r.slice([.., 0..32])`: a static window of a shared buffer or accumulator.
+    Slice {
+        base: Box<Expr>,
+        args: Vec<SliceArg>,
+    },
+    /// `r.t()` (swap the last two dimensions) or `r.transpose([perm..])`: a transposed view.
+    Transpose {
+        base: Box<Expr>,
+        perm: Option<Spanned<Vec<usize>>>,
+    },
+
+    /// `acc.load()`, `a_s.load(Layout::MmaLhs)`, `x.tile([i, j]).load(Layout::Strided)`
+    Load {
+        src: Box<Expr>,
+        layout: Option<Spanned<Layout>>,
+    },
+    /// `acc.store(v)`, `c_s.store(v)`, `c.tile([i, j]).store(v)`
+    Store {
+        dst: Box<Expr>,
+        value: Box<Expr>,
+    },
+    /// `Acc::from_regs(r)`: an accumulator initialised from a register array (only in `run_state`).
+    AccFromRegs(Box<Expr>),
+    /// `splat::<f32>(0.0, [64, 64])`
+    Splat {
+        dtype: Option<Spanned<DType>>,
+        value: Box<Expr>,
+        shape: ShapeExpr,
+    },
+    /// `iota::<i32>([64, 64], axis)`: each element holds its index along `axis` (for masks).
+    Iota {
+        dtype: Option<Spanned<DType>>,
+        shape: ShapeExpr,
+        axis: Spanned<u32>,
+    },
+
+    /// `wgmma(acc, a, b)`: `acc += a @ b` on the tensor cores; `a` in shared memory or registers.
+    Wgmma {
+        acc: Box<Expr>,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
+    /// `wgmma_wait(n)`: wait until at most `n` wgmma groups are in flight.
+    WgmmaWait(Spanned<u32>),
+    /// `mma(acc, a, b)`: warp-level `mma.sync` on register arrays; returns the new accumulator.
+    Mma {
+        acc: Box<Expr>,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
+
+    /// `copy_gmem_to_smem(src, dst, bar)` or with `multicast = true` as a fourth argument (TMA).
+    CopyGmemToSmem {
+        src: Box<Expr>,
+        dst: Box<Expr>,
+        barrier: Box<Expr>,
+        multicast: Option<Span>,
+    },
+    /// `copy_smem_to_gmem(src, dst)` (TMA store, asynchronous; see `wait_smem_to_gmem`).
+    CopySmemToGmem {
+        src: Box<Expr>,
+        dst: Box<Expr>,
+    },
+    /// `commit_smem()`: make this warpgroup's ordinary shared-memory writes visible to TMA and wgmma.
+    CommitSmem,
+    /// `wait_smem_to_gmem(n)`: wait until at most `n` TMA stores are still reading shared memory.
+    WaitSmemToGmem(Spanned<u32>),
+    /// `barrier_arrive(bar)`
+    BarrierArrive(Box<Expr>),
+    /// `barrier_wait(bar)`
+    BarrierWait(Box<Expr>),
+    /// `set_max_registers(n)`: `setmaxnreg` for this warpgroup.
+    SetMaxRegisters(Spanned<u32>),
+
+    /// `run_scoped(|a: T, ..| body)` or `run_scoped(collective_axes = [wg], |..| body)`.
+    RunScoped {
+        collective_axes: Option<Spanned<Vec<Ident>>>,
+        params: Vec<(Ident, TypeExpr)>,
+        body: Block,
+    },
+    /// `run_state(init, |acc| body)`: an accumulator initialised from registers for `body`.
+    RunState {
+        init: Box<Expr>,
+        param: Ident,
+        body: Block,
+    },
+
+    /// `exp2(x)` or `x.exp2()`
+    Math {
+        func: MathFn,
+        arg: Box<Expr>,
+    },
+    /// `max(x, y)`
+    Math2 {
+        func: MathFn2,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `x.cast::<bf16>()`
+    Cast {
+        value: Box<Expr>,
+        dtype: Spanned<DType>,
+    },
+    /// `x.sum(1)`, `x.max(0)`, `x.min(1)`
+    Reduce {
+        value: Box<Expr>,
+        op: ReduceOp,
+        axis: Spanned<u32>,
+    },
+    /// `row.broadcast([64, 128], Layout::Wgmma)`
+    Broadcast {
+        value: Box<Expr>,
+        shape: ShapeExpr,
+        layout: Spanned<Layout>,
+    },
+    /// `x.to_layout(Layout::Wgmma)`: a data-moving relayout.
+    ToLayout {
+        value: Box<Expr>,
+        layout: Spanned<Layout>,
+    },
+    /// `x.layout_cast(Layout::Strided)`: reinterpret without moving data (shapes must allow it).
+    LayoutCast {
+        value: Box<Expr>,
+        layout: Spanned<Layout>,
+    },
+}

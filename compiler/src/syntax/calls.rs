@@ -1,0 +1,455 @@
+//! Reading the language's operations: free functions (`wgmma(..)`, `run_scoped(..)`) and methods
+//! (`acc.load()`, `x.cast::<bf16>()`), each checked for its arity here and for its types in `typeck`.
+
+use super::ast::*;
+use super::expr::{lower_block, lower_expr};
+use super::types::{dtype_of, layout_path, type_expr};
+use crate::diag::Ctxt;
+use proc_macro2::Span;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned as _;
+
+type Args = Punctuated<syn::Expr, syn::Token![,]>;
+
+/// The arguments, if there are exactly as many as the signature `form` shows.
+fn arity<'a>(ctx: &Ctxt, span: Span, form: &str, args: &'a Args, n: usize) -> Option<Vec<&'a syn::Expr>> {
+    if args.len() == n {
+        return Some(args.iter().collect());
+    }
+    ctx.type_error(
+        span,
+        format!("`{form}` takes {n} argument{}, got {}", if n == 1 { "" } else { "s" }, args.len()),
+        format!("write `{form}`"),
+    );
+    None
+}
+
+fn boxed(ctx: &Ctxt, e: &syn::Expr) -> Box<Expr> {
+    Box::new(lower_expr(ctx, e))
+}
+
+/// A compile-time `u32` written as a literal: `program_id(0)`, `wgmma_wait(1)`.
+fn lit_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
+    if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = e {
+        if let Ok(v) = i.base10_parse::<u32>() {
+            return Some(Spanned::new(v, i.span()));
+        }
+    }
+    ctx.type_error(e.span(), "expected an integer literal", "this argument must be known when the kernel is compiled");
+    None
+}
+
+fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {
+    if let syn::Expr::Array(a) = e {
+        return Some(ShapeExpr { dims: a.elems.iter().map(|d| lower_expr(ctx, d)).collect(), span: a.span() });
+    }
+    ctx.type_error(e.span(), "expected a shape `[d0, d1, ..]`", "shapes are arrays of compile-time integers");
+    None
+}
+
+fn layout_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Layout>> {
+    if let syn::Expr::Path(p) = e {
+        return layout_path(ctx, &p.path);
+    }
+    ctx.type_error(e.span(), "expected a layout such as `Layout::Wgmma`", "name one of the `Layout` variants");
+    None
+}
+
+fn index_list(ctx: &Ctxt, e: &syn::Expr) -> Option<Vec<Expr>> {
+    if let syn::Expr::Array(a) = e {
+        return Some(a.elems.iter().map(|d| lower_expr(ctx, d)).collect());
+    }
+    ctx.type_error(e.span(), "expected block indices `[i, j]`", "write the block index of each dimension");
+    None
+}
+
+/// `f(args)` for the language's free functions.
+pub fn lower_call(ctx: &Ctxt, call: &syn::ExprCall) -> ExprKind {
+    let span = call.span();
+    let syn::Expr::Path(p) = &*call.func else {
+        ctx.unsupported(call.func.span(), "calls of computed functions");
+        return ExprKind::Invalid;
+    };
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let name = segs.join("::");
+    let turbofish = p.path.segments.last().and_then(|s| match &s.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.first().cloned(),
+        _ => None,
+    });
+    let dtype_arg = || match &turbofish {
+        Some(syn::GenericArgument::Type(t)) => dtype_of(ctx, t),
+        _ => None,
+    };
+    let a = &call.args;
+    lower_named_call(ctx, span, &name, a, dtype_arg).unwrap_or(ExprKind::Invalid)
+}
+
+fn lower_named_call(
+    ctx: &Ctxt,
+    span: Span,
+    name: &str,
+    a: &Args,
+    dtype_arg: impl Fn() -> Option<Spanned<crate::types::DType>>,
+) -> Option<ExprKind> {
+    Some(match name {
+        "program_id" => ExprKind::ProgramId(lit_u32(ctx, arity(ctx, span, "program_id(axis)", a, 1)?[0])?),
+        "num_programs" => ExprKind::NumPrograms(lit_u32(ctx, arity(ctx, span, "num_programs(axis)", a, 1)?[0])?),
+        "warpgroup_id" => {
+            arity(ctx, span, "warpgroup_id()", a, 0)?;
+            ExprKind::WarpgroupId
+        }
+        "cluster_rank" => {
+            arity(ctx, span, "cluster_rank()", a, 0)?;
+            ExprKind::ClusterRank
+        }
+        "splat" => {
+            let v = arity(ctx, span, "splat::<T>(value, [d0, d1])", a, 2)?;
+            ExprKind::Splat { dtype: dtype_arg(), value: boxed(ctx, v[0]), shape: shape_arg(ctx, v[1])? }
+        }
+        "iota" => {
+            let v = arity(ctx, span, "iota::<T>([d0, d1], axis)", a, 2)?;
+            ExprKind::Iota { dtype: dtype_arg(), shape: shape_arg(ctx, v[0])?, axis: lit_u32(ctx, v[1])? }
+        }
+        "wgmma" => {
+            let v = arity(ctx, span, "wgmma(acc, a, b)", a, 3)?;
+            ExprKind::Wgmma { acc: boxed(ctx, v[0]), a: boxed(ctx, v[1]), b: boxed(ctx, v[2]) }
+        }
+        "wgmma_wait" => ExprKind::WgmmaWait(lit_u32(ctx, arity(ctx, span, "wgmma_wait(n)", a, 1)?[0])?),
+        "mma" => {
+            let v = arity(ctx, span, "mma(acc, a, b)", a, 3)?;
+            ExprKind::Mma { acc: boxed(ctx, v[0]), a: boxed(ctx, v[1]), b: boxed(ctx, v[2]) }
+        }
+        "copy_gmem_to_smem" => lower_tma_load(ctx, span, a)?,
+        "copy_smem_to_gmem" => {
+            let v = arity(ctx, span, "copy_smem_to_gmem(src, dst)", a, 2)?;
+            ExprKind::CopySmemToGmem { src: boxed(ctx, v[0]), dst: boxed(ctx, v[1]) }
+        }
+        "commit_smem" => {
+            arity(ctx, span, "commit_smem()", a, 0)?;
+            ExprKind::CommitSmem
+        }
+        "wait_smem_to_gmem" => {
+            ExprKind::WaitSmemToGmem(lit_u32(ctx, arity(ctx, span, "wait_smem_to_gmem(n)", a, 1)?[0])?)
+        }
+        "barrier_arrive" => ExprKind::BarrierArrive(boxed(ctx, arity(ctx, span, "barrier_arrive(bar)", a, 1)?[0])),
+        "barrier_wait" => ExprKind::BarrierWait(boxed(ctx, arity(ctx, span, "barrier_wait(bar)", a, 1)?[0])),
+        "set_max_registers" => {
+            ExprKind::SetMaxRegisters(lit_u32(ctx, arity(ctx, span, "set_max_registers(n)", a, 1)?[0])?)
+        }
+        "run_scoped" => lower_run_scoped(ctx, span, a)?,
+        "run_state" => lower_run_state(ctx, span, a)?,
+        "Acc::from_regs" => ExprKind::AccFromRegs(boxed(ctx, arity(ctx, span, "Acc::from_regs(x)", a, 1)?[0])),
+        "max" | "min" => {
+            let v = arity(ctx, span, &format!("{name}(x, y)"), a, 2)?;
+            let func = if name == "max" { MathFn2::Max } else { MathFn2::Min };
+            ExprKind::Math2 { func, lhs: boxed(ctx, v[0]), rhs: boxed(ctx, v[1]) }
+        }
+        _ => match math_fn(name) {
+            Some(func) => ExprKind::Math { func, arg: boxed(ctx, arity(ctx, span, &format!("{name}(x)"), a, 1)?[0]) },
+            None => {
+                ctx.unsupported(span, format!("call to `{name}`, which is not a tessel operation"));
+                return None;
+            }
+        },
+    })
+}
+
+fn math_fn(name: &str) -> Option<MathFn> {
+    Some(match name {
+        "exp2" => MathFn::Exp2,
+        "exp" => MathFn::Exp,
+        "log2" => MathFn::Log2,
+        "log" => MathFn::Log,
+        "sqrt" => MathFn::Sqrt,
+        "rsqrt" => MathFn::Rsqrt,
+        "tanh" => MathFn::Tanh,
+        "abs" => MathFn::Abs,
+        "recip" => MathFn::Recip,
+        _ => return None,
+    })
+}
+
+/// `copy_gmem_to_smem(src, dst, bar)` or `copy_gmem_to_smem(src, dst, bar, multicast = true)`.
+fn lower_tma_load(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
+    let form = "copy_gmem_to_smem(src, dst, bar)";
+    let multicast = match a.len() {
+        3 => None,
+        4 => match &a[3] {
+            syn::Expr::Assign(asg) if is_ident(&asg.left, "multicast") && is_true(&asg.right) => Some(asg.span()),
+            other => {
+                ctx.type_error(
+                    other.span(),
+                    "expected `multicast = true`",
+                    "the fourth argument multicasts the copy to every program of the cluster",
+                );
+                None
+            }
+        },
+        _ => {
+            arity(ctx, span, form, a, 3)?;
+            None
+        }
+    };
+    Some(ExprKind::CopyGmemToSmem {
+        src: boxed(ctx, &a[0]),
+        dst: boxed(ctx, &a[1]),
+        barrier: boxed(ctx, &a[2]),
+        multicast,
+    })
+}
+
+fn is_ident(e: &syn::Expr, name: &str) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.path.is_ident(name))
+}
+
+fn is_true(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value)
+}
+
+/// `run_scoped(|a: T, ..| body)` or `run_scoped(collective_axes = [wg], |..| body)`.
+fn lower_run_scoped(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
+    let (collective_axes, closure) = match a.len() {
+        1 => (None, &a[0]),
+        2 => (Some(collective_axes(ctx, &a[0])?), &a[1]),
+        _ => {
+            ctx.type_error(
+                span,
+                "`run_scoped` takes a closure, optionally after `collective_axes = [..]`",
+                "write `run_scoped(|x: T| { .. })`",
+            );
+            return None;
+        }
+    };
+    let syn::Expr::Closure(c) = closure else {
+        ctx.type_error(
+            closure.span(),
+            "expected a closure `|name: Type, ..| { .. }`",
+            "the closure's parameters are the allocations",
+        );
+        return None;
+    };
+    let mut params = Vec::new();
+    for input in &c.inputs {
+        match input {
+            syn::Pat::Type(pt) => {
+                let syn::Pat::Ident(pi) = &*pt.pat else {
+                    ctx.unsupported(pt.pat.span(), "this pattern (name each allocation)");
+                    continue;
+                };
+                if let Some(ty) = type_expr(ctx, &pt.ty) {
+                    params.push((pi.ident.clone(), ty));
+                }
+            }
+            other => ctx.type_error(
+                other.span(),
+                "an allocation needs a type: `name: Smem<..>`",
+                "write the type of each allocation",
+            ),
+        }
+    }
+    Some(ExprKind::RunScoped { collective_axes, params, body: closure_body(ctx, &c.body) })
+}
+
+fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<syn::Ident>>> {
+    if let syn::Expr::Assign(asg) = e {
+        if is_ident(&asg.left, "collective_axes") {
+            if let syn::Expr::Array(arr) = &*asg.right {
+                let axes: Option<Vec<syn::Ident>> = arr
+                    .elems
+                    .iter()
+                    .map(|x| match x {
+                        syn::Expr::Path(p) => p.path.get_ident().cloned(),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(axes) = axes {
+                    return Some(Spanned::new(axes, asg.span()));
+                }
+            }
+        }
+    }
+    ctx.type_error(
+        e.span(),
+        "expected `collective_axes = [axis, ..]`",
+        "name the warpgroup axis: `collective_axes = [wg]`",
+    );
+    None
+}
+
+fn closure_body(ctx: &Ctxt, body: &syn::Expr) -> Block {
+    match body {
+        syn::Expr::Block(b) => lower_block(ctx, &b.block),
+        other => Block { stmts: vec![], tail: Some(Box::new(lower_expr(ctx, other))), span: other.span() },
+    }
+}
+
+/// `run_state(init, |acc| body)`.
+fn lower_run_state(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
+    let v = arity(ctx, span, "run_state(Acc::from_regs(x), |acc| { .. })", a, 2)?;
+    let syn::Expr::Closure(c) = v[1] else {
+        ctx.type_error(
+            v[1].span(),
+            "expected a closure `|acc| { .. }`",
+            "the closure receives the initialised accumulator",
+        );
+        return None;
+    };
+    let param = match c.inputs.iter().collect::<Vec<_>>().as_slice() {
+        [syn::Pat::Ident(pi)] => pi.ident.clone(),
+        [syn::Pat::Type(pt)] => match &*pt.pat {
+            syn::Pat::Ident(pi) => pi.ident.clone(),
+            other => {
+                ctx.unsupported(other.span(), "this pattern (name the accumulator)");
+                return None;
+            }
+        },
+        _ => {
+            ctx.type_error(
+                c.inputs.span(),
+                "`run_state` passes one accumulator to its closure",
+                "write `|acc| { .. }`",
+            );
+            return None;
+        }
+    };
+    Some(ExprKind::RunState { init: boxed(ctx, v[0]), param, body: closure_body(ctx, &c.body) })
+}
+
+/// `receiver.method(args)`.
+pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
+    let span = m.span();
+    let name = m.method.to_string();
+    let recv = || boxed(ctx, &m.receiver);
+    let a = &m.args;
+    let turbofish_dtype = || match m.turbofish.as_ref().and_then(|t| t.args.first()) {
+        Some(syn::GenericArgument::Type(t)) => dtype_of(ctx, t),
+        _ => {
+            ctx.type_error(
+                span,
+                format!("`.{name}` needs a dtype: `.{name}::<bf16>()`"),
+                "name the target dtype with a turbofish",
+            );
+            None
+        }
+    };
+    let kind = (|| {
+        Some(match name.as_str() {
+            "tile" if a.len() == 2 => {
+                ExprKind::Tile { gmem: recv(), index: index_list(ctx, &a[0])?, shape: Some(shape_arg(ctx, &a[1])?) }
+            }
+            "tile" => ExprKind::Tile {
+                gmem: recv(),
+                index: index_list(ctx, arity(ctx, span, ".tile([i, j])", a, 1)?[0])?,
+                shape: None,
+            },
+            "at" => ExprKind::At { base: recv(), index: boxed(ctx, arity(ctx, span, ".at(i)", a, 1)?[0]) },
+            "slice" => lower_slice(ctx, span, recv(), a)?,
+            "t" => {
+                arity(ctx, span, ".t()", a, 0)?;
+                ExprKind::Transpose { base: recv(), perm: None }
+            }
+            "transpose" => {
+                let v = arity(ctx, span, ".transpose([perm..])", a, 1)?;
+                ExprKind::Transpose { base: recv(), perm: Some(perm_arg(ctx, v[0])?) }
+            }
+            "load" => match a.len() {
+                0 => ExprKind::Load { src: recv(), layout: None },
+                _ => ExprKind::Load {
+                    src: recv(),
+                    layout: Some(layout_arg(ctx, arity(ctx, span, ".load(layout)", a, 1)?[0])?),
+                },
+            },
+            "store" => ExprKind::Store { dst: recv(), value: boxed(ctx, arity(ctx, span, ".store(value)", a, 1)?[0]) },
+            "cast" => {
+                arity(ctx, span, ".cast::<T>()", a, 0)?;
+                ExprKind::Cast { value: recv(), dtype: turbofish_dtype()? }
+            }
+            "sum" | "max" | "min" => {
+                let axis = lit_u32(ctx, arity(ctx, span, &format!(".{name}(axis)"), a, 1)?[0])?;
+                let op = match name.as_str() {
+                    "sum" => ReduceOp::Sum,
+                    "max" => ReduceOp::Max,
+                    _ => ReduceOp::Min,
+                };
+                ExprKind::Reduce { value: recv(), op, axis }
+            }
+            "broadcast" => {
+                let v = arity(ctx, span, ".broadcast([d0, d1], layout)", a, 2)?;
+                ExprKind::Broadcast { value: recv(), shape: shape_arg(ctx, v[0])?, layout: layout_arg(ctx, v[1])? }
+            }
+            "to_layout" => ExprKind::ToLayout {
+                value: recv(),
+                layout: layout_arg(ctx, arity(ctx, span, ".to_layout(layout)", a, 1)?[0])?,
+            },
+            "layout_cast" => ExprKind::LayoutCast {
+                value: recv(),
+                layout: layout_arg(ctx, arity(ctx, span, ".layout_cast(layout)", a, 1)?[0])?,
+            },
+            _ => match math_fn(&name) {
+                Some(func) => {
+                    arity(ctx, span, &format!(".{name}()"), a, 0)?;
+                    ExprKind::Math { func, arg: recv() }
+                }
+                None => {
+                    ctx.unsupported(
+                        m.method.span(),
+                        format!("the method `.{name}()`, which is not a tessel operation"),
+                    );
+                    return None;
+                }
+            },
+        })
+    })();
+    kind.unwrap_or(ExprKind::Invalid)
+}
+
+fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
+    if let syn::Expr::Array(arr) = e {
+        let perm: Option<Vec<usize>> = arr
+            .elems
+            .iter()
+            .map(|x| match x {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
+                _ => None,
+            })
+            .collect();
+        if let Some(perm) = perm {
+            return Some(Spanned::new(perm, arr.span()));
+        }
+    }
+    ctx.type_error(
+        e.span(),
+        "expected a permutation of literal dimensions, e.g. `[0, 2, 1]`",
+        "list every dimension once",
+    );
+    None
+}
+
+/// `r.slice([.., 0..32])`.
+fn lower_slice(ctx: &Ctxt, span: Span, base: Box<Expr>, a: &Args) -> Option<ExprKind> {
+    let v = arity(ctx, span, ".slice([.., start..end])", a, 1)?;
+    let syn::Expr::Array(arr) = v[0] else {
+        ctx.type_error(v[0].span(), "expected `[.., start..end, ..]`", "one range per dimension");
+        return None;
+    };
+    let mut args = Vec::new();
+    for el in &arr.elems {
+        match el {
+            syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => match (&r.start, &r.end) {
+                (None, None) => args.push(SliceArg::Full(r.span())),
+                (Some(s), Some(e)) => {
+                    args.push(SliceArg::Range { start: lower_expr(ctx, s), end: lower_expr(ctx, e), span: r.span() })
+                }
+                _ => {
+                    ctx.unsupported(r.span(), "half-open slices (write `start..end` or `..`)");
+                    return None;
+                }
+            },
+            other => {
+                ctx.type_error(other.span(), "expected `..` or `start..end`", "slice each dimension with a range");
+                return None;
+            }
+        }
+    }
+    Some(ExprKind::Slice { base, args })
+}

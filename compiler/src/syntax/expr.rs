@@ -1,0 +1,308 @@
+//! Reading kernel bodies: syn statements and expressions to `ast`.
+//!
+//! Anything the language does not have is reported as `unsupported in a tessel kernel: ..` at its span
+//! and replaced by `ExprKind::Invalid`, so the rest of the kernel is still read and checked.
+
+use super::ast::*;
+use super::calls::{lower_call, lower_method};
+use super::types::type_expr;
+use crate::diag::Ctxt;
+use crate::types::DType;
+use syn::spanned::Spanned as _;
+
+pub fn invalid(ctx: &Ctxt, span: proc_macro2::Span) -> Expr {
+    Expr { id: ctx.next_id(), kind: ExprKind::Invalid, span }
+}
+
+pub fn lower_block(ctx: &Ctxt, block: &syn::Block) -> Block {
+    let mut stmts = Vec::new();
+    let mut tail = None;
+    let n = block.stmts.len();
+    for (i, stmt) in block.stmts.iter().enumerate() {
+        match stmt {
+            syn::Stmt::Expr(e, None) if i + 1 == n && !is_statement_like(e) => {
+                tail = Some(Box::new(lower_expr(ctx, e)));
+            }
+            _ => lower_stmt(ctx, stmt, &mut stmts),
+        }
+    }
+    Block { stmts, tail, span: block.span() }
+}
+
+/// Control flow written without a trailing semicolon is a statement, not the block's value.
+fn is_statement_like(e: &syn::Expr) -> bool {
+    matches!(e, syn::Expr::ForLoop(_) | syn::Expr::If(_) | syn::Expr::Assign(_))
+}
+
+fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
+    match stmt {
+        syn::Stmt::Local(local) => {
+            if let Some(s) = lower_let(ctx, local) {
+                out.push(s);
+            }
+        }
+        syn::Stmt::Item(syn::Item::Const(c)) => {
+            out.push(Stmt::Const(ConstDef { name: c.ident.clone(), value: lower_expr(ctx, &c.expr) }))
+        }
+        syn::Stmt::Item(item) => ctx.unsupported(item.span(), "items inside a kernel (only `const NAME: usize = ..;`)"),
+        syn::Stmt::Macro(m) => ctx.unsupported(m.span(), "macros inside a kernel"),
+        syn::Stmt::Expr(e, _) => out.push(lower_expr_stmt(ctx, e)),
+    }
+}
+
+fn lower_let(ctx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
+    let span = local.span();
+    let (pat, ty) = match &local.pat {
+        syn::Pat::Type(pt) => (&*pt.pat, type_expr(ctx, &pt.ty)),
+        p => (p, None),
+    };
+    let names = pattern_names(ctx, pat)?;
+    let Some(init) = &local.init else {
+        ctx.unsupported(span, "`let` without a value");
+        return None;
+    };
+    if let Some((else_tok, _)) = &init.diverge {
+        ctx.unsupported(else_tok.span(), "`let .. else`");
+    }
+    Some(Stmt::Let { names, ty, init: lower_expr(ctx, &init.expr), span })
+}
+
+/// `x`, `mut x`, `(i, j)`.
+fn pattern_names(ctx: &Ctxt, pat: &syn::Pat) -> Option<Vec<(syn::Ident, bool)>> {
+    match pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+            Some(vec![(pi.ident.clone(), pi.mutability.is_some())])
+        }
+        syn::Pat::Tuple(t) => {
+            let mut names = Vec::new();
+            for p in &t.elems {
+                names.extend(pattern_names(ctx, p)?);
+            }
+            Some(names)
+        }
+        syn::Pat::Wild(w) => Some(vec![(syn::Ident::new("_", w.span()), false)]),
+        other => {
+            ctx.unsupported(other.span(), "this pattern (use a name or a tuple of names)");
+            None
+        }
+    }
+}
+
+fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
+    let span = e.span();
+    match e {
+        syn::Expr::ForLoop(f) => lower_for(ctx, f),
+        syn::Expr::If(i) => lower_if(ctx, i),
+        syn::Expr::Assign(a) => match assign_target(ctx, &a.left) {
+            Some(name) => Stmt::Assign { name, value: lower_expr(ctx, &a.right), span },
+            None => Stmt::Expr(invalid(ctx, span)),
+        },
+        syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
+            let Some(name) = assign_target(ctx, &b.left) else { return Stmt::Expr(invalid(ctx, span)) };
+            let op = compound_op(&b.op).unwrap_or(BinOp::Add);
+            let lhs = Expr { id: ctx.next_id(), kind: ExprKind::Var(name.clone()), span: b.left.span() };
+            let value = Expr {
+                id: ctx.next_id(),
+                kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(lower_expr(ctx, &b.right)) },
+                span,
+            };
+            Stmt::Assign { name, value, span }
+        }
+        other => Stmt::Expr(lower_expr(ctx, other)),
+    }
+}
+
+fn assign_target(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
+    if let syn::Expr::Path(p) = e {
+        if let Some(id) = p.path.get_ident() {
+            return Some(id.clone());
+        }
+    }
+    ctx.unsupported(e.span(), "assignment to anything but a local variable");
+    None
+}
+
+fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
+    Some(match op {
+        syn::BinOp::AddAssign(_) => BinOp::Add,
+        syn::BinOp::SubAssign(_) => BinOp::Sub,
+        syn::BinOp::MulAssign(_) => BinOp::Mul,
+        syn::BinOp::DivAssign(_) => BinOp::Div,
+        syn::BinOp::RemAssign(_) => BinOp::Rem,
+        _ => return None,
+    })
+}
+
+fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop) -> Stmt {
+    let span = f.span();
+    let var = match &*f.pat {
+        syn::Pat::Ident(pi) => pi.ident.clone(),
+        syn::Pat::Wild(w) => syn::Ident::new("_", w.span()),
+        other => {
+            ctx.unsupported(other.span(), "this loop pattern (use a name)");
+            syn::Ident::new("_", other.span())
+        }
+    };
+    let (start, end) = match &*f.expr {
+        syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => match (&r.start, &r.end) {
+            (Some(s), Some(e)) => (lower_expr(ctx, s), lower_expr(ctx, e)),
+            _ => {
+                ctx.unsupported(r.span(), "open ranges (write `start..end`)");
+                (invalid(ctx, r.span()), invalid(ctx, r.span()))
+            }
+        },
+        other => {
+            ctx.unsupported(other.span(), "loops over anything but `start..end`");
+            (invalid(ctx, other.span()), invalid(ctx, other.span()))
+        }
+    };
+    if let Some(label) = &f.label {
+        ctx.unsupported(label.span(), "loop labels");
+    }
+    Stmt::For { var, start, end, body: lower_block(ctx, &f.body), span }
+}
+
+fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
+    let otherwise = i.else_branch.as_ref().map(|(_, e)| match &**e {
+        syn::Expr::Block(b) => lower_block(ctx, &b.block),
+        syn::Expr::If(nested) => Block { stmts: vec![lower_if(ctx, nested)], tail: None, span: nested.span() },
+        other => {
+            ctx.unsupported(other.span(), "this `else` branch");
+            Block { stmts: vec![], tail: None, span: other.span() }
+        }
+    });
+    Stmt::If { cond: lower_expr(ctx, &i.cond), then: lower_block(ctx, &i.then_branch), otherwise, span: i.span() }
+}
+
+pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
+    let span = e.span();
+    let kind = match e {
+        syn::Expr::Lit(l) => lower_lit(ctx, &l.lit),
+        syn::Expr::Path(p) => match p.path.get_ident() {
+            Some(id) if p.qself.is_none() => ExprKind::Var(id.clone()),
+            _ => {
+                ctx.unsupported(span, "paths (use a local name)");
+                ExprKind::Invalid
+            }
+        },
+        syn::Expr::Paren(p) => return lower_expr(ctx, &p.expr),
+        syn::Expr::Group(g) => return lower_expr(ctx, &g.expr),
+        syn::Expr::Tuple(t) => ExprKind::Tuple(t.elems.iter().map(|x| lower_expr(ctx, x)).collect()),
+        syn::Expr::Unary(u) => lower_unary(ctx, u),
+        syn::Expr::Binary(b) => match bin_op(&b.op) {
+            Some(op) => ExprKind::Binary {
+                op,
+                lhs: Box::new(lower_expr(ctx, &b.left)),
+                rhs: Box::new(lower_expr(ctx, &b.right)),
+            },
+            None => {
+                ctx.unsupported(b.op.span(), "compound assignment inside an expression");
+                ExprKind::Invalid
+            }
+        },
+        syn::Expr::Cast(c) => match super::types::dtype_of(ctx, &c.ty) {
+            Some(dtype) => ExprKind::ScalarCast { value: Box::new(lower_expr(ctx, &c.expr)), dtype },
+            None => ExprKind::Invalid,
+        },
+        syn::Expr::Call(c) => lower_call(ctx, c),
+        syn::Expr::MethodCall(m) => lower_method(ctx, m),
+        syn::Expr::Block(b) if b.label.is_none() => {
+            ctx.unsupported(span, "bare blocks (use `run_scoped` to scope allocations)");
+            ExprKind::Invalid
+        }
+        other => {
+            ctx.unsupported(span, describe(other));
+            ExprKind::Invalid
+        }
+    };
+    Expr { id: ctx.next_id(), kind, span }
+}
+
+fn lower_lit(ctx: &Ctxt, lit: &syn::Lit) -> ExprKind {
+    let suffix = |s: &str| if s.is_empty() { Ok(None) } else { DType::from_name(s).map(Some).ok_or(()) };
+    match lit {
+        syn::Lit::Int(i) => match (i.base10_parse::<i64>(), suffix(i.suffix())) {
+            (Ok(v), Ok(d)) => ExprKind::Int(v, d),
+            _ => {
+                ctx.unsupported(i.span(), "this integer literal (too large, or an unknown suffix)");
+                ExprKind::Invalid
+            }
+        },
+        syn::Lit::Float(f) => match (f.base10_parse::<f64>(), suffix(f.suffix())) {
+            (Ok(v), Ok(d)) => ExprKind::Float(v, d),
+            _ => {
+                ctx.unsupported(f.span(), "this float literal");
+                ExprKind::Invalid
+            }
+        },
+        syn::Lit::Bool(b) => ExprKind::Bool(b.value),
+        other => {
+            ctx.unsupported(other.span(), "string, char and byte literals");
+            ExprKind::Invalid
+        }
+    }
+}
+
+fn lower_unary(ctx: &Ctxt, u: &syn::ExprUnary) -> ExprKind {
+    let op = match u.op {
+        syn::UnOp::Neg(_) => UnOp::Neg,
+        syn::UnOp::Not(_) => UnOp::Not,
+        _ => {
+            ctx.unsupported(u.op.span(), "references and dereferences (kernel values are used by name)");
+            return ExprKind::Invalid;
+        }
+    };
+    ExprKind::Unary { op, operand: Box::new(lower_expr(ctx, &u.expr)) }
+}
+
+fn bin_op(op: &syn::BinOp) -> Option<BinOp> {
+    use syn::BinOp as B;
+    Some(match op {
+        B::Add(_) => BinOp::Add,
+        B::Sub(_) => BinOp::Sub,
+        B::Mul(_) => BinOp::Mul,
+        B::Div(_) => BinOp::Div,
+        B::Rem(_) => BinOp::Rem,
+        B::Shl(_) => BinOp::Shl,
+        B::Shr(_) => BinOp::Shr,
+        B::BitAnd(_) => BinOp::BitAnd,
+        B::BitOr(_) => BinOp::BitOr,
+        B::BitXor(_) => BinOp::BitXor,
+        B::And(_) => BinOp::And,
+        B::Or(_) => BinOp::Or,
+        B::Eq(_) => BinOp::Eq,
+        B::Ne(_) => BinOp::Ne,
+        B::Lt(_) => BinOp::Lt,
+        B::Le(_) => BinOp::Le,
+        B::Gt(_) => BinOp::Gt,
+        B::Ge(_) => BinOp::Ge,
+        _ => return None,
+    })
+}
+
+/// A short name for syntax the language lacks, for `unsupported in a tessel kernel: ..`.
+fn describe(e: &syn::Expr) -> &'static str {
+    match e {
+        syn::Expr::Array(_) => "array expressions outside shapes and indices",
+        syn::Expr::Async(_) | syn::Expr::Await(_) => "async code",
+        syn::Expr::Closure(_) => "closures outside `run_scoped` and `run_state`",
+        syn::Expr::Field(_) => "field access",
+        syn::Expr::Index(_) => "indexing with `[..]` (use `.at(i)`, `.slice([..])` or `.tile([..])`)",
+        syn::Expr::Loop(_) => "`loop` (use `for i in a..b`)",
+        syn::Expr::While(_) => "`while` loops (use `for i in a..b`)",
+        syn::Expr::Match(_) => "`match` (use `if`)",
+        syn::Expr::Macro(_) => "macros inside a kernel",
+        syn::Expr::Reference(_) => "references (kernel values are used by name)",
+        syn::Expr::Return(_) => "`return`",
+        syn::Expr::Break(_) | syn::Expr::Continue(_) => "`break` and `continue`",
+        syn::Expr::Struct(_) => "struct literals",
+        syn::Expr::Range(_) => "ranges outside `for` loops and `.slice([..])`",
+        syn::Expr::Unsafe(_) => "`unsafe` blocks",
+        syn::Expr::Try(_) => "the `?` operator",
+        syn::Expr::Let(_) => "`let` in expressions",
+        syn::Expr::If(_) => "`if` as a value",
+        syn::Expr::ForLoop(_) => "`for` as a value",
+        syn::Expr::Assign(_) => "assignment as a value",
+        _ => "this expression",
+    }
+}

@@ -1,0 +1,171 @@
+//! `syntax`: the `#[kernel]` attribute and function, read into the `ast` with spans.
+
+pub mod ast;
+mod calls;
+mod expr;
+mod types;
+
+use crate::diag::Ctxt;
+use ast::{ConstDef, Kernel, KernelAttr, Param, Spanned};
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned as _;
+
+/// Reads a kernel. Every problem goes to `ctx`; `None` only when the function itself cannot be read.
+pub fn parse(ctx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Kernel> {
+    let func: syn::ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => {
+            ctx.unsupported(e.span(), format!("{e} (`#[kernel]` goes on a plain `fn`)"));
+            return None;
+        }
+    };
+    check_signature(ctx, &func.sig);
+    let attr = parse_attr(ctx, attr, func.sig.ident.span());
+    let params = func.sig.inputs.iter().filter_map(|arg| parse_param(ctx, arg)).collect();
+    let body = expr::lower_block(ctx, &func.block);
+    Some(Kernel { vis: func.vis.clone(), name: func.sig.ident.clone(), attr, params, body })
+}
+
+/// Kernels are plain functions: no generics, async, return values and so on.
+fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
+    let reject = |present: bool, span: Span, what: &str| {
+        if present {
+            ctx.unsupported(span, what.to_string());
+        }
+    };
+    reject(sig.constness.is_some(), sig.span(), "`const fn` kernels");
+    reject(sig.asyncness.is_some(), sig.span(), "`async fn` kernels");
+    reject(sig.unsafety.is_some(), sig.span(), "`unsafe fn` kernels");
+    reject(!sig.generics.params.is_empty(), sig.generics.span(), "generic kernels (use `consts(..)` in #[kernel])");
+    reject(sig.variadic.is_some(), sig.span(), "variadic kernels");
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        ctx.unsupported(ty.span(), "kernel return values (write results through a `GmemMut` parameter)");
+    }
+}
+
+fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
+    let syn::FnArg::Typed(pt) = arg else {
+        ctx.unsupported(arg.span(), "`self` parameters");
+        return None;
+    };
+    let syn::Pat::Ident(pi) = &*pt.pat else {
+        ctx.unsupported(pt.pat.span(), "this parameter pattern (name the parameter)");
+        return None;
+    };
+    let ty = types::param_ty(ctx, &pt.ty)?;
+    Some(Param { name: pi.ident.clone(), ty })
+}
+
+fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
+    let mut out = KernelAttr {
+        grid: Vec::new(),
+        grid_span: name_span,
+        warpgroups: Spanned::new(1, name_span),
+        warpgroup_axis: None,
+        cluster: Spanned::new([1, 1, 1], name_span),
+        max_registers: None,
+        consts: Vec::new(),
+    };
+    let args = match Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(attr) {
+        Ok(a) => a,
+        Err(e) => {
+            ctx.unsupported(e.span(), format!("this #[kernel] attribute: {e}"));
+            return out;
+        }
+    };
+    let mut saw_grid = false;
+    for arg in &args {
+        match arg {
+            syn::Expr::Assign(a) => saw_grid |= attr_assign(ctx, &mut out, a),
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("consts")) => {
+                out.consts.extend(c.args.iter().filter_map(|e| const_def(ctx, e)));
+            }
+            other => attr_error(ctx, other.span()),
+        }
+    }
+    if !saw_grid {
+        ctx.type_error(
+            name_span,
+            "#[kernel] needs a grid: `#[kernel(grid = (M / 64, N / 64))]`",
+            "name how many programs to launch along each axis",
+        );
+    }
+    out
+}
+
+fn attr_error(ctx: &Ctxt, span: Span) {
+    ctx.unsupported(span, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers and consts(..)");
+}
+
+/// One `key = value` of the attribute; returns whether it was the grid.
+fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
+    let key = match &*a.left {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let value = &*a.right;
+    match key.as_str() {
+        "grid" => {
+            out.grid_span = value.span();
+            out.grid = match value {
+                syn::Expr::Tuple(t) => t.elems.iter().map(|e| expr::lower_expr(ctx, e)).collect(),
+                other => vec![expr::lower_expr(ctx, other)],
+            };
+            if out.grid.is_empty() || out.grid.len() > 3 {
+                ctx.type_error(value.span(), "a grid has one to three dimensions", "write `grid = (x, y)`");
+            }
+            return true;
+        }
+        "warpgroups" => {
+            if let Some(n) = attr_u32(ctx, value) {
+                out.warpgroups = n;
+            }
+        }
+        "warpgroup_axis" => match value {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => out.warpgroup_axis = p.path.get_ident().cloned(),
+            other => ctx.type_error(other.span(), "expected an axis name: `warpgroup_axis = wg`", "name the axis"),
+        },
+        "cluster" => {
+            let dims: Vec<Spanned<u32>> = match value {
+                syn::Expr::Tuple(t) => t.elems.iter().filter_map(|e| attr_u32(ctx, e)).collect(),
+                other => attr_u32(ctx, other).into_iter().collect(),
+            };
+            if dims.is_empty() || dims.len() > 3 {
+                ctx.type_error(value.span(), "a cluster has one to three dimensions", "write `cluster = (2, 1)`");
+            } else {
+                let mut c = [1u32; 3];
+                for (i, d) in dims.iter().enumerate() {
+                    c[i] = d.value;
+                }
+                out.cluster = Spanned::new(c, value.span());
+            }
+        }
+        "max_registers" => out.max_registers = attr_u32(ctx, value),
+        _ => attr_error(ctx, a.left.span()),
+    }
+    false
+}
+
+fn attr_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
+    if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = e {
+        if let Ok(v) = i.base10_parse::<u32>() {
+            return Some(Spanned::new(v, i.span()));
+        }
+    }
+    ctx.type_error(e.span(), "expected an integer literal", "attribute values are known when the kernel is compiled");
+    None
+}
+
+fn const_def(ctx: &Ctxt, e: &syn::Expr) -> Option<ConstDef> {
+    if let syn::Expr::Assign(a) = e {
+        if let syn::Expr::Path(p) = &*a.left {
+            if let Some(name) = p.path.get_ident() {
+                return Some(ConstDef { name: name.clone(), value: expr::lower_expr(ctx, &a.right) });
+            }
+        }
+    }
+    ctx.type_error(e.span(), "expected `NAME = value`", "write `consts(BK = 64, STAGES = 4)`");
+    None
+}

@@ -1,0 +1,194 @@
+//! Loads and stores: accumulators (catalog B-rows, SEED 003 and 004, A6, A7), shared memory and global
+//! tiles to and from register arrays.
+
+use super::{regs, Checker, RegsTy, Ty};
+use crate::diag::Diag;
+use crate::syntax::ast::{Expr, Layout, Spanned};
+use proc_macro2::Span;
+
+/// A6 and C6: an accumulator is M x N with M a multiple of 64 and N of 8.
+pub(super) fn check_acc_shape(ck: &mut Checker, shape: &[i64], span: Span) -> bool {
+    match shape {
+        [m, n] if m % 64 == 0 && n % 8 == 0 => true,
+        [m, n] => {
+            ck.ctx.error(span, Diag::AccShape { m: *m, n: *n });
+            false
+        }
+        _ => {
+            ck.ctx.error(span, Diag::ShapeNot2d { shape: shape.to_vec() });
+            false
+        }
+    }
+}
+
+/// `Acc::from_regs(x)`: SEED 004 (layout), A7 (unsigned). Returns the preinitialised accumulator type.
+pub(super) fn check_from_regs(ck: &mut Checker, regs: &Expr) -> Ty {
+    let ty = ck.check_expr(regs);
+    let r = match ty {
+        Ty::Regs(r) => r,
+        Ty::Error => return Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                regs.span,
+                format!("Acc::from_regs takes a register array, got {other}"),
+                "load or compute a `Regs<..>` first",
+            );
+            return Ty::Error;
+        }
+    };
+    let mut ok = true;
+    if r.dtype.is_unsigned() {
+        ck.ctx.error(regs.span, Diag::AccFromUnsigned);
+        ok = false;
+    }
+    if r.layout != Layout::Wgmma {
+        ck.ctx.error(regs.span, Diag::AccFromLayout { layout: r.layout });
+        ok = false;
+    }
+    if ok && !check_acc_shape(ck, &r.shape, regs.span) {
+        ok = false;
+    }
+    if ok {
+        Ty::Acc(super::AccTy { dtype: r.dtype, shape: r.shape, sliced: false })
+    } else {
+        Ty::Error
+    }
+}
+
+/// `acc.load()`, `smem.load(layout?)`, `gmem.tile([..], [shape]).load(layout?)`.
+pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option<&Spanned<Layout>>) -> Ty {
+    let ty = ck.check_expr(src);
+    let (dtype, shape, default) = match &ty {
+        Ty::Error => return Ty::Error,
+        Ty::Acc(a) => (a.dtype, a.shape.clone(), Layout::Wgmma),
+        Ty::Smem(s) => (s.dtype, s.shape(), Layout::Strided),
+        Ty::Tile(g, Some(shape)) => (g.dtype, shape.clone(), Layout::Strided),
+        Ty::Tile(_, None) => {
+            ck.ctx.type_error(
+                src.span,
+                "loading a global tile into registers needs its shape",
+                "write `x.tile([i, j], [rows, cols]).load(Layout::Strided)`",
+            );
+            return Ty::Error;
+        }
+        other => {
+            ck.ctx.type_error(
+                src.span,
+                format!("cannot load from {other}"),
+                "load from an accumulator, a shared-memory buffer or a global tile",
+            );
+            return Ty::Error;
+        }
+    };
+    let layout = match (layout, &ty) {
+        (Some(l), Ty::Acc(_)) if l.value != Layout::Wgmma => {
+            ck.ctx.type_error(
+                l.span,
+                format!("an accumulator loads in Layout::Wgmma, not {}", l.value),
+                "write `acc.load()` and convert the result with `.to_layout(..)`",
+            );
+            return Ty::Error;
+        }
+        (Some(l), _) => l.clone(),
+        (None, _) => Spanned::new(default, src.span),
+    };
+    if layout.value == Layout::Splat {
+        ck.ctx.error(layout.span, Diag::CannotConvert { from: Layout::Strided, to: Layout::Splat });
+        return Ty::Error;
+    }
+    if !regs::check_layout_shape(ck, layout.value, &shape, layout.span) {
+        return Ty::Error;
+    }
+    Ty::Regs(RegsTy { dtype, shape, layout: layout.value })
+}
+
+/// `dst.store(value)` into an accumulator, shared memory or a global tile.
+pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
+    let dst_ty = ck.check_expr(dst);
+    let value_ty = ck.check_expr(value);
+    let v = match (&dst_ty, value_ty) {
+        (Ty::Error, _) | (_, Ty::Error) => return Ty::Unit,
+        (_, Ty::Regs(v)) => v,
+        (_, other) => {
+            ck.ctx.type_error(
+                value.span,
+                format!("stores take a register array, got {other}"),
+                "build the value with `splat`, loads or arithmetic",
+            );
+            return Ty::Unit;
+        }
+    };
+    match dst_ty {
+        Ty::Acc(a) => check_acc_store(ck, &a, dst, value, &v),
+        Ty::Smem(s) => check_plain_store(ck, s.dtype, &s.shape(), value, &v),
+        Ty::Tile(g, shape) => {
+            if !g.mutable {
+                ck.ctx.type_error(
+                    dst.span,
+                    format!("`{}` is read-only (`Gmem`)", g.name),
+                    format!("declare the parameter `{}: GmemMut<..>`", g.name),
+                );
+            } else if let Some(shape) = shape {
+                check_plain_store(ck, g.dtype, &shape, value, &v);
+            } else if v.shape.len() != g.shape.len() {
+                ck.ctx.type_error(
+                    value.span,
+                    format!(
+                        "a tile of a {}-D array takes a {}-D value, got {}",
+                        g.shape.len(),
+                        g.shape.len(),
+                        crate::diag::shape_str(&v.shape)
+                    ),
+                    "store a register array of the tile's rank",
+                );
+            } else if v.dtype != g.dtype {
+                dtype_mismatch(ck, g.dtype, value, &v);
+            }
+        }
+        other => ck.ctx.type_error(
+            dst.span,
+            format!("cannot store into {other}"),
+            "store into an accumulator, a shared-memory buffer or a `GmemMut` tile",
+        ),
+    }
+    Ty::Unit
+}
+
+/// SEED 003 (dtype, at the value), B2 (shape), B3 (sliced accumulator), SEED 004 (layout).
+fn check_acc_store(ck: &mut Checker, acc: &super::AccTy, dst: &Expr, value: &Expr, v: &RegsTy) {
+    if acc.sliced {
+        ck.ctx.error(dst.span, Diag::AccStoreSliced);
+        return;
+    }
+    if v.dtype != acc.dtype {
+        ck.ctx.error(value.span, Diag::AccStoreDtype { acc: acc.dtype, value: v.dtype });
+    } else if v.shape != acc.shape {
+        ck.ctx.error(value.span, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
+    } else if v.layout != Layout::Wgmma && v.layout != Layout::Splat {
+        ck.ctx.error(value.span, Diag::AccFromLayout { layout: v.layout });
+    }
+}
+
+fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64], value: &Expr, v: &RegsTy) {
+    if v.dtype != dtype {
+        dtype_mismatch(ck, dtype, value, v);
+    } else if v.shape != shape {
+        ck.ctx.type_error(
+            value.span,
+            format!(
+                "the destination is {} but the value is {}",
+                crate::diag::shape_str(shape),
+                crate::diag::shape_str(&v.shape)
+            ),
+            "store a value of the destination's shape",
+        );
+    }
+}
+
+fn dtype_mismatch(ck: &mut Checker, dtype: crate::types::DType, value: &Expr, v: &RegsTy) {
+    ck.ctx.type_error(
+        value.span,
+        format!("the destination holds {dtype} but the value is {}", v.dtype),
+        format!("cast the value first: `.cast::<{dtype}>()`"),
+    );
+}

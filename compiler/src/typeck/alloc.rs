@@ -1,0 +1,318 @@
+//! Scoped allocations: `run_scoped` (accumulators, shared memory, barriers), `run_state`, and the
+//! shared-memory budget. Catalog rows A1-A9, E14 (second form) and E15.
+
+use super::{acc, AccTy, Alloc, AllocKind, BarrierTy, Checker, SmemTy, Ty};
+use crate::diag::Diag;
+use crate::legality::{self, MAX_SMEM_BYTES, MBARRIER_BYTES, SMEM_ALIGN_PLAIN, SMEM_ALIGN_SWIZZLED};
+use crate::syntax::ast::{Block, Expr, Spanned, Transform, TypeExpr};
+use crate::types::DType;
+use proc_macro2::Span;
+use std::collections::HashMap;
+
+/// `run_scoped(collective_axes = [..]?, |x: T, ..| body)`.
+pub(super) fn check_run_scoped(
+    ck: &mut Checker,
+    call: &Expr,
+    collective: Option<&Spanned<Vec<syn::Ident>>>,
+    params: &[(syn::Ident, TypeExpr)],
+    body: &Block,
+) -> Ty {
+    check_collective_axes(ck, collective);
+    if collective.is_some() && params.iter().any(|(_, t)| matches!(t, TypeExpr::Acc { .. })) {
+        // SEED 002: reported once, at the collective_axes argument.
+        ck.ctx.error(collective.map_or(call.span, |c| c.span), Diag::AccCollective);
+    }
+    let saved_cursor = ck.smem_cursor;
+    let mut bound = Vec::new();
+    for (name, ty) in params {
+        let value = allocate(ck, name, ty, collective.is_some());
+        bound.push((name.clone(), value));
+    }
+    ck.scopes.push(HashMap::new());
+    for (name, ty) in bound {
+        ck.bind(&name, ty, false);
+    }
+    let result = ck.check_block(body);
+    ck.scopes.pop();
+    ck.smem_cursor = saved_cursor;
+    check_escape(ck, body, result)
+}
+
+/// A `run_scoped` value may not refer to memory the scope frees.
+fn check_escape(ck: &mut Checker, body: &Block, result: Ty) -> Ty {
+    if result.is_plain_value() {
+        return result;
+    }
+    let span = body.tail.as_ref().map_or(body.span, |t| t.span);
+    ck.ctx.type_error(
+        span,
+        format!("{result} cannot leave the run_scoped that allocated it"),
+        "return register arrays or scalars (for an accumulator: `acc.load()`)",
+    );
+    Ty::Error
+}
+
+/// A3: `collective_axes` may only name the warpgroup axis.
+fn check_collective_axes(ck: &mut Checker, collective: Option<&Spanned<Vec<syn::Ident>>>) {
+    let Some(axes) = collective else { return };
+    let wg = ck.kernel.attr.warpgroup_axis.as_ref();
+    let ok = axes.value.len() == 1 && wg.is_some_and(|w| *w == axes.value[0]);
+    if !ok {
+        ck.ctx.error(axes.span, Diag::CollectiveNotWarpgroup);
+    }
+}
+
+/// Allocates one closure parameter and returns its type (`Ty::Error` if it was rejected).
+fn allocate(ck: &mut Checker, name: &syn::Ident, ty: &TypeExpr, collective: bool) -> Ty {
+    match ty {
+        TypeExpr::Acc { dtype, shape, span } => {
+            let Some(shape) = ck.static_shape(shape) else { return Ty::Error };
+            if !check_acc_alloc(ck, dtype, &shape, *span) {
+                return Ty::Error;
+            }
+            push_alloc(ck, name, AllocKind::Acc { dtype: dtype.value, shape: shape.clone() }, 0, 0);
+            Ty::Acc(AccTy { dtype: dtype.value, shape, sliced: false })
+        }
+        TypeExpr::Smem { dtype, shape, transforms, span } => {
+            check_per_warpgroup(ck, collective, *span);
+            let Some(stored) = ck.static_shape(shape) else { return Ty::Error };
+            let Some(smem) = smem_type(ck, dtype.value, stored, transforms) else { return Ty::Error };
+            let bytes = (smem.stored.iter().product::<i64>() as u64 * dtype.value.bits() as u64).div_ceil(8);
+            let align = if smem.swizzle != 0 { SMEM_ALIGN_SWIZZLED } else { SMEM_ALIGN_PLAIN };
+            let kind = AllocKind::Smem {
+                dtype: dtype.value,
+                stored: smem.stored.clone(),
+                swizzle: smem.swizzle,
+                transposed: smem.transposed,
+            };
+            let alloc = push_alloc(ck, name, kind, bytes, align);
+            account(ck, *span);
+            Ty::Smem(SmemTy { alloc, ..smem })
+        }
+        TypeExpr::Barrier { arrivals, count, span } => {
+            check_per_warpgroup(ck, collective, *span);
+            let (Some(arrivals), Some(count)) =
+                (barrier_const(ck, arrivals.as_ref(), "arrivals"), barrier_const(ck, count.as_ref(), "count"))
+            else {
+                return Ty::Error;
+            };
+            let n = count.unwrap_or(1);
+            let kind = AllocKind::Barrier { arrivals: arrivals.unwrap_or(1), count: n };
+            let alloc = push_alloc(ck, name, kind, MBARRIER_BYTES * n as u64, MBARRIER_BYTES);
+            account(ck, *span);
+            Ty::Barrier(BarrierTy { alloc, arrivals: arrivals.unwrap_or(1), array: count })
+        }
+        TypeExpr::Regs { span, .. } | TypeExpr::Scalar(Spanned { span, .. }) => {
+            ck.ctx.type_error(
+                *span,
+                "run_scoped allocates accumulators, shared memory and barriers",
+                "create register arrays with `splat`, loads or arithmetic",
+            );
+            Ty::Error
+        }
+    }
+}
+
+/// A compile-time barrier parameter (`Barrier<arrivals, count>`): `Some(None)` when absent, `None`
+/// when it was rejected.
+fn barrier_const(ck: &mut Checker, e: Option<&Expr>, what: &str) -> Option<Option<u32>> {
+    let Some(e) = e else { return Some(None) };
+    if ck.check_expr(e).is_error() {
+        return None;
+    }
+    match super::scalar::eval_const(ck, e) {
+        Some(v) if (1..(1 << 20)).contains(&v) => Some(Some(v as u32)),
+        _ => {
+            ck.ctx.type_error(
+                e.span,
+                format!("a barrier's {what} must be a compile-time integer from 1 to 2^20-1"),
+                "mbarrier counts are 20-bit (PTX ISA, mbarrier.init)",
+            );
+            None
+        }
+    }
+}
+
+/// SEED 000, A5, A6: an accumulator's dtype and shape. Returns whether it is legal.
+fn check_acc_alloc(ck: &mut Checker, dtype: &Spanned<DType>, shape: &[i64], span: Span) -> bool {
+    let mut ok = true;
+    if dtype.value.is_unsigned() {
+        ck.ctx.error(dtype.span, Diag::AccUnsigned { dtype: dtype.value });
+        ok = false;
+    } else if !legality::WGMMA_OUT.contains(&dtype.value) {
+        ck.ctx.error(dtype.span, Diag::AccDtype { dtype: dtype.value });
+        ok = false;
+    }
+    ok & acc::check_acc_shape(ck, shape, span)
+}
+
+/// A4: in a kernel of several warpgroups, shared memory and barriers are allocated collectively.
+fn check_per_warpgroup(ck: &mut Checker, collective: bool, span: Span) {
+    if collective || ck.kernel.attr.warpgroups.value <= 1 {
+        return;
+    }
+    let wg = ck.kernel.attr.warpgroup_axis.as_ref().map_or_else(|| "wg".to_string(), |w| w.to_string());
+    ck.ctx.error(span, Diag::SmemNotCollective { wg });
+}
+
+/// The type of a shared-memory buffer from its transforms: E14 (bad swizzle), E15 (trailing dim).
+fn smem_type(ck: &mut Checker, dtype: DType, mut stored: Vec<i64>, transforms: &[Transform]) -> Option<SmemTy> {
+    let mut swizzle = 0;
+    let mut transposed = false;
+    let mut tile: Option<(Vec<i64>, Span)> = None;
+    let mut ok = true;
+    for t in transforms {
+        match t {
+            Transform::Swizzle(s) => {
+                if s.value != 0 && legality::swizzle_row(s.value).is_none() {
+                    ck.ctx.error(s.span, Diag::BadSwizzle { swizzle: s.value });
+                    ok = false;
+                }
+                swizzle = s.value;
+            }
+            Transform::Transposed(_) => transposed = true,
+            Transform::Tiled(shape) => tile = ck.static_shape(shape).map(|t| (t, shape.span)),
+        }
+    }
+    if transposed {
+        if stored.len() < 2 {
+            ck.ctx.type_error(
+                transforms.iter().find_map(transposed_span).unwrap_or_else(Span::call_site),
+                "Transposed needs at least two dimensions",
+                "a transposed buffer swaps its last two dimensions",
+            );
+            return None;
+        }
+        // The declared shape is the view; storage holds the last two dimensions swapped.
+        let n = stored.len();
+        stored.swap(n - 1, n - 2);
+    }
+    if ok && swizzle != 0 {
+        ok &= check_swizzle_width(ck, dtype, &stored, swizzle, tile.as_ref(), transforms);
+    }
+    ok.then_some(SmemTy { alloc: 0, dtype, stored, transposed, swizzle, sliced: false })
+}
+
+fn transposed_span(t: &Transform) -> Option<Span> {
+    match t {
+        Transform::Transposed(s) => Some(*s),
+        _ => None,
+    }
+}
+
+/// E15: a swizzled row holds exactly `8 * swizzle / bitwidth` elements; wider buffers are tiled by it
+/// (implicitly, or with an explicit `Tiled<[rows, width]>`).
+fn check_swizzle_width(
+    ck: &mut Checker,
+    dtype: DType,
+    stored: &[i64],
+    swizzle: u32,
+    tile: Option<&(Vec<i64>, Span)>,
+    transforms: &[Transform],
+) -> bool {
+    let n = legality::swizzle_elems(swizzle, dtype);
+    let span = transforms
+        .iter()
+        .find_map(|t| match t {
+            Transform::Swizzle(s) => Some(s.span),
+            _ => None,
+        })
+        .unwrap_or_else(Span::call_site);
+    if let Some((tile, tile_span)) = tile {
+        if tile.last() != Some(&n) {
+            ck.ctx.error(*tile_span, Diag::SwizzleTrailingDim { swizzle, n, shape: tile.clone() });
+            return false;
+        }
+        let fits = tile.len() <= stored.len() && tile.iter().rev().zip(stored.iter().rev()).all(|(t, s)| s % t == 0);
+        if !fits {
+            ck.ctx.type_error(
+                *tile_span,
+                format!(
+                    "the tile {} does not divide the buffer {}",
+                    crate::diag::shape_str(tile),
+                    crate::diag::shape_str(stored)
+                ),
+                "each buffer dimension must be a multiple of the tile's",
+            );
+            return false;
+        }
+        return true;
+    }
+    if stored.last().is_none_or(|last| last % n != 0) {
+        ck.ctx.error(span, Diag::SwizzleTrailingDim { swizzle, n, shape: stored.to_vec() });
+        return false;
+    }
+    true
+}
+
+/// Places an allocation in shared memory (bytes > 0) and records it.
+fn push_alloc(ck: &mut Checker, name: &syn::Ident, kind: AllocKind, bytes: u64, align: u64) -> usize {
+    let offset = if bytes > 0 { ck.smem_cursor.div_ceil(align) * align } else { 0 };
+    if bytes > 0 {
+        ck.smem_cursor = offset + bytes;
+    }
+    ck.facts.allocs.push(Alloc { name: name.to_string(), kind, offset, bytes });
+    ck.facts.allocs.len() - 1
+}
+
+/// Tracks the peak of shared memory in use.
+fn account(ck: &mut Checker, span: Span) {
+    if ck.smem_cursor > ck.facts.smem_bytes {
+        ck.facts.smem_bytes = ck.smem_cursor;
+        if ck.smem_cursor > MAX_SMEM_BYTES && ck.smem_peak_span.is_none() {
+            ck.smem_peak_span = Some(span);
+        }
+    }
+}
+
+/// A9: the static total (buffers, pipeline stages, barriers, alignment padding) against sm_90's limit.
+pub(super) fn check_smem_total(ck: &mut Checker) {
+    if ck.facts.smem_bytes > MAX_SMEM_BYTES {
+        let span = ck.smem_peak_span.unwrap_or_else(|| ck.kernel.name.span());
+        ck.ctx.error(span, Diag::SmemExceeded { bytes: ck.facts.smem_bytes, max: MAX_SMEM_BYTES });
+    }
+}
+
+/// `run_state(Acc::from_regs(x), |acc| body)`: an accumulator initialised from registers.
+pub(super) fn check_run_state(ck: &mut Checker, init: &Expr, param: &syn::Ident, body: &Block) -> Ty {
+    let acc = match &init.kind {
+        crate::syntax::ast::ExprKind::AccFromRegs(regs) => acc::check_from_regs(ck, regs),
+        _ => {
+            let ty = ck.check_expr(init);
+            if !ty.is_error() {
+                ck.ctx.type_error(
+                    init.span,
+                    format!("run_state initialises an accumulator from registers, got {ty}"),
+                    "write `run_state(Acc::from_regs(x), |acc| { .. })`",
+                );
+            }
+            Ty::Error
+        }
+    };
+    ck.record(init, acc.clone());
+    ck.scopes.push(HashMap::new());
+    ck.bind(param, acc, false);
+    let result = ck.check_block(body);
+    ck.scopes.pop();
+    check_escape(ck, body, result)
+}
+
+/// `set_max_registers(n)`: legal counts, and a register cap at entry (without one, ptxas ignores it).
+pub(super) fn check_set_max_registers(ck: &mut Checker, n: &Spanned<u32>) -> Ty {
+    if !legality::max_registers_legal(n.value) {
+        ck.ctx.type_error(
+            n.span,
+            format!("set_max_registers takes a multiple of 8 from 24 to 256, got {}", n.value),
+            "PTX setmaxnreg accepts 24..=256 in steps of 8",
+        );
+        return Ty::Unit;
+    }
+    if ck.kernel.attr.max_registers.is_none() {
+        ck.ctx.type_error(
+            n.span,
+            "set_max_registers needs a register cap at entry",
+            "add `max_registers = ..` to #[kernel] (ptxas ignores setmaxnreg without `.maxnreg`, warning C7508)",
+        );
+    }
+    Ty::Unit
+}

@@ -1,0 +1,392 @@
+//! Views of memory and the copies between memories: global tiles, `.at`, `.slice`, transposes (E16),
+//! TMA copies and barriers.
+
+use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, SmemTy, Ty};
+use crate::diag::{shape_str, Diag};
+use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
+use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
+use crate::types::DType;
+use proc_macro2::Span;
+
+/// `a.tile([i, k])` or `a.tile([i, k], [rows, cols])`.
+pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: Option<&ShapeExpr>) -> Ty {
+    let base = ck.check_expr(gmem);
+    for i in index {
+        let t = ck.check_expr(i);
+        scalar::expect_int(ck, i, &t, "a tile index");
+    }
+    let shape = match shape {
+        Some(s) => match ck.static_shape(s) {
+            Some(v) => Some(v),
+            None => return Ty::Error,
+        },
+        None => None,
+    };
+    match base {
+        Ty::Gmem(g) => {
+            if index.len() != g.shape.len() {
+                ck.ctx.type_error(
+                    gmem.span,
+                    format!("`{}` has {} dimensions but the tile index has {}", g.name, g.shape.len(), index.len()),
+                    "give one block index per dimension",
+                );
+                return Ty::Error;
+            }
+            if let Some(s) = &shape {
+                if s.len() != g.shape.len() {
+                    ck.ctx.type_error(
+                        gmem.span,
+                        format!("the tile shape {} has another rank than `{}`", shape_str(s), g.name),
+                        "give one extent per dimension",
+                    );
+                    return Ty::Error;
+                }
+                check_tile_divides(ck, &g, s, gmem.span);
+            }
+            Ty::Tile(g, shape)
+        }
+        Ty::Error => Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                gmem.span,
+                format!("`.tile` takes a global array, got {other}"),
+                "tiles are blocks of `Gmem`/`GmemMut` parameters",
+            );
+            Ty::Error
+        }
+    }
+}
+
+/// A static global dimension must be a whole number of tiles (runtime ones are checked at launch).
+fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: Span) {
+    for (d, t) in g.shape.iter().zip(shape) {
+        if let DimVal::Static(v) = d {
+            if v % t != 0 {
+                ck.ctx.type_error(
+                    span,
+                    format!("`{}` has a dimension of {v}, not a multiple of the tile's {t}", g.name),
+                    "tiles cover the array exactly",
+                );
+            }
+        }
+    }
+}
+
+/// `r.at(i)`: one slab of a shared buffer (first dimension), or one barrier of an array.
+pub(super) fn check_at(ck: &mut Checker, base: &Expr, index: &Expr) -> Ty {
+    let bt = ck.check_expr(base);
+    let it = ck.check_expr(index);
+    scalar::expect_int(ck, index, &it, "an `.at` index");
+    match bt {
+        Ty::Smem(s) if s.stored.len() >= 2 && !(s.transposed && s.stored.len() == 2) => {
+            let mut stored = s.stored.clone();
+            stored.remove(0);
+            Ty::Smem(SmemTy { stored, ..s })
+        }
+        Ty::Barrier(b) if b.array.is_some() => Ty::Barrier(BarrierTy { array: None, ..b }),
+        Ty::Error => Ty::Error,
+        other => {
+            ck.ctx.type_error(base.span, format!("`.at(i)` selects a slab of a shared buffer of 3 or more dimensions or a barrier of an array, not {other}"), "index pipeline stages of `Smem<T, [STAGES, ..]>` or `Barrier<n, STAGES>`");
+            Ty::Error
+        }
+    }
+}
+
+/// `r.slice([.., a..b])`: static windows of shared buffers (E16) and accumulators (B3 on store).
+pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> Ty {
+    let bt = ck.check_expr(base);
+    let shape = match &bt {
+        Ty::Smem(s) => s.shape(),
+        Ty::Acc(a) => a.shape.clone(),
+        Ty::Error => return Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                base.span,
+                format!("`.slice` views shared buffers and accumulators, not {other}"),
+                "slice an `Smem` or an `Acc`",
+            );
+            return Ty::Error;
+        }
+    };
+    if args.len() != shape.len() {
+        ck.ctx.type_error(
+            base.span,
+            format!("the value has {} dimensions but the slice has {}", shape.len(), args.len()),
+            "give one range (or `..`) per dimension",
+        );
+        return Ty::Error;
+    }
+    let mut out = shape.clone();
+    let mut touched = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        if let SliceArg::Range { start, end, span } = a {
+            let (Some(s), Some(e)) = (const_of(ck, start), const_of(ck, end)) else { return Ty::Error };
+            if s < 0 || e <= s || e > shape[i] {
+                ck.ctx.type_error(
+                    *span,
+                    format!("{s}..{e} is not inside 0..{}", shape[i]),
+                    "slice within the dimension",
+                );
+                return Ty::Error;
+            }
+            out[i] = e - s;
+            if out[i] != shape[i] {
+                touched.push((i, *span));
+            }
+        }
+    }
+    match bt {
+        Ty::Smem(s) => slice_smem(ck, s, out, &touched),
+        Ty::Acc(a) => slice_acc(ck, a, out, &touched),
+        _ => Ty::Error,
+    }
+}
+
+fn const_of(ck: &mut Checker, e: &Expr) -> Option<i64> {
+    if ck.check_expr(e).is_error() {
+        return None;
+    }
+    let v = scalar::eval_const(ck, e);
+    if v.is_none() {
+        ck.ctx.type_error(e.span, "slice bounds must be known at compile time", "use literals or consts");
+    }
+    v
+}
+
+/// E16 (second form): the swizzled (stored minor) dimension cannot be sliced.
+fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[(usize, Span)]) -> Ty {
+    let n = view.len();
+    let minor_view_axis = if s.transposed && n >= 2 { n - 2 } else { n - 1 };
+    if s.swizzle != 0 {
+        if let Some((_, span)) = touched.iter().find(|(i, _)| *i == minor_view_axis) {
+            ck.ctx.error(*span, Diag::SliceSwizzled);
+            return Ty::Error;
+        }
+    }
+    let mut stored = view;
+    if s.transposed && n >= 2 {
+        stored.swap(n - 1, n - 2);
+    }
+    Ty::Smem(SmemTy { stored, sliced: s.sliced || !touched.is_empty(), ..s })
+}
+
+fn slice_acc(ck: &mut Checker, a: AccTy, shape: Vec<i64>, touched: &[(usize, Span)]) -> Ty {
+    if let [m, n] = shape.as_slice() {
+        if m % 64 != 0 || n % 8 != 0 {
+            let span = touched.first().map_or_else(Span::call_site, |t| t.1);
+            ck.ctx.type_error(
+                span,
+                format!("an accumulator slice is {} but must be a multiple of 64 x 8", shape_str(&shape)),
+                "slice whole 64-row, 8-column blocks",
+            );
+            return Ty::Error;
+        }
+    }
+    Ty::Acc(AccTy { shape, sliced: a.sliced || !touched.is_empty(), ..a })
+}
+
+/// `r.t()` and `r.transpose([..])` (E16, first form).
+pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spanned<Vec<usize>>>) -> Ty {
+    let bt = ck.check_expr(base);
+    let s = match bt {
+        Ty::Smem(s) => s,
+        Ty::Error => return Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                base.span,
+                format!("transposes view shared buffers, not {other}"),
+                "transpose an `Smem` operand",
+            );
+            return Ty::Error;
+        }
+    };
+    let n = s.stored.len();
+    if n < 2 {
+        ck.ctx.type_error(base.span, "a 1-D buffer has nothing to transpose", "transpose 2-D views");
+        return Ty::Error;
+    }
+    let swap_last_two = match perm {
+        None => true,
+        Some(p) => match perm_kind(&p.value, n) {
+            Some(swap) => swap,
+            None if s.swizzle != 0 && p.value.len() == n && moves_minor(&p.value, n) => {
+                ck.ctx.error(p.span, Diag::TransposeSwizzled);
+                return Ty::Error;
+            }
+            None => {
+                ck.ctx.type_error(
+                    p.span,
+                    format!("tessel views may swap only the last two of {n} dimensions"),
+                    format!("write `.t()`, or a permutation that keeps dimensions 0..{} in place", n - 2),
+                );
+                return Ty::Error;
+            }
+        },
+    };
+    Ty::Smem(SmemTy { transposed: s.transposed ^ swap_last_two, ..s })
+}
+
+/// `Some(false)` for the identity, `Some(true)` for a swap of the last two, else `None`.
+fn perm_kind(p: &[usize], n: usize) -> Option<bool> {
+    if p.len() != n || p[..n - 2].iter().enumerate().any(|(i, d)| *d != i) {
+        return None;
+    }
+    match (p[n - 2], p[n - 1]) {
+        (a, b) if a == n - 2 && b == n - 1 => Some(false),
+        (a, b) if a == n - 1 && b == n - 2 => Some(true),
+        _ => None,
+    }
+}
+
+/// Whether a permutation moves the last (swizzled) dimension out of the last two positions.
+fn moves_minor(p: &[usize], n: usize) -> bool {
+    p[n - 1] != n - 1 && p[n - 2] != n - 1
+}
+
+/// `copy_gmem_to_smem(src, dst, bar)`: a TMA load that completes on `bar`.
+pub(super) fn check_copy_in(ck: &mut Checker, src: &Expr, dst: &Expr, bar: &Expr, multicast: Option<Span>) -> Ty {
+    let st = ck.check_expr(src);
+    let dt = ck.check_expr(dst);
+    check_single_barrier(ck, bar);
+    if let Some(span) = multicast {
+        let size: u32 = ck.kernel.attr.cluster.value.iter().product();
+        if size < 2 {
+            ck.ctx.type_error(
+                span,
+                "multicast needs a cluster of two or more programs",
+                "add `cluster = (2, 1)` to #[kernel]",
+            );
+        }
+    }
+    match (st, dt) {
+        (Ty::Tile(g, shape), Ty::Smem(s)) => check_tma(ck, &g, shape.as_deref(), &s, src.span, dst.span),
+        (Ty::Error, _) | (_, Ty::Error) => {}
+        (Ty::Tile(..), other) => ck.ctx.type_error(
+            dst.span,
+            format!("copy_gmem_to_smem writes a shared-memory buffer, got {other}"),
+            "allocate `Smem<..>` in run_scoped",
+        ),
+        (other, _) => ck.ctx.type_error(
+            src.span,
+            format!("copy_gmem_to_smem reads a global tile, got {other}"),
+            "write `a.tile([i, k])`",
+        ),
+    }
+    Ty::Unit
+}
+
+/// `copy_smem_to_gmem(src, dst)`: a TMA store into a `GmemMut` tile.
+pub(super) fn check_copy_out(ck: &mut Checker, src: &Expr, dst: &Expr) -> Ty {
+    let st = ck.check_expr(src);
+    let dt = ck.check_expr(dst);
+    match (st, dt) {
+        (Ty::Smem(s), Ty::Tile(g, shape)) => {
+            if !g.mutable {
+                ck.ctx.type_error(
+                    dst.span,
+                    format!("`{}` is read-only (`Gmem`)", g.name),
+                    format!("declare the parameter `{}: GmemMut<..>`", g.name),
+                );
+            } else {
+                check_tma(ck, &g, shape.as_deref(), &s, dst.span, src.span);
+            }
+        }
+        (Ty::Error, _) | (_, Ty::Error) => {}
+        (Ty::Smem(_), other) => ck.ctx.type_error(
+            dst.span,
+            format!("copy_smem_to_gmem writes a global tile, got {other}"),
+            "write `c.tile([i, j])`",
+        ),
+        (other, _) => ck.ctx.type_error(
+            src.span,
+            format!("copy_smem_to_gmem reads a shared-memory buffer, got {other}"),
+            "pass an `Smem<..>` buffer",
+        ),
+    }
+    Ty::Unit
+}
+
+/// The TMA rules: matching dtypes and ranks, a box of at most 256 per dimension, rows of whole
+/// 16-byte units (CUDA Driver API, cuTensorMapEncodeTiled).
+fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gspan: Span, sspan: Span) {
+    let same_bits =
+        g.dtype == s.dtype || matches!((g.dtype, s.dtype), (DType::F32, DType::Tf32) | (DType::Tf32, DType::F32));
+    if !same_bits {
+        ck.ctx.type_error(
+            sspan,
+            format!("`{}` holds {} but the buffer holds {}", g.name, g.dtype, s.dtype),
+            "TMA copies bytes: give both sides the same dtype",
+        );
+        return;
+    }
+    if s.sliced {
+        ck.ctx.type_error(
+            sspan,
+            "TMA copies whole buffers (or `.at(i)` slabs), not slices",
+            "copy into the buffer, then slice for compute",
+        );
+        return;
+    }
+    let stored = &s.stored;
+    if stored.len() != g.shape.len() {
+        ck.ctx.type_error(
+            sspan,
+            format!(
+                "`{}` has {} dimensions but the buffer {} has {}",
+                g.name,
+                g.shape.len(),
+                shape_str(stored),
+                stored.len()
+            ),
+            "copy between arrays of the same rank (use `.at(i)` for a stage)",
+        );
+        return;
+    }
+    if let Some(t) = tile {
+        if t != stored.as_slice() {
+            ck.ctx.type_error(
+                gspan,
+                format!("the tile is {} but the buffer stores {}", shape_str(t), shape_str(stored)),
+                "the tile's shape is the buffer's shape in stored order",
+            );
+            return;
+        }
+    }
+    check_tile_divides(ck, g, stored, gspan);
+    let inner_bytes = stored[stored.len() - 1] * s.dtype.bits() as i64 / 8;
+    if inner_bytes % TMA_ALIGN_BYTES != 0 {
+        ck.ctx.type_error(
+            sspan,
+            format!("a TMA row is {inner_bytes} bytes, not a multiple of 16"),
+            "make the last dimension span a multiple of 16 bytes",
+        );
+    }
+    let outer_too_big = stored[..stored.len() - 1].iter().any(|d| *d > TMA_MAX_BOX);
+    let inner_too_big = s.swizzle == 0 && stored[stored.len() - 1] > TMA_MAX_BOX;
+    if outer_too_big || inner_too_big {
+        ck.ctx.type_error(
+            sspan,
+            format!("a TMA box is at most {TMA_MAX_BOX} elements per dimension, got {}", shape_str(stored)),
+            "split the copy into smaller tiles",
+        );
+    }
+}
+
+fn check_single_barrier(ck: &mut Checker, bar: &Expr) {
+    match ck.check_expr(bar) {
+        Ty::Barrier(b) if b.array.is_none() => {}
+        Ty::Barrier(_) => ck.ctx.type_error(bar.span, "this is an array of barriers", "pick one: `bars.at(i)`"),
+        Ty::Error => {}
+        other => ck.ctx.type_error(
+            bar.span,
+            format!("expected a barrier, got {other}"),
+            "allocate `bar: Barrier` in run_scoped",
+        ),
+    }
+}
+
+/// `barrier_arrive(bar)`, `barrier_wait(bar)`.
+pub(super) fn check_barrier_use(ck: &mut Checker, bar: &Expr) -> Ty {
+    check_single_barrier(ck, bar);
+    Ty::Unit
+}

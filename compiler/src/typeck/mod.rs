@@ -1,0 +1,530 @@
+//! `typeck`: gives every value its type, shape, memory space and register layout, and rejects what
+//! the hardware or the language cannot do, at the user's span, with every error of a kernel at once.
+//!
+//! The catalog's rules are `check_<rule>` functions in the file of the construct they govern:
+//! `alloc` (scoped allocations, A-rows), `acc` (accumulator loads and stores, B-rows), `regs` (register
+//! arrays and layouts, C-rows), `mma` (warp-level mma, D-rows), `wgmma` (E-rows), `memory` (views of
+//! shared and global memory, TMA, barriers). The checker returns `Facts` that later stages consume.
+
+mod acc;
+mod alloc;
+mod memory;
+mod mma;
+mod regs;
+mod scalar;
+pub mod ty;
+mod wgmma;
+
+use crate::diag::Ctxt;
+use crate::syntax::ast::*;
+use proc_macro2::Span;
+use std::collections::HashMap;
+pub use ty::*;
+
+/// What checking learned about a kernel: the type of every expression and the memory plan.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    /// The type of each expression, by `ExprId`.
+    pub types: Vec<Ty>,
+    /// Compile-time constants by name.
+    pub consts: HashMap<String, i64>,
+    /// Runtime dimensions in the order they first appear in the parameters.
+    pub runtime_dims: Vec<String>,
+    /// Every allocation of every `run_scoped`, in program order.
+    pub allocs: Vec<Alloc>,
+    /// Peak dynamic shared memory in bytes, alignment padding included.
+    pub smem_bytes: u64,
+}
+
+/// One allocation of a `run_scoped`.
+#[derive(Clone, Debug)]
+pub struct Alloc {
+    pub name: String,
+    pub kind: AllocKind,
+    /// Byte offset in the program's shared memory (0 for accumulators).
+    pub offset: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AllocKind {
+    Smem { dtype: crate::types::DType, stored: Vec<i64>, swizzle: u32, transposed: bool },
+    Barrier { arrivals: u32, count: u32 },
+    Acc { dtype: crate::types::DType, shape: Vec<i64> },
+}
+
+/// A local name.
+#[derive(Clone, Debug)]
+struct Var {
+    ty: Ty,
+    mutable: bool,
+    /// Declaration order, so loop-carried values are numbered as written (C7).
+    order: usize,
+    /// The last assignment, where a loop-carry error points.
+    assigned_at: Option<Span>,
+}
+
+pub(crate) struct Checker<'a> {
+    ctx: &'a Ctxt,
+    kernel: &'a Kernel,
+    scopes: Vec<HashMap<String, Var>>,
+    facts: Facts,
+    /// Bytes of shared memory in use by the enclosing scopes.
+    smem_cursor: u64,
+    /// The span of the allocation where the peak was reached, for A9.
+    smem_peak_span: Option<Span>,
+    /// How many names were declared so far.
+    declared: usize,
+}
+
+/// Checks a kernel; every problem goes to `ctx`.
+pub fn check(ctx: &Ctxt, kernel: &Kernel) -> Facts {
+    let mut ck = Checker {
+        ctx,
+        kernel,
+        scopes: vec![HashMap::new()],
+        facts: Facts {
+            types: vec![Ty::Error; ctx.id_count() as usize],
+            consts: HashMap::new(),
+            runtime_dims: Vec::new(),
+            allocs: Vec::new(),
+            smem_bytes: 0,
+        },
+        smem_cursor: 0,
+        smem_peak_span: None,
+        declared: 0,
+    };
+    ck.check_kernel();
+    ck.facts
+}
+
+impl<'a> Checker<'a> {
+    fn check_kernel(&mut self) {
+        for c in &self.kernel.attr.consts {
+            self.define_const(c);
+        }
+        self.check_params();
+        self.check_attr();
+        let body = &self.kernel.body;
+        let ty = self.check_block(body);
+        if !matches!(ty, Ty::Unit | Ty::Error) {
+            let span = body.tail.as_ref().map_or(body.span, |t| t.span);
+            self.ctx.type_error(
+                span,
+                format!("a kernel body has no value, but this is {ty}"),
+                "end the body with a statement (`;`)",
+            );
+        }
+        alloc::check_smem_total(self);
+    }
+
+    fn check_params(&mut self) {
+        for (index, p) in self.kernel.params.iter().enumerate() {
+            let ty = match &p.ty {
+                ParamTy::Gmem { dtype, shape, mutable, .. } => {
+                    let shape = shape.iter().map(|d| self.gmem_dim(d)).collect();
+                    Ty::Gmem(GmemTy {
+                        param: index,
+                        name: p.name.to_string(),
+                        dtype: dtype.value,
+                        shape,
+                        mutable: *mutable,
+                    })
+                }
+                ParamTy::Scalar(d) => Ty::Scalar(d.value),
+            };
+            if self.lookup(&p.name.to_string()).is_some() {
+                self.ctx.type_error(
+                    p.name.span(),
+                    format!("the name `{}` is used twice", p.name),
+                    "rename one of the parameters",
+                );
+            }
+            self.bind(&p.name, ty, false);
+        }
+    }
+
+    fn gmem_dim(&mut self, d: &Dim) -> DimVal {
+        match d {
+            Dim::Lit(v) => DimVal::Static(v.value),
+            Dim::Name(n) => {
+                let name = n.to_string();
+                if let Some(v) = self.facts.consts.get(&name) {
+                    return DimVal::Static(*v);
+                }
+                if !self.facts.runtime_dims.contains(&name) {
+                    self.facts.runtime_dims.push(name.clone());
+                }
+                DimVal::Runtime(name)
+            }
+        }
+    }
+
+    fn check_attr(&mut self) {
+        let attr = &self.kernel.attr;
+        for g in &attr.grid {
+            let ty = self.check_expr(g);
+            scalar::expect_int(self, g, &ty, "a grid dimension");
+        }
+        let wg = &attr.warpgroups;
+        if wg.value == 0 || wg.value > 8 {
+            self.ctx.type_error(
+                wg.span,
+                format!("a program has 1 to 8 warpgroups, got {}", wg.value),
+                "at most 1024 threads (8 warpgroups of 128) form a block",
+            );
+        }
+        let c = &attr.cluster;
+        let size: u32 = c.value.iter().product();
+        if size == 0 || size > 8 {
+            self.ctx.type_error(
+                c.span,
+                format!("a cluster has 1 to 8 programs, got {size}"),
+                "portable cluster sizes on sm_90 are at most 8",
+            );
+        }
+        if let Some(n) = &attr.max_registers {
+            if !crate::legality::max_registers_legal(n.value) {
+                self.ctx.type_error(
+                    n.span,
+                    format!("max_registers must be a multiple of 8 from 24 to 256, got {}", n.value),
+                    "PTX `.maxnreg` and `setmaxnreg` take 24..=256 in steps of 8",
+                );
+            }
+        }
+    }
+
+    fn define_const(&mut self, c: &ConstDef) {
+        let ty = self.check_expr(&c.value);
+        if ty.is_error() {
+            return;
+        }
+        match scalar::eval_const(self, &c.value) {
+            Some(v) => {
+                self.facts.consts.insert(c.name.to_string(), v);
+            }
+            None => self.ctx.type_error(
+                c.value.span,
+                format!("the value of `{}` is not known at compile time", c.name),
+                "consts are integer expressions over literals and other consts",
+            ),
+        }
+    }
+
+    // ---- names --------------------------------------------------------------------------------
+
+    fn bind(&mut self, name: &syn::Ident, ty: Ty, mutable: bool) {
+        if name == "_" {
+            return;
+        }
+        self.declared += 1;
+        if let Some(scope) = self.scopes.last_mut() {
+            let order = self.declared;
+            scope.insert(name.to_string(), Var { ty, mutable, order, assigned_at: None });
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Var> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn lookup_mut(&mut self, name: &str) -> Option<&mut Var> {
+        self.scopes.iter_mut().rev().find_map(|s| s.get_mut(name))
+    }
+
+    fn record(&mut self, e: &Expr, ty: Ty) -> Ty {
+        if let Some(slot) = self.facts.types.get_mut(e.id as usize) {
+            *slot = ty.clone();
+        }
+        ty
+    }
+
+    // ---- blocks and statements ----------------------------------------------------------------
+
+    fn check_block(&mut self, b: &Block) -> Ty {
+        self.scopes.push(HashMap::new());
+        for s in &b.stmts {
+            self.check_stmt(s);
+        }
+        let ty = match &b.tail {
+            Some(t) => self.check_expr(t),
+            None => Ty::Unit,
+        };
+        self.scopes.pop();
+        ty
+    }
+
+    fn check_stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { names, ty, init, span } => self.check_let(names, ty.as_ref(), init, *span),
+            Stmt::Const(c) => self.define_const(c),
+            Stmt::Assign { name, value, .. } => self.check_assign(name, value),
+            Stmt::For { var, start, end, body, .. } => self.check_for(var, start, end, body),
+            Stmt::If { cond, then, otherwise, .. } => self.check_if(cond, then, otherwise.as_ref()),
+            Stmt::Expr(e) => {
+                let ty = self.check_expr(e);
+                if matches!(ty, Ty::Regs(_) | Ty::Scalar(_))
+                    && !matches!(e.kind, ExprKind::RunScoped { .. } | ExprKind::RunState { .. })
+                {
+                    self.ctx.type_error(
+                        e.span,
+                        format!("this {ty} is computed and dropped"),
+                        "bind it with `let` or remove it",
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_let(&mut self, names: &[(syn::Ident, bool)], ty: Option<&TypeExpr>, init: &Expr, span: Span) {
+        let value = self.check_expr(init);
+        if let Some(t) = ty {
+            let declared = self.declared_type(t);
+            if !value.is_error() && !declared.is_error() && declared != value {
+                self.ctx.type_error(
+                    init.span,
+                    format!("expected {declared}, found {value}"),
+                    "make the annotation match the value, or convert the value",
+                );
+            }
+        }
+        match (names, &value) {
+            ([(name, mutable)], _) => self.bind(name, value.clone(), *mutable),
+            (_, Ty::Tuple(parts)) if parts.len() == names.len() => {
+                for ((name, mutable), t) in names.iter().zip(parts) {
+                    self.bind(name, t.clone(), *mutable);
+                }
+            }
+            (_, Ty::Error) => {
+                for (name, mutable) in names {
+                    self.bind(name, Ty::Error, *mutable);
+                }
+            }
+            _ => {
+                self.ctx.type_error(
+                    span,
+                    format!("cannot destructure {value} into {} names", names.len()),
+                    "match the tuple's length",
+                );
+                for (name, mutable) in names {
+                    self.bind(name, Ty::Error, *mutable);
+                }
+            }
+        }
+    }
+
+    /// The type a `let` annotation names (register arrays and scalars only).
+    fn declared_type(&mut self, t: &TypeExpr) -> Ty {
+        match t {
+            TypeExpr::Scalar(d) => Ty::Scalar(d.value),
+            TypeExpr::Regs { dtype, shape, layout, .. } => match self.static_shape(shape) {
+                Some(shape) => Ty::Regs(RegsTy { dtype: dtype.value, shape, layout: layout.value }),
+                None => Ty::Error,
+            },
+            other => {
+                self.ctx.type_error(
+                    other.span(),
+                    "only register arrays and scalars are declared with `let`",
+                    "allocate accumulators, shared memory and barriers with `run_scoped(|x: T| ..)`",
+                );
+                Ty::Error
+            }
+        }
+    }
+
+    fn check_assign(&mut self, name: &syn::Ident, value: &Expr) {
+        let ty = self.check_expr(value);
+        let key = name.to_string();
+        let Some(var) = self.lookup(&key).cloned() else {
+            self.ctx.type_error(
+                name.span(),
+                format!("cannot find `{name}` in this kernel"),
+                "declare it first with `let mut`",
+            );
+            return;
+        };
+        if !var.mutable {
+            self.ctx.type_error(
+                name.span(),
+                format!("cannot assign twice to `{name}`"),
+                format!("declare it `let mut {name}`"),
+            );
+            return;
+        }
+        if regs::same_but_layout(&var.ty, &ty) || var.ty.is_error() || ty.is_error() || var.ty == ty {
+            // A layout change is legal here; a loop that carries the value checks it (C7).
+            if let Some(v) = self.lookup_mut(&key) {
+                v.ty = ty;
+                v.assigned_at = Some(value.span);
+            }
+            return;
+        }
+        self.ctx.type_error(
+            value.span,
+            format!("`{name}` is {}, but this is {ty}", var.ty),
+            "a variable keeps its dtype and shape",
+        );
+    }
+
+    /// `for v in start..end { body }`, with the loop-carry rule (C7).
+    fn check_for(&mut self, var: &syn::Ident, start: &Expr, end: &Expr, body: &Block) {
+        for bound in [start, end] {
+            let ty = self.check_expr(bound);
+            scalar::expect_int(self, bound, &ty, "a loop bound");
+        }
+        let before = self.mutable_snapshot();
+        self.scopes.push(HashMap::new());
+        self.bind(var, Ty::Scalar(crate::types::DType::I32), false);
+        let tail = self.check_block(body);
+        self.scopes.pop();
+        if !matches!(tail, Ty::Unit | Ty::Error) {
+            self.ctx.type_error(body.span, "a loop body has no value", "end the body with a statement (`;`)");
+        }
+        regs::check_loop_carry(self, &before, body.span);
+    }
+
+    /// The types of the mutable variables in scope, in declaration order.
+    fn mutable_snapshot(&self) -> Vec<(String, Ty)> {
+        let mut vars: Vec<(usize, String, Ty)> = Vec::new();
+        for scope in &self.scopes {
+            for (n, v) in scope.iter().filter(|(_, v)| v.mutable) {
+                vars.retain(|(_, m, _)| m != n);
+                vars.push((v.order, n.clone(), v.ty.clone()));
+            }
+        }
+        vars.sort_by_key(|(order, _, _)| *order);
+        vars.into_iter().map(|(_, n, t)| (n, t)).collect()
+    }
+
+    fn check_if(&mut self, cond: &Expr, then: &Block, otherwise: Option<&Block>) {
+        let ty = self.check_expr(cond);
+        if !matches!(ty, Ty::Scalar(crate::types::DType::Bool) | Ty::Error) {
+            self.ctx.type_error(
+                cond.span,
+                format!("an `if` condition is a bool, got {ty}"),
+                "compare scalars: `if k == 0 { .. }`",
+            );
+        }
+        let before = self.mutable_snapshot();
+        let t = self.check_block(then);
+        let after_then = self.mutable_snapshot();
+        self.restore(&before);
+        let o = otherwise.map(|b| self.check_block(b));
+        let after_else = self.mutable_snapshot();
+        for ((name, a), (_, b)) in after_then.iter().zip(&after_else) {
+            if a != b && !a.is_error() && !b.is_error() {
+                let span = otherwise.map_or(then.span, |b| b.span);
+                self.ctx.type_error(
+                    span,
+                    format!("`{name}` is {a} after one branch and {b} after the other"),
+                    "make both branches leave it in the same layout",
+                );
+            }
+        }
+        for (t, span) in [(Some(t), then.span), (o, otherwise.map_or(then.span, |b| b.span))] {
+            if let Some(t) = t {
+                if !matches!(t, Ty::Unit | Ty::Error) {
+                    self.ctx.type_error(span, "an `if` branch has no value", "end the branch with a statement (`;`)");
+                }
+            }
+        }
+    }
+
+    fn restore(&mut self, snapshot: &[(String, Ty)]) {
+        for (name, ty) in snapshot {
+            if let Some(v) = self.lookup_mut(name) {
+                v.ty = ty.clone();
+            }
+        }
+    }
+
+    /// A shape whose entries are compile-time constants.
+    fn static_shape(&mut self, s: &ShapeExpr) -> Option<Vec<i64>> {
+        let mut out = Vec::new();
+        for d in &s.dims {
+            let ty = self.check_expr(d);
+            if ty.is_error() {
+                return None;
+            }
+            match scalar::eval_const(self, d) {
+                Some(v) if v > 0 => out.push(v),
+                Some(v) => {
+                    self.ctx.type_error(
+                        d.span,
+                        format!("a dimension must be positive, got {v}"),
+                        "shapes are positive compile-time integers",
+                    );
+                    return None;
+                }
+                None => {
+                    self.ctx.type_error(d.span, "this dimension is not known at compile time", "tiles, buffers and register arrays have static shapes: use literals or consts (runtime dimensions like `M` only size global arrays)");
+                    return None;
+                }
+            }
+        }
+        if out.is_empty() {
+            self.ctx.type_error(s.span, "a shape needs at least one dimension", "write `[d0, d1]`");
+            return None;
+        }
+        Some(out)
+    }
+
+    // ---- expressions --------------------------------------------------------------------------
+
+    fn check_expr(&mut self, e: &Expr) -> Ty {
+        let ty = self.infer(e);
+        self.record(e, ty)
+    }
+
+    fn infer(&mut self, e: &Expr) -> Ty {
+        use ExprKind as K;
+        match &e.kind {
+            K::Invalid => Ty::Error,
+            K::Int(..)
+            | K::Float(..)
+            | K::Bool(_)
+            | K::Var(_)
+            | K::Unary { .. }
+            | K::Binary { .. }
+            | K::ScalarCast { .. }
+            | K::Tuple(_) => scalar::infer(self, e),
+            K::ProgramId(axis) | K::NumPrograms(axis) => scalar::check_grid_axis(self, axis),
+            K::WarpgroupId | K::ClusterRank => Ty::Scalar(crate::types::DType::I32),
+            K::Tile { gmem, index, shape } => memory::check_tile(self, gmem, index, shape.as_ref()),
+            K::At { base, index } => memory::check_at(self, base, index),
+            K::Slice { base, args } => memory::check_slice(self, base, args),
+            K::Transpose { base, perm } => memory::check_transpose(self, base, perm.as_ref()),
+            K::Load { src, layout } => acc::check_load(self, e, src, layout.as_ref()),
+            K::Store { dst, value } => acc::check_store(self, dst, value),
+            K::AccFromRegs(regs) => {
+                let r = acc::check_from_regs(self, regs);
+                if !r.is_error() {
+                    self.ctx.error(e.span, crate::diag::Diag::PreinitOutsideRunState);
+                }
+                Ty::Error
+            }
+            K::Splat { dtype, value, shape } => regs::check_splat(self, dtype.as_ref(), value, shape),
+            K::Iota { dtype, shape, axis } => regs::check_iota(self, dtype.as_ref(), shape, axis),
+            K::Wgmma { acc, a, b } => wgmma::check_wgmma(self, acc, a, b),
+            K::WgmmaWait(_) | K::CommitSmem | K::WaitSmemToGmem(_) => Ty::Unit,
+            K::Mma { acc, a, b } => mma::check_mma(self, acc, a, b),
+            K::CopyGmemToSmem { src, dst, barrier, multicast } => {
+                memory::check_copy_in(self, src, dst, barrier, *multicast)
+            }
+            K::CopySmemToGmem { src, dst } => memory::check_copy_out(self, src, dst),
+            K::BarrierArrive(b) | K::BarrierWait(b) => memory::check_barrier_use(self, b),
+            K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),
+            K::RunScoped { collective_axes, params, body } => {
+                alloc::check_run_scoped(self, e, collective_axes.as_ref(), params, body)
+            }
+            K::RunState { init, param, body } => alloc::check_run_state(self, init, param, body),
+            K::Math { func, arg } => regs::check_math(self, e, *func, arg),
+            K::Math2 { lhs, rhs, .. } => regs::check_elementwise(self, e, lhs, rhs, true),
+            K::Cast { value, dtype } => regs::check_cast(self, value, dtype),
+            K::Reduce { value, op, axis } => regs::check_reduce(self, value, *op, axis),
+            K::Broadcast { value, shape, layout } => regs::check_broadcast(self, value, shape, layout),
+            K::ToLayout { value, layout } => regs::check_to_layout(self, value, layout),
+            K::LayoutCast { value, layout } => regs::check_layout_cast(self, value, layout),
+        }
+    }
+}

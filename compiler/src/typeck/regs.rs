@@ -1,0 +1,379 @@
+//! Register arrays: creation, elementwise arithmetic, math, casts, reductions, broadcasts and layout
+//! changes. Catalog rows C2-C7; layout inference (what each op produces and requires) lives here.
+
+use super::{scalar, Checker, RegsTy, Ty};
+use crate::diag::Diag;
+use crate::syntax::ast::{BinOp, Expr, Layout, MathFn, ReduceOp, ShapeExpr, Spanned};
+use crate::types::DType;
+use proc_macro2::Span;
+
+/// Whether `layout` can hold `shape`; reports C6 or a tessel error otherwise.
+pub(super) fn check_layout_shape(ck: &mut Checker, layout: Layout, shape: &[i64], span: Span) -> bool {
+    let bad = |ck: &mut Checker, what: &str| {
+        ck.ctx.type_error(
+            span,
+            format!("{layout} holds {what}, got shape {}", crate::diag::shape_str(shape)),
+            "pick a layout that fits the array, or reshape the computation",
+        );
+        false
+    };
+    match layout {
+        Layout::Wgmma => match shape {
+            [m, n] if m % 64 == 0 && n % 8 == 0 => true,
+            [_, _] => {
+                ck.ctx.error(span, Diag::ShapeNotWgmmaTile { shape: shape.to_vec() });
+                false
+            }
+            _ => {
+                ck.ctx.error(span, Diag::ShapeNot2d { shape: shape.to_vec() });
+                false
+            }
+        },
+        Layout::WgmmaRow => {
+            matches!(shape, [m] if m % 64 == 0)
+                || bad(ck, "one value per row of a Layout::Wgmma array ([M], M a multiple of 64)")
+        }
+        Layout::WgmmaCol => {
+            matches!(shape, [n] if n % 8 == 0)
+                || bad(ck, "one value per column of a Layout::Wgmma array ([N], N a multiple of 8)")
+        }
+        Layout::MmaLhs | Layout::MmaRhs | Layout::MmaAcc => shape.len() == 2 || bad(ck, "2-D mma fragments"),
+        Layout::Strided | Layout::Splat => true,
+    }
+}
+
+/// Whether `to_layout` can move data from one layout to another (C2 otherwise). 2-D layouts convert
+/// among themselves through shared memory; a splat becomes anything; nothing becomes a splat; the
+/// 1-D row and column vectors of the WGMMA layout only come from reductions.
+pub fn conversion_exists(from: Layout, to: Layout) -> bool {
+    use Layout::*;
+    let two_d = |l| matches!(l, Wgmma | Strided | MmaLhs | MmaRhs | MmaAcc);
+    from == to || from == Splat || (two_d(from) && two_d(to))
+}
+
+/// Whether `layout_cast` may reinterpret registers without moving them: the layouts must place every
+/// element in the same thread and register. The WGMMA accumulator layout of a 64-row array equals the
+/// mma accumulator fragments of four warps stacked along M, and for 16-bit data the mma A fragments
+/// (PTX ISA, wgmma and mma.m16n8k16 fragment figures).
+fn reinterpretable(from: Layout, to: Layout, dtype: DType, shape: &[i64]) -> bool {
+    use Layout::*;
+    let rows64 = shape.first() == Some(&64) && shape.len() == 2;
+    match (from, to) {
+        _ if from == to => true,
+        (Wgmma, MmaAcc) | (MmaAcc, Wgmma) => rows64,
+        (Wgmma, MmaLhs) | (MmaLhs, Wgmma) => rows64 && dtype.bits() == 16,
+        _ => false,
+    }
+}
+
+pub(super) fn same_but_layout(a: &Ty, b: &Ty) -> bool {
+    matches!((a, b), (Ty::Regs(x), Ty::Regs(y)) if x.dtype == y.dtype && x.shape == y.shape)
+}
+
+fn expect_regs(ck: &mut Checker, e: &Expr, what: &str) -> Option<RegsTy> {
+    match ck.check_expr(e) {
+        Ty::Regs(r) => Some(r),
+        Ty::Error => None,
+        other => {
+            ck.ctx.type_error(
+                e.span,
+                format!("{what} takes a register array, got {other}"),
+                "load the value into registers first",
+            );
+            None
+        }
+    }
+}
+
+/// `splat::<T>(value, [shape])`: a register array with one value everywhere.
+pub(super) fn check_splat(ck: &mut Checker, dtype: Option<&Spanned<DType>>, value: &Expr, shape: &ShapeExpr) -> Ty {
+    let vt = ck.check_expr(value);
+    let shape = ck.static_shape(shape);
+    let dtype = match (dtype, &vt) {
+        (_, Ty::Error) => return Ty::Error,
+        (Some(d), Ty::Scalar(v)) if d.value == *v || scalar::is_untyped_literal(value) => d.value,
+        (None, Ty::Scalar(v)) => *v,
+        (_, other) => {
+            ck.ctx.type_error(
+                value.span,
+                format!("splat takes a scalar of the array's dtype, got {other}"),
+                "write `splat::<f32>(0.0, [64, 64])`",
+            );
+            return Ty::Error;
+        }
+    };
+    match shape {
+        Some(shape) => Ty::Regs(RegsTy { dtype, shape, layout: Layout::Splat }),
+        None => Ty::Error,
+    }
+}
+
+/// `iota::<T>([shape], axis)`: indices along `axis`, in `Layout::Wgmma` (2-D) for masks.
+pub(super) fn check_iota(
+    ck: &mut Checker,
+    dtype: Option<&Spanned<DType>>,
+    shape: &ShapeExpr,
+    axis: &Spanned<u32>,
+) -> Ty {
+    let span = shape.span;
+    let Some(shape) = ck.static_shape(shape) else { return Ty::Error };
+    if axis.value as usize >= shape.len() {
+        ck.ctx.type_error(
+            axis.span,
+            format!("axis {} is out of range for shape {}", axis.value, crate::diag::shape_str(&shape)),
+            "axes count from 0",
+        );
+        return Ty::Error;
+    }
+    let dtype = dtype.map_or(DType::I32, |d| d.value);
+    if !dtype.is_int() {
+        ck.ctx.type_error(span, format!("iota produces integers, not {dtype}"), "use `iota::<i32>(..)` and cast");
+        return Ty::Error;
+    }
+    if !check_layout_shape(ck, Layout::Wgmma, &shape, span) {
+        return Ty::Error;
+    }
+    Ty::Regs(RegsTy { dtype, shape, layout: Layout::Wgmma })
+}
+
+/// Operators with at least one register-array side: C3 (layouts), C4 (shapes), dtypes.
+pub(super) fn elementwise_types(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty) -> Ty {
+    let Some(r) = combine(ck, e, lhs, lt, rhs, rt) else { return Ty::Error };
+    use BinOp::*;
+    let ok = match op {
+        Add | Sub | Mul | Div => r.dtype.is_int() || r.dtype.is_float(),
+        Rem | Shl | Shr | BitAnd | BitOr | BitXor => r.dtype.is_int(),
+        And | Or => r.dtype == DType::Bool,
+        Eq | Ne | Lt | Le | Gt | Ge => true,
+    };
+    if !ok {
+        ck.ctx.type_error(
+            e.span,
+            format!("the operator does not apply to {} arrays", r.dtype),
+            "arithmetic takes numbers, bit operators integers",
+        );
+        return Ty::Error;
+    }
+    match op {
+        Eq | Ne | Lt | Le | Gt | Ge => Ty::Regs(RegsTy { dtype: DType::Bool, ..r }),
+        _ => Ty::Regs(r),
+    }
+}
+
+/// `max(x, y)`, `min(x, y)`.
+pub(super) fn check_elementwise(ck: &mut Checker, e: &Expr, lhs: &Expr, rhs: &Expr, _is_fn: bool) -> Ty {
+    let lt = ck.check_expr(lhs);
+    let rt = ck.check_expr(rhs);
+    if lt.is_error() || rt.is_error() {
+        return Ty::Error;
+    }
+    if let (Ty::Scalar(a), Ty::Scalar(b)) = (&lt, &rt) {
+        if a == b || scalar::is_untyped_literal(lhs) || scalar::is_untyped_literal(rhs) {
+            return if scalar::is_untyped_literal(lhs) { rt } else { lt };
+        }
+    }
+    combine(ck, e, lhs, &lt, rhs, &rt).map_or(Ty::Error, Ty::Regs)
+}
+
+/// The type of an elementwise combination, with scalars broadcast and splats taking the other layout.
+fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty) -> Option<RegsTy> {
+    match (lt, rt) {
+        (Ty::Regs(a), Ty::Regs(b)) => {
+            if a.dtype != b.dtype {
+                ck.ctx.type_error(
+                    e.span,
+                    format!("mismatched dtypes {} and {}", a.dtype, b.dtype),
+                    format!("cast one side: `.cast::<{}>()`", a.dtype),
+                );
+                return None;
+            }
+            if a.shape != b.shape {
+                ck.ctx.error(e.span, Diag::IncompatibleShapes { lhs: a.shape.clone(), rhs: b.shape.clone() });
+                return None;
+            }
+            let layout = match (a.layout, b.layout) {
+                (x, y) if x == y => x,
+                (Layout::Splat, y) => y,
+                (x, Layout::Splat) => x,
+                (x, y) => {
+                    ck.ctx.error(e.span, Diag::IncompatibleLayouts { lhs: x, rhs: y });
+                    return None;
+                }
+            };
+            Some(RegsTy { dtype: a.dtype, shape: a.shape.clone(), layout })
+        }
+        (Ty::Regs(r), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::Regs(r)) => {
+            let scalar_side = if matches!(lt, Ty::Scalar(_)) { lhs } else { rhs };
+            if *d != r.dtype && !scalar::is_untyped_literal(scalar_side) {
+                ck.ctx.type_error(
+                    scalar_side.span,
+                    format!("a {d} scalar cannot combine with a {} array", r.dtype),
+                    format!("convert the scalar with `as {}`", r.dtype),
+                );
+                return None;
+            }
+            Some(r.clone())
+        }
+        _ => {
+            ck.ctx.type_error(
+                e.span,
+                format!("cannot combine {lt} and {rt}"),
+                "elementwise operations take register arrays and scalars",
+            );
+            None
+        }
+    }
+}
+
+/// `exp2(x)` and friends, on float arrays and scalars.
+pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -> Ty {
+    let ty = ck.check_expr(arg);
+    let dtype = match &ty {
+        Ty::Regs(r) => r.dtype,
+        Ty::Scalar(d) => *d,
+        Ty::Error => return Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                arg.span,
+                format!("math functions take register arrays or scalars, got {other}"),
+                "load the value first",
+            );
+            return Ty::Error;
+        }
+    };
+    let ok = match func {
+        MathFn::Abs => dtype.is_float() || dtype.class() == crate::types::Class::Signed,
+        _ => matches!(dtype, DType::F32 | DType::F16 | DType::Bf16),
+    };
+    if !ok {
+        ck.ctx.type_error(
+            e.span,
+            format!("{func:?} is not defined for {dtype}").to_lowercase(),
+            "cast to `f32` first: `.cast::<f32>()`",
+        );
+        return Ty::Error;
+    }
+    ty
+}
+
+/// `x.cast::<T>()`: any numeric dtype to any other, keeping shape and layout.
+pub(super) fn check_cast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>) -> Ty {
+    match ck.check_expr(value) {
+        Ty::Regs(r) => Ty::Regs(RegsTy { dtype: dtype.value, ..r }),
+        Ty::Scalar(_) => Ty::Scalar(dtype.value),
+        Ty::Error => Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                value.span,
+                format!("`.cast` converts register arrays and scalars, not {other}"),
+                "load the value first",
+            );
+            Ty::Error
+        }
+    }
+}
+
+/// `x.sum(axis)`: reductions of WGMMA-layout arrays give its row (axis 1) or column (axis 0) vectors.
+pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: &Spanned<u32>) -> Ty {
+    let Some(r) = expect_regs(ck, value, "a reduction") else { return Ty::Error };
+    if axis.value as usize >= r.shape.len() {
+        ck.ctx.type_error(
+            axis.span,
+            format!("axis {} is out of range for shape {}", axis.value, crate::diag::shape_str(&r.shape)),
+            "axes count from 0",
+        );
+        return Ty::Error;
+    }
+    let mut shape = r.shape.clone();
+    shape.remove(axis.value as usize);
+    let layout = match (r.layout, axis.value) {
+        (Layout::Splat, _) if !shape.is_empty() => Layout::Splat,
+        (Layout::Wgmma, 1) => Layout::WgmmaRow,
+        (Layout::Wgmma, 0) => Layout::WgmmaCol,
+        (other, _) => {
+            ck.ctx.type_error(
+                value.span,
+                format!(
+                    "tessel reduces 2-D arrays in Layout::Wgmma along an axis, got {other} of shape {}",
+                    crate::diag::shape_str(&r.shape)
+                ),
+                "convert first: `.to_layout(Layout::Wgmma)`",
+            );
+            return Ty::Error;
+        }
+    };
+    Ty::Regs(RegsTy { dtype: r.dtype, shape, layout })
+}
+
+/// `v.broadcast([M, N], layout)`: C5 (layouts), C4 (shapes).
+pub(super) fn check_broadcast(ck: &mut Checker, value: &Expr, shape: &ShapeExpr, layout: &Spanned<Layout>) -> Ty {
+    let Some(r) = expect_regs(ck, value, "a broadcast") else { return Ty::Error };
+    let span = shape.span;
+    let Some(target) = ck.static_shape(shape) else { return Ty::Error };
+    let kept_axis = match r.layout {
+        Layout::Splat => None,
+        Layout::WgmmaRow => Some(0),
+        Layout::WgmmaCol => Some(1),
+        _ => {
+            ck.ctx.error(layout.span, Diag::BroadcastLayout { from: r.layout, to: layout.value });
+            return Ty::Error;
+        }
+    };
+    if kept_axis.is_some() && layout.value != Layout::Wgmma {
+        ck.ctx.error(layout.span, Diag::BroadcastLayout { from: r.layout, to: layout.value });
+        return Ty::Error;
+    }
+    if let Some(axis) = kept_axis {
+        if target.len() != 2 || target[axis] != r.shape[0] {
+            ck.ctx.error(span, Diag::IncompatibleShapes { lhs: r.shape.clone(), rhs: target });
+            return Ty::Error;
+        }
+    }
+    if !check_layout_shape(ck, layout.value, &target, span) {
+        return Ty::Error;
+    }
+    Ty::Regs(RegsTy { dtype: r.dtype, shape: target, layout: layout.value })
+}
+
+/// `x.to_layout(layout)`: C6 (the target cannot hold the shape), C2 (no conversion).
+pub(super) fn check_to_layout(ck: &mut Checker, value: &Expr, layout: &Spanned<Layout>) -> Ty {
+    let Some(r) = expect_regs(ck, value, "`.to_layout`") else { return Ty::Error };
+    if !conversion_exists(r.layout, layout.value) {
+        ck.ctx.error(layout.span, Diag::CannotConvert { from: r.layout, to: layout.value });
+        return Ty::Error;
+    }
+    if !check_layout_shape(ck, layout.value, &r.shape, layout.span) {
+        return Ty::Error;
+    }
+    Ty::Regs(RegsTy { layout: layout.value, ..r })
+}
+
+/// `x.layout_cast(layout)`: reinterpretation, legal only where registers already line up.
+pub(super) fn check_layout_cast(ck: &mut Checker, value: &Expr, layout: &Spanned<Layout>) -> Ty {
+    let Some(r) = expect_regs(ck, value, "`.layout_cast`") else { return Ty::Error };
+    let ok = r.layout == Layout::Splat || reinterpretable(r.layout, layout.value, r.dtype, &r.shape);
+    if !ok {
+        ck.ctx.error(layout.span, Diag::CannotConvert { from: r.layout, to: layout.value });
+        return Ty::Error;
+    }
+    if !check_layout_shape(ck, layout.value, &r.shape, layout.span) {
+        return Ty::Error;
+    }
+    Ty::Regs(RegsTy { layout: layout.value, ..r })
+}
+
+/// C7: a loop-carried register array must leave the body in the layout it entered with.
+pub(super) fn check_loop_carry(ck: &mut Checker, before: &[(String, Ty)], body_span: Span) {
+    for (index, (name, entry)) in before.iter().enumerate() {
+        let Some(var) = ck.lookup(name).cloned() else { continue };
+        if let (Ty::Regs(a), Ty::Regs(b)) = (entry, &var.ty) {
+            if a.layout != b.layout && a.shape == b.shape && a.dtype == b.dtype {
+                let span = var.assigned_at.unwrap_or(body_span);
+                ck.ctx.error(span, Diag::LoopCarryLayout { index, out: b.layout, carry: a.layout });
+                if let Some(v) = ck.lookup_mut(name) {
+                    v.ty = entry.clone();
+                }
+            }
+        }
+    }
+}

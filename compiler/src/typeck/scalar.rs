@@ -1,0 +1,224 @@
+//! Scalars: literals, names, arithmetic, comparisons, casts, and compile-time evaluation of consts
+//! and shapes.
+
+use super::{regs, Checker, Ty};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Spanned, UnOp};
+use crate::types::{Class, DType};
+
+pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
+    match &e.kind {
+        ExprKind::Int(_, d) => Ty::Scalar(d.unwrap_or(DType::I32)),
+        ExprKind::Float(_, d) => match d {
+            Some(d) if !d.is_float() => {
+                ck.ctx.type_error(e.span, format!("a float literal cannot be {d}"), "use a float suffix such as `f32`");
+                Ty::Error
+            }
+            _ => Ty::Scalar(d.unwrap_or(DType::F32)),
+        },
+        ExprKind::Bool(_) => Ty::Scalar(DType::Bool),
+        ExprKind::Var(name) => infer_var(ck, name),
+        ExprKind::Tuple(items) => Ty::Tuple(items.iter().map(|i| ck.check_expr(i)).collect()),
+        ExprKind::Unary { op, operand } => infer_unary(ck, e, *op, operand),
+        ExprKind::Binary { op, lhs, rhs } => infer_binary(ck, e, *op, lhs, rhs),
+        ExprKind::ScalarCast { value, dtype } => {
+            let ty = ck.check_expr(value);
+            match ty {
+                Ty::Scalar(_) => Ty::Scalar(dtype.value),
+                Ty::Error => Ty::Error,
+                other => {
+                    ck.ctx.type_error(
+                        e.span,
+                        format!("`as` converts scalars, not {other}"),
+                        "convert register arrays with `.cast::<T>()`",
+                    );
+                    Ty::Error
+                }
+            }
+        }
+        _ => Ty::Error,
+    }
+}
+
+fn infer_var(ck: &mut Checker, name: &syn::Ident) -> Ty {
+    let key = name.to_string();
+    if let Some(v) = ck.lookup(&key) {
+        return v.ty.clone();
+    }
+    if ck.facts.consts.contains_key(&key) || ck.facts.runtime_dims.contains(&key) {
+        return Ty::Scalar(DType::I32);
+    }
+    if ck.kernel.attr.warpgroup_axis.as_ref().is_some_and(|a| a == name) {
+        ck.ctx.type_error(
+            name.span(),
+            format!("`{name}` is the warpgroup axis, not a value"),
+            "use `warpgroup_id()` for this warpgroup's index",
+        );
+        return Ty::Error;
+    }
+    ck.ctx.type_error(
+        name.span(),
+        format!("cannot find `{name}` in this kernel"),
+        "declare it with `let`, in `consts(..)`, or as a parameter or a runtime dimension",
+    );
+    Ty::Error
+}
+
+fn infer_unary(ck: &mut Checker, e: &Expr, op: UnOp, operand: &Expr) -> Ty {
+    let ty = ck.check_expr(operand);
+    match (&ty, op) {
+        (Ty::Error, _) => Ty::Error,
+        (Ty::Scalar(DType::Bool), UnOp::Not) => ty,
+        (Ty::Scalar(d), UnOp::Not) if d.is_int() => ty,
+        (Ty::Scalar(d), UnOp::Neg) if d.is_float() || d.class() == Class::Signed => ty,
+        (Ty::Regs(r), UnOp::Neg) if r.dtype.is_float() || r.dtype.class() == Class::Signed => ty,
+        _ => {
+            ck.ctx.type_error(
+                e.span,
+                format!("cannot apply `{}` to {ty}", if op == UnOp::Neg { "-" } else { "!" }),
+                "negate signed or float values; `!` takes bools and integers",
+            );
+            Ty::Error
+        }
+    }
+}
+
+/// Whether `e` is an integer or float literal without a suffix, which takes the other operand's type.
+pub(super) fn is_untyped_literal(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_, None) | ExprKind::Float(_, None) => true,
+        ExprKind::Unary { op: UnOp::Neg, operand } => is_untyped_literal(operand),
+        _ => false,
+    }
+}
+
+fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Ty {
+    let lt = ck.check_expr(lhs);
+    let rt = ck.check_expr(rhs);
+    if lt.is_error() || rt.is_error() {
+        return Ty::Error;
+    }
+    if matches!(lt, Ty::Regs(_)) || matches!(rt, Ty::Regs(_)) {
+        return regs::elementwise_types(ck, e, op, lhs, &lt, rhs, &rt);
+    }
+    let (Ty::Scalar(mut a), Ty::Scalar(mut b)) = (lt.clone(), rt.clone()) else {
+        ck.ctx.type_error(
+            e.span,
+            format!("cannot combine {lt} and {rt} with an operator"),
+            "operators take scalars and register arrays",
+        );
+        return Ty::Error;
+    };
+    if a != b {
+        if is_untyped_literal(lhs) && literal_fits(lhs, b) {
+            a = b;
+        } else if is_untyped_literal(rhs) && literal_fits(rhs, a) {
+            b = a;
+        }
+    }
+    if a != b {
+        ck.ctx.type_error(
+            e.span,
+            format!("mismatched scalar types {a} and {b}"),
+            format!("convert one side with `as {a}`"),
+        );
+        return Ty::Error;
+    }
+    scalar_result(ck, e, op, a)
+}
+
+fn literal_fits(lit: &Expr, target: DType) -> bool {
+    match &lit.kind {
+        ExprKind::Int(..) => target.is_int() || target.is_float(),
+        ExprKind::Float(..) => target.is_float(),
+        ExprKind::Unary { operand, .. } => literal_fits(operand, target),
+        _ => false,
+    }
+}
+
+/// The type of `a op a` for scalars, or an error when the operator does not apply.
+fn scalar_result(ck: &mut Checker, e: &Expr, op: BinOp, d: DType) -> Ty {
+    use BinOp::*;
+    let ok = match op {
+        Add | Sub | Mul | Div => d.is_int() || d.is_float(),
+        Rem | Shl | Shr | BitAnd | BitOr | BitXor => {
+            d.is_int() || (d == DType::Bool && matches!(op, BitAnd | BitOr | BitXor))
+        }
+        And | Or => d == DType::Bool,
+        Eq | Ne | Lt | Le | Gt | Ge => true,
+    };
+    if !ok {
+        ck.ctx.type_error(
+            e.span,
+            format!("the operator does not apply to {d}"),
+            "arithmetic takes numbers, `&&`/`||` take bools, bit operators take integers",
+        );
+        return Ty::Error;
+    }
+    match op {
+        Eq | Ne | Lt | Le | Gt | Ge => Ty::Scalar(DType::Bool),
+        _ => Ty::Scalar(d),
+    }
+}
+
+/// Reports unless `ty` is an integer scalar.
+pub(super) fn expect_int(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> bool {
+    match ty {
+        Ty::Scalar(d) if d.is_int() => true,
+        Ty::Error => false,
+        other => {
+            ck.ctx.type_error(
+                e.span,
+                format!("{what} must be an integer scalar, got {other}"),
+                "use an `i32` expression",
+            );
+            false
+        }
+    }
+}
+
+/// `program_id(axis)` and `num_programs(axis)`: the axis must exist in the grid.
+pub(super) fn check_grid_axis(ck: &mut Checker, axis: &Spanned<u32>) -> Ty {
+    let rank = ck.kernel.attr.grid.len().max(1) as u32;
+    if axis.value >= rank {
+        ck.ctx.type_error(
+            axis.span,
+            format!(
+                "the grid has {rank} dimension{}, so axis {} does not exist",
+                if rank == 1 { "" } else { "s" },
+                axis.value
+            ),
+            "axes count from 0",
+        );
+        return Ty::Error;
+    }
+    Ty::Scalar(DType::I32)
+}
+
+/// The value of an integer expression known at compile time.
+pub(super) fn eval_const(ck: &Checker, e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(v, _) => Some(*v),
+        ExprKind::Var(n) => {
+            let key = n.to_string();
+            if ck.lookup(&key).is_some() {
+                return None;
+            }
+            ck.facts.consts.get(&key).copied()
+        }
+        ExprKind::Unary { op: UnOp::Neg, operand } => eval_const(ck, operand).map(|v| -v),
+        ExprKind::Binary { op, lhs, rhs } => {
+            let (a, b) = (eval_const(ck, lhs)?, eval_const(ck, rhs)?);
+            match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                BinOp::Div => a.checked_div(b),
+                BinOp::Rem => a.checked_rem(b),
+                BinOp::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
+                BinOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,179 @@
+//! The types of tessel values: element dtypes, register layouts and shapes.
+//!
+//! Every structural rule over these enums is an exhaustive `match` (no `_` arm), so adding a dtype or a
+//! layout forces a decision everywhere it matters.
+
+use std::fmt;
+
+/// An element type, spelled as in the kernel source (`bf16`, `f8e4m3`, `i32`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DType {
+    Bf16,
+    F16,
+    F32,
+    Tf32,
+    F8E4M3,
+    F8E5M2,
+    I4,
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    Bool,
+}
+
+/// Whether a dtype is a float, a signed or unsigned integer, or a predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Float,
+    Signed,
+    Unsigned,
+    Bool,
+}
+
+impl DType {
+    pub const ALL: [DType; 16] = [
+        DType::Bf16,
+        DType::F16,
+        DType::F32,
+        DType::Tf32,
+        DType::F8E4M3,
+        DType::F8E5M2,
+        DType::I4,
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::U16,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::U64,
+        DType::Bool,
+    ];
+
+    /// The Rust-side spelling used in kernels and in diagnostics.
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bf16 => "bf16",
+            DType::F16 => "f16",
+            DType::F32 => "f32",
+            DType::Tf32 => "tf32",
+            DType::F8E4M3 => "f8e4m3",
+            DType::F8E5M2 => "f8e5m2",
+            DType::I4 => "i4",
+            DType::I8 => "i8",
+            DType::U8 => "u8",
+            DType::I16 => "i16",
+            DType::U16 => "u16",
+            DType::I32 => "i32",
+            DType::U32 => "u32",
+            DType::I64 => "i64",
+            DType::U64 => "u64",
+            DType::Bool => "bool",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// Storage size in bits (tf32 is stored as a 32-bit float; i4 packs two to a byte).
+    pub fn bits(self) -> u32 {
+        match self {
+            DType::I4 => 4,
+            DType::F8E4M3 | DType::F8E5M2 | DType::I8 | DType::U8 | DType::Bool => 8,
+            DType::Bf16 | DType::F16 | DType::I16 | DType::U16 => 16,
+            DType::F32 | DType::Tf32 | DType::I32 | DType::U32 => 32,
+            DType::I64 | DType::U64 => 64,
+        }
+    }
+
+    pub fn class(self) -> Class {
+        match self {
+            DType::Bf16 | DType::F16 | DType::F32 | DType::Tf32 | DType::F8E4M3 | DType::F8E5M2 => Class::Float,
+            DType::I4 | DType::I8 | DType::I16 | DType::I32 | DType::I64 => Class::Signed,
+            DType::U8 | DType::U16 | DType::U32 | DType::U64 => Class::Unsigned,
+            DType::Bool => Class::Bool,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        self.class() == Class::Float
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self.class(), Class::Signed | Class::Unsigned)
+    }
+
+    pub fn is_unsigned(self) -> bool {
+        self.class() == Class::Unsigned
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A register layout, written `Layout::Wgmma` and so on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// The WGMMA accumulator layout (2-D, a multiple of 64 x 8).
+    Wgmma,
+    /// A row vector of a WGMMA array: one value per row (the result of reducing axis 1).
+    WgmmaRow,
+    /// A column vector of a WGMMA array: one value per column (the result of reducing axis 0).
+    WgmmaCol,
+    /// Row-major, each thread holding contiguous vectors: the layout of plain loads and stores.
+    Strided,
+    /// One value for every element.
+    Splat,
+    /// The warp-level `mma` A-operand fragments (m16 x k16 per warp).
+    MmaLhs,
+    /// The warp-level `mma` B-operand fragments (k16 x n8 per warp).
+    MmaRhs,
+    /// The warp-level `mma` accumulator fragments (m16 x n8 per warp).
+    MmaAcc,
+}
+
+impl Layout {
+    pub const ALL: [Layout; 8] = [
+        Layout::Wgmma,
+        Layout::WgmmaRow,
+        Layout::WgmmaCol,
+        Layout::Strided,
+        Layout::Splat,
+        Layout::MmaLhs,
+        Layout::MmaRhs,
+        Layout::MmaAcc,
+    ];
+
+    /// The variant name after `Layout::`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Wgmma => "Wgmma",
+            Layout::WgmmaRow => "WgmmaRow",
+            Layout::WgmmaCol => "WgmmaCol",
+            Layout::Strided => "Strided",
+            Layout::Splat => "Splat",
+            Layout::MmaLhs => "MmaLhs",
+            Layout::MmaRhs => "MmaRhs",
+            Layout::MmaAcc => "MmaAcc",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Layout::{}", self.name())
+    }
+}
