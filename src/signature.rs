@@ -20,22 +20,36 @@ pub struct Signature {
 /// One kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
+    /// The parameter's name, as written.
     pub name: &'static str,
+    /// A global array or a scalar.
     pub kind: ParamKind,
 }
 
 /// What a parameter is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
-    /// A global array; `mutable` for `GmemMut`.
-    Gmem { dtype: &'static str, shape: &'static [Dim], mutable: bool },
+    /// A global array: `Gmem<T, ..>`, or `GmemMut<T, ..>` when `mutable`.
+    Gmem {
+        /// The element dtype, spelled as in the kernel (`"bf16"`).
+        dtype: &'static str,
+        /// The declared dimensions, outermost first.
+        shape: &'static [Dim],
+        /// Whether the kernel writes the array (`GmemMut`).
+        mutable: bool,
+    },
     /// A scalar passed by value.
-    Scalar { dtype: &'static str },
+    Scalar {
+        /// The dtype, spelled as in the kernel (`"f32"`).
+        dtype: &'static str,
+    },
 }
 
 /// One dimension of a global array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dim {
+    /// A literal or a const: the tensor's extent must equal it.
     Static(i64),
+    /// A runtime dimension, by name: read from the tensors at launch, equal wherever it appears.
     Runtime(&'static str),
 }

@@ -7,7 +7,7 @@
 
 use crate::syntax::ast::Layout;
 use crate::types::DType;
-use proc_macro2::Span;
+use proc_macro2::{Ident, Span, TokenStream, TokenTree};
 use std::cell::RefCell;
 
 /// A shape as the user writes it: `[64, 128]`.
@@ -24,10 +24,10 @@ pub enum Diag {
     AccUnsigned { dtype: DType },
     /// SEED 002
     AccCollective,
-    /// A3
-    CollectiveNotWarpgroup,
-    /// A4
-    SmemNotCollective { wg: String },
+    /// A3 (`wg`: the kernel's warpgroup axis, if it declares one)
+    CollectiveNotWarpgroup { wg: Option<String> },
+    /// A4 (`declared`: whether the kernel declares `warpgroup_axis = wg`)
+    SmemNotCollective { wg: String, declared: bool },
     /// A5
     AccDtype { dtype: DType },
     /// A6
@@ -156,8 +156,8 @@ impl Diag {
                 collective_axes from run_scoped. If other allocations are performed as well, split the \
                 run_scoped into two."
                 .into(),
-            CollectiveNotWarpgroup => "Only thread-collective allocations are supported in run_scoped.".into(),
-            SmemNotCollective { wg } => format!(
+            CollectiveNotWarpgroup { .. } => "Only thread-collective allocations are supported in run_scoped.".into(),
+            SmemNotCollective { wg, .. } => format!(
                 "Only thread-collective allocations are supported in multithreaded kernels. Hint: add \
                  collective_axes=[{wg}] to your run_scoped if you intend all threads to share the same \
                  allocation (currently collective_axes=[])."
@@ -267,12 +267,22 @@ impl Diag {
             AccCollective => "allocate the accumulator in its own `run_scoped(|acc: Acc<..>| ..)` \
                 without collective_axes, and keep the shared buffers and barriers in the collective one"
                 .into(),
-            CollectiveNotWarpgroup => "collective_axes may only name the kernel's warpgroup axis \
-                (`warpgroup_axis = ..` in #[kernel]), or be left out"
+            CollectiveNotWarpgroup { wg: Some(wg) } => format!(
+                "collective_axes names the kernel's warpgroup axis and nothing else: write \
+                 `collective_axes = [{wg}]`, or leave it out to allocate per warpgroup"
+            ),
+            CollectiveNotWarpgroup { wg: None } => "this kernel declares no warpgroup axis: add \
+                `warpgroup_axis = wg` to #[kernel] and write `collective_axes = [wg]`, or leave \
+                collective_axes out"
                 .into(),
-            SmemNotCollective { wg } => format!(
+            SmemNotCollective { wg, declared: true } => format!(
                 "shared memory and barriers are per program: write `run_scoped(collective_axes = [{wg}], \
                  |..| ..)` so that all warpgroups allocate them once, together"
+            ),
+            SmemNotCollective { wg, declared: false } => format!(
+                "shared memory and barriers are per program: add `warpgroup_axis = {wg}` to #[kernel] and \
+                 write `run_scoped(collective_axes = [{wg}], |..| ..)` so that all warpgroups allocate them \
+                 once, together"
             ),
             AccDtype { .. } => "WGMMA accumulates in `f32` (any float operands), `f16` (f16 and fp8 \
                 operands) or `i32` (i8 operands)"
@@ -292,12 +302,15 @@ impl Diag {
                 format!("store a register array of the accumulator's shape {}", shape_str(acc))
             }
             AccStoreSliced => "store the whole accumulator: `acc.store(value)`".into(),
-            NotAnAcc { .. } => "pass an accumulator allocated as `acc: Acc<f32, [M, N]>` in \
+            NotAnAcc { .. } => "pass an accumulator allocated as `acc: Acc<f32, M, N>` in \
                 `run_scoped`, or made by `run_state`"
                 .into(),
             AccFromLayout { layout } => {
                 format!("the register array is in {layout}; convert it first: `x.to_layout(Layout::Wgmma)`")
             }
+            CannotConvert { from, to: Layout::Splat } => format!(
+                "an array in {from} cannot become a splat; build one with `splat::<T>(value, [..])`"
+            ),
             CannotConvert { from, to } => format!(
                 "tessel has no conversion from {from} to {to}; go through shared memory \
                  (`smem.store(x)` then `smem.load({to})`) or produce the array in {to} directly"
@@ -310,12 +323,12 @@ impl Diag {
                 shape_str(lhs),
                 shape_str(rhs)
             ),
-            BroadcastLayout { from, to } => format!(
-                "a {from} vector broadcasts into {}, not into {to}",
-                match from {
-                    Layout::WgmmaRow | Layout::WgmmaCol => "Layout::Wgmma",
-                    _ => "the layout it came from",
-                }
+            BroadcastLayout { from: from @ (Layout::WgmmaRow | Layout::WgmmaCol), to } => {
+                format!("a {from} vector broadcasts into Layout::Wgmma, not into {to}")
+            }
+            BroadcastLayout { from, .. } => format!(
+                "only splats and the row and column vectors of Layout::Wgmma (from reductions such as \
+                 `.sum(1)`) broadcast, not arrays in {from}"
             ),
             ShapeNot2d { .. } => "Layout::Wgmma holds 2-D arrays only".into(),
             ShapeNotWgmmaTile { .. } => {
@@ -332,7 +345,7 @@ impl Diag {
             MmaFloatAcc { .. } => "floating-point mma.sync in tessel accumulates in `f32`".into(),
             MmaOperandType { .. } => "mma.sync operands are bf16, f16, f8e4m3, f8e5m2, i8 or i4".into(),
             MmaDtypeMismatch { .. } => "A and B of an mma must have the same dtype".into(),
-            MmaDimMismatch { .. } => "A is M x K, B is N x K (K-major) and the accumulator M x N".into(),
+            MmaDimMismatch { .. } => "mma takes A as M x K, B as K x N and the accumulator as M x N".into(),
             MmaWarps { .. } => "the accumulator of a warpgroup's mma has 16, 32 or 64 rows (16 per \
                 warp along M for 1, 2 or 4 warps)"
                 .into(),
@@ -350,7 +363,7 @@ impl Diag {
                 dtype; only f8e4m3 and f8e5m2 may be mixed"
                 .into(),
             WgmmaK { .. } => "A is M x K and B is K x N: their K must agree".into(),
-            WgmmaAccShape { m, n, .. } => format!("allocate the accumulator as `Acc<_, [{m}, {n}]>`"),
+            WgmmaAccShape { m, n, .. } => format!("A @ B is {m} x {n}: allocate the accumulator as `Acc<_, {m}, {n}>`"),
             WgmmaM { .. } => "A has M rows in multiples of 64 (m64 per instruction)".into(),
             WgmmaN { .. } => "split N into tiles of at most 256 columns, each a multiple of 8".into(),
             WgmmaIntN { .. } => "PTX integer wgmma has n8, n16, n24, n32, then n48 to n256 in steps of \
@@ -359,8 +372,8 @@ impl Diag {
             WgmmaKStep { k_step, .. } => {
                 format!("one wgmma instruction consumes K = {k_step} of this dtype")
             }
-            WgmmaTranspose { .. } => "8- and 32-bit WGMMA operands must be K-major: store A as M x K \
-                and B as N x K (`.t()` of a K x N-shaped view), not transposed"
+            WgmmaTranspose { .. } => "8- and 32-bit WGMMA operands must be K-major: keep A as an \
+                [M, K] buffer (not `Transposed`) and store B as an [N, K] buffer passed as `b_s.t()`"
                 .into(),
             WgmmaBInRegisters { .. } => "B always comes from shared memory: copy it into an `Smem<..>` buffer".into(),
             WgmmaRegADtype { .. } => "keep A in shared memory, or cast it to a 16- or 8-bit type".into(),
@@ -371,12 +384,15 @@ impl Diag {
             }
             NoSwizzle | BadSwizzle { .. } => "declare the buffer with `Swizzle32`, `Swizzle64` or `Swizzle128`".into(),
             SwizzleTrailingDim { n, .. } => format!(
-                "a swizzled row spans the swizzle width: make the last dimension {n} elements (wider \
-                 buffers need `Tiled<[rows, {n}]>`), or pick a narrower swizzle"
+                "a swizzled row holds {n} elements of this dtype: make the trailing dimension {n} (a \
+                 buffer a multiple of {n} wide is stored as {n}-wide column blocks), or pick a narrower \
+                 swizzle"
             ),
             TransposeSwizzled => "only the last two dimensions may be swapped (`.t()`)".into(),
             SliceSwizzled => "slice only the leading dimensions of a swizzled buffer".into(),
-            MatmulShapes { .. } => "wgmma takes acc [M, N], A [M, K] and B [K, N]".into(),
+            MatmulShapes { .. } => "wgmma takes acc [M, N], A [M, K] and B [K, N], all 2-D (pick a \
+                pipeline stage with `.at(s)`)"
+                .into(),
             Unsupported { .. } => {
                 "see the language reference in tessel's crate documentation for what kernels may use".into()
             }
@@ -403,12 +419,39 @@ fn allowed_list(allowed: &[DType]) -> String {
     names.join(" or ")
 }
 
+/// Where a diagnostic points: from the first to the last token of what is wrong.
+///
+/// Both ends are kept because a stable proc macro cannot join two spans into one; `Ctxt::finish`
+/// hands both to `syn::Error::new_spanned`, and rustc underlines the whole range.
+#[derive(Clone, Copy, Debug)]
+pub struct Loc {
+    pub start: Span,
+    pub end: Span,
+}
+
+impl Loc {
+    pub fn new(start: Span, end: Span) -> Self {
+        Loc { start, end }
+    }
+
+    /// Two tokens carrying the two ends, for `syn::Error::new_spanned`.
+    fn tokens(self) -> TokenStream {
+        [Ident::new("start", self.start), Ident::new("end", self.end)].into_iter().map(TokenTree::Ident).collect()
+    }
+}
+
+impl From<Span> for Loc {
+    fn from(span: Span) -> Self {
+        Loc { start: span, end: span }
+    }
+}
+
 /// Collects every error of a kernel; `finish` combines them into one `syn::Error`.
 ///
 /// Like serde_derive's `Ctxt`: checking never stops at the first problem.
 #[derive(Default)]
 pub struct Ctxt {
-    errors: RefCell<Vec<(Span, Diag)>>,
+    errors: RefCell<Vec<(Loc, Diag)>>,
     next_id: std::cell::Cell<u32>,
 }
 
@@ -429,34 +472,34 @@ impl Ctxt {
         self.next_id.get()
     }
 
-    /// Records a diagnostic at `span`.
-    pub fn error(&self, span: Span, diag: Diag) {
-        self.errors.borrow_mut().push((span, diag));
+    /// Records a diagnostic at `at`: a span, or an expression (`&Expr`) to underline whole.
+    pub fn error(&self, at: impl Into<Loc>, diag: Diag) {
+        self.errors.borrow_mut().push((at.into(), diag));
     }
 
     /// Shorthand for a tessel-specific type error.
-    pub fn type_error(&self, span: Span, message: impl Into<String>, help: impl Into<String>) {
-        self.error(span, Diag::Type { message: message.into(), help: help.into() });
+    pub fn type_error(&self, at: impl Into<Loc>, message: impl Into<String>, help: impl Into<String>) {
+        self.error(at, Diag::Type { message: message.into(), help: help.into() });
     }
 
-    pub fn unsupported(&self, span: Span, what: impl Into<String>) {
-        self.error(span, Diag::Unsupported { what: what.into() });
+    pub fn unsupported(&self, at: impl Into<Loc>, what: impl Into<String>) {
+        self.error(at, Diag::Unsupported { what: what.into() });
     }
 
     pub fn has_errors(&self) -> bool {
         !self.errors.borrow().is_empty()
     }
 
-    /// The diagnostics so far, in the order they were found.
+    /// The diagnostics so far, in the order they were found, each at the start of its range.
     pub fn diags(&self) -> Vec<(Span, Diag)> {
-        self.errors.borrow().clone()
+        self.errors.borrow().iter().map(|(loc, d)| (loc.start, d.clone())).collect()
     }
 
     /// All errors combined, or `Ok` when there were none.
     pub fn finish(self) -> Result<(), syn::Error> {
         let mut combined: Option<syn::Error> = None;
-        for (span, diag) in self.errors.into_inner() {
-            let err = syn::Error::new(span, format!("{}\nhelp: {}", diag.message(), diag.help()));
+        for (loc, diag) in self.errors.into_inner() {
+            let err = syn::Error::new_spanned(loc.tokens(), format!("{}\nhelp: {}", diag.message(), diag.help()));
             match &mut combined {
                 Some(all) => all.combine(err),
                 None => combined = Some(err),

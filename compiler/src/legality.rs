@@ -186,6 +186,21 @@ pub fn max_registers_legal(n: u32) -> bool {
     (24..=256).contains(&n) && n % 8 == 0
 }
 
+/// The range of an integer dtype, for saturating conversions.
+pub fn int_range(d: DType) -> (i64, i64) {
+    match d {
+        DType::I4 => (-8, 7),
+        DType::I8 => (-128, 127),
+        DType::U8 => (0, 255),
+        DType::I16 => (-32768, 32767),
+        DType::U16 => (0, 65535),
+        DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+        DType::U32 => (0, u32::MAX as i64),
+        DType::I64 | DType::U64 | DType::Bool => (i64::MIN, i64::MAX),
+        DType::Bf16 | DType::F16 | DType::F32 | DType::Tf32 | DType::F8E4M3 | DType::F8E5M2 => (i64::MIN, i64::MAX),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@
 //! | [`Module`] | a kernel's PTX, JIT-compiled once per context, with the JIT's info log |
 //! | [`TensorMap`] | TMA descriptors, validated before encoding and cached per tensor |
 //! | [`launch`], [`Dims`] | argument checks and `cuLaunchKernel`, for generated launch functions |
+//! | [`interp`] | the CPU interpreter behind generated `interpret` functions, and the semantics reference |
 //!
 //! Every failure is an [`Error`], never a panic. Without an NVIDIA driver the runtime still
 //! builds and loads: [`Device::new`] returns [`Error::NoDriver`], [`Device::is_available`] says
@@ -34,6 +35,7 @@ mod dims;
 mod driver;
 mod element;
 mod error;
+pub mod interp;
 mod launch;
 mod module;
 mod tensor;
@@ -43,6 +45,7 @@ pub use device::{AsStream, Device};
 pub use dims::{check_divisible, check_rank, to_u32, Dims};
 pub use element::Element;
 pub use error::{Error, Result};
+pub use interp::{interpret, Arg, HostArray, KernelSource};
 pub use launch::{launch, KernelArg, LaunchConfig};
 pub use module::{Module, DEFAULT_DYNAMIC_SMEM, MAX_DYNAMIC_SMEM};
 pub use tensor::{AccessGuard, DeviceTensor, HostTensor};

@@ -3,6 +3,7 @@
 //! Each variant documents its surface syntax. Nothing here is checked yet: `typeck` decides what is
 //! legal. Names are kept as `Ident`s so diagnostics point at the user's tokens.
 
+use crate::diag::Loc;
 use crate::types::DType;
 pub use crate::types::Layout;
 use proc_macro2::Span;
@@ -58,7 +59,7 @@ pub struct ConstDef {
     pub value: Expr,
 }
 
-/// A kernel parameter: `a: Gmem<bf16, [M, K]>`, `c: GmemMut<f32, [M, N]>` or `scale: f32`.
+/// A kernel parameter: `a: Gmem<bf16, M, K>`, `c: GmemMut<f32, M, N>` or `scale: f32`.
 #[derive(Clone, Debug)]
 pub struct Param {
     pub name: Ident,
@@ -67,7 +68,7 @@ pub struct Param {
 
 #[derive(Clone, Debug)]
 pub enum ParamTy {
-    /// `Gmem<T, [d0, d1, ..]>` (read-only) or `GmemMut<T, [..]>`.
+    /// `Gmem<T, d0, d1, ..>` (read-only) or `GmemMut<T, d0, d1, ..>`.
     Gmem { dtype: Spanned<DType>, shape: Vec<Dim>, mutable: bool, span: Span },
     /// A scalar passed by value: `alpha: f32`, `n: i32`.
     Scalar(Spanned<DType>),
@@ -84,14 +85,14 @@ pub enum Dim {
 /// The type annotations of the language (closure parameters of `run_scoped`, `let x: T`).
 #[derive(Clone, Debug)]
 pub enum TypeExpr {
-    /// `Acc<f32, [64, 128]>`: a WGMMA accumulator, allocated zeroed in registers.
+    /// `Acc<f32, 64, 128>`: a WGMMA accumulator, allocated zeroed in registers.
     Acc { dtype: Spanned<DType>, shape: ShapeExpr, span: Span },
-    /// `Smem<bf16, [STAGES, 64, 64], Swizzle128, Transposed>`: a shared-memory buffer and its transforms.
+    /// `Smem<bf16, STAGES, 64, 64, Swizzle128, Transposed>`: a shared-memory buffer and its transforms.
     Smem { dtype: Spanned<DType>, shape: ShapeExpr, transforms: Vec<Transform>, span: Span },
     /// `Barrier` or `Barrier<2>` (an mbarrier expecting that many arrivals per phase), or `Barrier<1, 4>`
     /// for an array of 4 such barriers.
     Barrier { arrivals: Option<Expr>, count: Option<Expr>, span: Span },
-    /// `Regs<f32, [64, 64], Layout::Wgmma>`: a register array.
+    /// `Regs<f32, 64, 64, Layout::Wgmma>`: a register array.
     Regs { dtype: Spanned<DType>, shape: ShapeExpr, layout: Spanned<Layout>, span: Span },
     /// A scalar dtype: `i32`, `f32`, ...
     Scalar(Spanned<DType>),
@@ -114,6 +115,16 @@ impl TypeExpr {
 pub struct ShapeExpr {
     pub dims: Vec<Expr>,
     pub span: Span,
+}
+
+impl ShapeExpr {
+    /// From the first dimension to the last: where a diagnostic about the whole shape points.
+    pub fn loc(&self) -> Loc {
+        match (self.dims.first(), self.dims.last()) {
+            (Some(first), Some(last)) => Loc::new(first.span, last.end),
+            _ => self.span.into(),
+        }
+    }
 }
 
 /// A shared-memory transform, in the order written.
@@ -160,7 +171,24 @@ pub type ExprId = u32;
 pub struct Expr {
     pub id: ExprId,
     pub kind: ExprKind,
+    /// The span of the expression's first token.
     pub span: Span,
+    /// The span of its last token: a diagnostic about the whole expression underlines `span..end`.
+    pub end: Span,
+}
+
+impl From<&Expr> for Loc {
+    fn from(e: &Expr) -> Loc {
+        Loc::new(e.span, e.end)
+    }
+}
+
+/// `collective_axes = [wg]` in `run_scoped`.
+#[derive(Clone, Debug)]
+pub struct CollectiveAxes {
+    pub axes: Vec<Ident>,
+    /// From `collective_axes` to `]`.
+    pub loc: Loc,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,7 +381,7 @@ pub enum ExprKind {
 
     /// `run_scoped(|a: T, ..| body)` or `run_scoped(collective_axes = [wg], |..| body)`.
     RunScoped {
-        collective_axes: Option<Spanned<Vec<Ident>>>,
+        collective_axes: Option<CollectiveAxes>,
         params: Vec<(Ident, TypeExpr)>,
         body: Block,
     },

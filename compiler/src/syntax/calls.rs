@@ -250,7 +250,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
     Some(ExprKind::RunScoped { collective_axes, params, body: closure_body(ctx, &c.body) })
 }
 
-fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<syn::Ident>>> {
+fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {
     if let syn::Expr::Assign(asg) = e {
         if is_ident(&asg.left, "collective_axes") {
             if let syn::Expr::Array(arr) = &*asg.right {
@@ -263,7 +263,8 @@ fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<syn::Ident>>
                     })
                     .collect();
                 if let Some(axes) = axes {
-                    return Some(Spanned::new(axes, asg.span()));
+                    let loc = crate::diag::Loc::new(asg.span(), arr.bracket_token.span.close());
+                    return Some(CollectiveAxes { axes, loc });
                 }
             }
         }

@@ -11,7 +11,7 @@ use crate::types::DType;
 use syn::spanned::Spanned as _;
 
 pub fn invalid(ctx: &Ctxt, span: proc_macro2::Span) -> Expr {
-    Expr { id: ctx.next_id(), kind: ExprKind::Invalid, span }
+    Expr { id: ctx.next_id(), kind: ExprKind::Invalid, span, end: span }
 }
 
 pub fn lower_block(ctx: &Ctxt, block: &syn::Block) -> Block {
@@ -46,6 +46,8 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
         }
         syn::Stmt::Item(item) => ctx.unsupported(item.span(), "items inside a kernel (only `const NAME: usize = ..;`)"),
         syn::Stmt::Macro(m) => ctx.unsupported(m.span(), "macros inside a kernel"),
+        // A stray `;` reads as an empty statement: Rust accepts it, and so does tessel.
+        syn::Stmt::Expr(syn::Expr::Verbatim(v), _) if v.is_empty() => {}
         syn::Stmt::Expr(e, _) => out.push(lower_expr_stmt(ctx, e)),
     }
 }
@@ -100,11 +102,12 @@ fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
         syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
             let Some(name) = assign_target(ctx, &b.left) else { return Stmt::Expr(invalid(ctx, span)) };
             let op = compound_op(&b.op).unwrap_or(BinOp::Add);
-            let lhs = Expr { id: ctx.next_id(), kind: ExprKind::Var(name.clone()), span: b.left.span() };
+            let lhs = Expr { id: ctx.next_id(), kind: ExprKind::Var(name.clone()), span: b.left.span(), end: b.left.span() };
             let value = Expr {
                 id: ctx.next_id(),
                 kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(lower_expr(ctx, &b.right)) },
                 span,
+                end: last_span(&b.right),
             };
             Stmt::Assign { name, value, span }
         }
@@ -215,7 +218,36 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
             ExprKind::Invalid
         }
     };
-    Expr { id: ctx.next_id(), kind, span }
+    Expr { id: ctx.next_id(), kind, span, end: last_span(e) }
+}
+
+/// The span of an expression's last token, for diagnostics that underline the whole expression
+/// (`e.span()` gives only the first token on stable Rust, which cannot join spans).
+pub fn last_span(e: &syn::Expr) -> proc_macro2::Span {
+    use syn::Expr as E;
+    match e {
+        E::Binary(b) => last_span(&b.right),
+        E::Unary(u) => last_span(&u.expr),
+        E::Cast(c) => last_token(&c.ty),
+        E::Call(c) => c.paren_token.span.close(),
+        E::MethodCall(m) => m.paren_token.span.close(),
+        E::Paren(p) => p.paren_token.span.close(),
+        E::Tuple(t) => t.paren_token.span.close(),
+        E::Array(a) => a.bracket_token.span.close(),
+        E::Index(i) => i.bracket_token.span.close(),
+        E::Group(g) => last_span(&g.expr),
+        E::Assign(a) => last_span(&a.right),
+        E::Range(r) => match &r.end {
+            Some(end) => last_span(end),
+            None => last_token(&r.limits),
+        },
+        E::Lit(l) => l.lit.span(),
+        other => last_token(other),
+    }
+}
+
+fn last_token(t: &impl quote::ToTokens) -> proc_macro2::Span {
+    t.to_token_stream().into_iter().last().map_or_else(|| t.span(), |tt| tt.span())
 }
 
 fn lower_lit(ctx: &Ctxt, lit: &syn::Lit) -> ExprKind {

@@ -5,11 +5,9 @@ mod calls;
 mod expr;
 mod types;
 
-use crate::diag::Ctxt;
+use crate::diag::{Ctxt, Loc};
 use ast::{ConstDef, Kernel, KernelAttr, Param, Spanned};
-use proc_macro2::{Span, TokenStream};
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
+use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::spanned::Spanned as _;
 
 /// Reads a kernel. Every problem goes to `ctx`; `None` only when the function itself cannot be read.
@@ -38,7 +36,11 @@ fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     reject(sig.constness.is_some(), sig.span(), "`const fn` kernels");
     reject(sig.asyncness.is_some(), sig.span(), "`async fn` kernels");
     reject(sig.unsafety.is_some(), sig.span(), "`unsafe fn` kernels");
-    reject(!sig.generics.params.is_empty(), sig.generics.span(), "generic kernels (use `consts(..)` in #[kernel])");
+    if !sig.generics.params.is_empty() {
+        let g = &sig.generics;
+        let end = g.gt_token.map_or_else(|| g.span(), |t| t.span);
+        ctx.unsupported(crate::diag::Loc::new(g.span(), end), "generic kernels (use `consts(..)` in #[kernel])");
+    }
     reject(sig.variadic.is_some(), sig.span(), "variadic kernels");
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         ctx.unsupported(ty.span(), "kernel return values (write results through a `GmemMut` parameter)");
@@ -68,14 +70,8 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
         max_registers: None,
         consts: Vec::new(),
     };
-    let args = match Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(attr) {
-        Ok(a) => a,
-        Err(e) => {
-            ctx.unsupported(e.span(), format!("this #[kernel] attribute: {e}"));
-            return out;
-        }
-    };
-    let mut saw_grid = false;
+    let (args, all_read) = attr_args(ctx, attr);
+    let mut saw_grid = !all_read;
     for arg in &args {
         match arg {
             syn::Expr::Assign(a) => saw_grid |= attr_assign(ctx, &mut out, a),
@@ -93,6 +89,51 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
         );
     }
     out
+}
+
+/// The attribute's arguments, read one at a time so that a truncated one (`grid =`) is reported at
+/// its own tokens: syn reports the end of its input at the call site, which is no place to point.
+/// Also returns whether every argument could be read.
+fn attr_args(ctx: &Ctxt, attr: TokenStream) -> (Vec<syn::Expr>, bool) {
+    let mut args = Vec::new();
+    let mut all_read = true;
+    let mut chunk: Vec<TokenTree> = Vec::new();
+    for tt in attr {
+        match tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => {
+                all_read &= attr_arg(ctx, &chunk, p.span(), &mut args);
+                chunk.clear();
+            }
+            tt => chunk.push(tt),
+        }
+    }
+    if let Some(last) = chunk.last() {
+        all_read &= attr_arg(ctx, &chunk, last.span(), &mut args);
+    }
+    (args, all_read)
+}
+
+/// One argument (the tokens between two commas); `comma` is where an empty one is reported.
+fn attr_arg(ctx: &Ctxt, chunk: &[TokenTree], comma: Span, out: &mut Vec<syn::Expr>) -> bool {
+    let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
+        ctx.unsupported(comma, "an empty #[kernel] argument");
+        return false;
+    };
+    match syn::parse2::<syn::Expr>(chunk.iter().cloned().collect()) {
+        Ok(e) => {
+            out.push(e);
+            true
+        }
+        Err(e) => {
+            let at = if e.to_string().contains("end of input") {
+                Loc::new(first.span(), last.span())
+            } else {
+                e.span().into()
+            };
+            ctx.unsupported(at, format!("this #[kernel] argument: {e}"));
+            false
+        }
+    }
 }
 
 fn attr_error(ctx: &Ctxt, span: Span) {

@@ -124,7 +124,7 @@ fn static_shape(ctx: &Ctxt, dims: &[&GenericArgument], at: proc_macro2::Span) ->
     Some(ShapeExpr { dims: exprs.iter().map(|e| lower_expr(ctx, e)).collect(), span: dims_span(dims, at) })
 }
 
-/// A kernel parameter type: `Gmem<T, [..]>`, `GmemMut<T, [..]>` or a scalar dtype.
+/// A kernel parameter type: `Gmem<T, d0, ..>`, `GmemMut<T, d0, ..>` or a scalar dtype.
 pub fn param_ty(ctx: &Ctxt, ty: &Type) -> Option<ParamTy> {
     let span = ty.span();
     match path_parts(ty) {
@@ -144,7 +144,7 @@ pub fn param_ty(ctx: &Ctxt, ty: &Type) -> Option<ParamTy> {
         }
         Some((_, args)) if args.is_empty() => dtype_of(ctx, ty).map(ParamTy::Scalar),
         _ => {
-            ctx.unsupported(span, "kernel parameters are `Gmem<T, [..]>`, `GmemMut<T, [..]>` or scalars");
+            ctx.unsupported(span, "kernel parameters are `Gmem<T, d0, ..>`, `GmemMut<T, d0, ..>` or scalars");
             None
         }
     }
@@ -260,8 +260,10 @@ pub fn layout_path(ctx: &Ctxt, path: &syn::Path) -> Option<Spanned<Layout>> {
         [n] => n,
         _ => "",
     };
+    // Point at the variant (`Strided` in `Layout::Strided`): that is the token a fix changes.
+    let span = path.segments.last().map_or_else(|| path.span(), |s| s.ident.span());
     match Layout::from_name(name) {
-        Some(l) => Some(Spanned::new(l, path.span())),
+        Some(l) => Some(Spanned::new(l, span)),
         None => {
             ctx.unsupported(
                 path.span(),
@@ -292,7 +294,7 @@ fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
         ("Transposed", []) => Some(Transform::Transposed(span)),
         ("Swizzle", [GenericArgument::Const(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }))]) => {
             match i.base10_parse::<u32>() {
-                Ok(v) => fixed(v),
+                Ok(v) => Some(Transform::Swizzle(Spanned::new(v, i.span()))),
                 Err(e) => {
                     ctx.unsupported(i.span(), e.to_string());
                     None

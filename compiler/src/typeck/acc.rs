@@ -2,12 +2,11 @@
 //! tiles to and from register arrays.
 
 use super::{regs, Checker, RegsTy, Ty};
-use crate::diag::Diag;
+use crate::diag::{Diag, Loc};
 use crate::syntax::ast::{Expr, Layout, Spanned};
-use proc_macro2::Span;
 
 /// A6 and C6: an accumulator is M x N with M a multiple of 64 and N of 8.
-pub(super) fn check_acc_shape(ck: &mut Checker, shape: &[i64], span: Span) -> bool {
+pub(super) fn check_acc_shape(ck: &mut Checker, shape: &[i64], span: Loc) -> bool {
     match shape {
         [m, n] if m % 64 == 0 && n % 8 == 0 => true,
         [m, n] => {
@@ -29,7 +28,7 @@ pub(super) fn check_from_regs(ck: &mut Checker, regs: &Expr) -> Ty {
         Ty::Error => return Ty::Error,
         other => {
             ck.ctx.type_error(
-                regs.span,
+                regs,
                 format!("Acc::from_regs takes a register array, got {other}"),
                 "load or compute a `Regs<..>` first",
             );
@@ -38,14 +37,14 @@ pub(super) fn check_from_regs(ck: &mut Checker, regs: &Expr) -> Ty {
     };
     let mut ok = true;
     if r.dtype.is_unsigned() {
-        ck.ctx.error(regs.span, Diag::AccFromUnsigned);
+        ck.ctx.error(regs, Diag::AccFromUnsigned);
         ok = false;
     }
     if r.layout != Layout::Wgmma {
-        ck.ctx.error(regs.span, Diag::AccFromLayout { layout: r.layout });
+        ck.ctx.error(regs, Diag::AccFromLayout { layout: r.layout });
         ok = false;
     }
-    if ok && !check_acc_shape(ck, &r.shape, regs.span) {
+    if ok && !check_acc_shape(ck, &r.shape, regs.into()) {
         ok = false;
     }
     if ok {
@@ -65,7 +64,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         Ty::Tile(g, Some(shape)) => (g.dtype, shape.clone(), Layout::Strided),
         Ty::Tile(_, None) => {
             ck.ctx.type_error(
-                src.span,
+                src,
                 "loading a global tile into registers needs its shape",
                 "write `x.tile([i, j], [rows, cols]).load(Layout::Strided)`",
             );
@@ -73,7 +72,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         }
         other => {
             ck.ctx.type_error(
-                src.span,
+                src,
                 format!("cannot load from {other}"),
                 "load from an accumulator, a shared-memory buffer or a global tile",
             );
@@ -111,7 +110,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         (_, Ty::Regs(v)) => v,
         (_, other) => {
             ck.ctx.type_error(
-                value.span,
+                value,
                 format!("stores take a register array, got {other}"),
                 "build the value with `splat`, loads or arithmetic",
             );
@@ -124,7 +123,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         Ty::Tile(g, shape) => {
             if !g.mutable {
                 ck.ctx.type_error(
-                    dst.span,
+                    dst,
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
@@ -132,7 +131,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
                 check_plain_store(ck, g.dtype, &shape, value, &v);
             } else if v.shape.len() != g.shape.len() {
                 ck.ctx.type_error(
-                    value.span,
+                    value,
                     format!(
                         "a tile of a {}-D array takes a {}-D value, got {}",
                         g.shape.len(),
@@ -146,7 +145,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
             }
         }
         other => ck.ctx.type_error(
-            dst.span,
+            dst,
             format!("cannot store into {other}"),
             "store into an accumulator, a shared-memory buffer or a `GmemMut` tile",
         ),
@@ -157,15 +156,15 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
 /// SEED 003 (dtype, at the value), B2 (shape), B3 (sliced accumulator), SEED 004 (layout).
 fn check_acc_store(ck: &mut Checker, acc: &super::AccTy, dst: &Expr, value: &Expr, v: &RegsTy) {
     if acc.sliced {
-        ck.ctx.error(dst.span, Diag::AccStoreSliced);
+        ck.ctx.error(dst, Diag::AccStoreSliced);
         return;
     }
     if v.dtype != acc.dtype {
-        ck.ctx.error(value.span, Diag::AccStoreDtype { acc: acc.dtype, value: v.dtype });
+        ck.ctx.error(value, Diag::AccStoreDtype { acc: acc.dtype, value: v.dtype });
     } else if v.shape != acc.shape {
-        ck.ctx.error(value.span, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
+        ck.ctx.error(value, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
     } else if v.layout != Layout::Wgmma && v.layout != Layout::Splat {
-        ck.ctx.error(value.span, Diag::AccFromLayout { layout: v.layout });
+        ck.ctx.error(value, Diag::AccFromLayout { layout: v.layout });
     }
 }
 
@@ -174,7 +173,7 @@ fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64]
         dtype_mismatch(ck, dtype, value, v);
     } else if v.shape != shape {
         ck.ctx.type_error(
-            value.span,
+            value,
             format!(
                 "the destination is {} but the value is {}",
                 crate::diag::shape_str(shape),
@@ -187,7 +186,7 @@ fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64]
 
 fn dtype_mismatch(ck: &mut Checker, dtype: crate::types::DType, value: &Expr, v: &RegsTy) {
     ck.ctx.type_error(
-        value.span,
+        value,
         format!("the destination holds {dtype} but the value is {}", v.dtype),
         format!("cast the value first: `.cast::<{dtype}>()`"),
     );

@@ -2,9 +2,9 @@
 //! shared-memory budget. Catalog rows A1-A9, E14 (second form) and E15.
 
 use super::{acc, AccTy, Alloc, AllocKind, BarrierTy, Checker, SmemTy, Ty};
-use crate::diag::Diag;
+use crate::diag::{Diag, Loc};
 use crate::legality::{self, MAX_SMEM_BYTES, MBARRIER_BYTES, SMEM_ALIGN_PLAIN, SMEM_ALIGN_SWIZZLED};
-use crate::syntax::ast::{Block, Expr, Spanned, Transform, TypeExpr};
+use crate::syntax::ast::{Block, CollectiveAxes, Expr, Spanned, Transform, TypeExpr};
 use crate::types::DType;
 use proc_macro2::Span;
 use std::collections::HashMap;
@@ -12,15 +12,15 @@ use std::collections::HashMap;
 /// `run_scoped(collective_axes = [..]?, |x: T, ..| body)`.
 pub(super) fn check_run_scoped(
     ck: &mut Checker,
-    call: &Expr,
-    collective: Option<&Spanned<Vec<syn::Ident>>>,
+    _call: &Expr,
+    collective: Option<&CollectiveAxes>,
     params: &[(syn::Ident, TypeExpr)],
     body: &Block,
 ) -> Ty {
     check_collective_axes(ck, collective);
-    if collective.is_some() && params.iter().any(|(_, t)| matches!(t, TypeExpr::Acc { .. })) {
+    if let Some(c) = collective.filter(|_| params.iter().any(|(_, t)| matches!(t, TypeExpr::Acc { .. }))) {
         // SEED 002: reported once, at the collective_axes argument.
-        ck.ctx.error(collective.map_or(call.span, |c| c.span), Diag::AccCollective);
+        ck.ctx.error(c.loc, Diag::AccCollective);
     }
     let saved_cursor = ck.smem_cursor;
     let mut bound = Vec::new();
@@ -43,7 +43,7 @@ fn check_escape(ck: &mut Checker, body: &Block, result: Ty) -> Ty {
     if result.is_plain_value() {
         return result;
     }
-    let span = body.tail.as_ref().map_or(body.span, |t| t.span);
+    let span = body.tail.as_deref().map_or(body.span.into(), Loc::from);
     ck.ctx.type_error(
         span,
         format!("{result} cannot leave the run_scoped that allocated it"),
@@ -52,22 +52,27 @@ fn check_escape(ck: &mut Checker, body: &Block, result: Ty) -> Ty {
     Ty::Error
 }
 
-/// A3: `collective_axes` may only name the warpgroup axis.
-fn check_collective_axes(ck: &mut Checker, collective: Option<&Spanned<Vec<syn::Ident>>>) {
-    let Some(axes) = collective else { return };
+/// A3: `collective_axes` may only name the warpgroup axis, once. Points at the first axis that is
+/// not it (or at the whole argument when the list is empty).
+fn check_collective_axes(ck: &mut Checker, collective: Option<&CollectiveAxes>) {
+    let Some(c) = collective else { return };
     let wg = ck.kernel.attr.warpgroup_axis.as_ref();
-    let ok = axes.value.len() == 1 && wg.is_some_and(|w| *w == axes.value[0]);
-    if !ok {
-        ck.ctx.error(axes.span, Diag::CollectiveNotWarpgroup);
+    let stray = c.axes.iter().enumerate().find(|(i, a)| *i > 0 || wg != Some(*a)).map(|(_, a)| a.span());
+    let diag = Diag::CollectiveNotWarpgroup { wg: wg.map(|w| w.to_string()) };
+    match stray {
+        Some(span) => ck.ctx.error(span, diag),
+        None if c.axes.is_empty() => ck.ctx.error(c.loc, diag),
+        None => {}
     }
 }
 
 /// Allocates one closure parameter and returns its type (`Ty::Error` if it was rejected).
 fn allocate(ck: &mut Checker, name: &syn::Ident, ty: &TypeExpr, collective: bool) -> Ty {
     match ty {
-        TypeExpr::Acc { dtype, shape, span } => {
+        TypeExpr::Acc { dtype, shape, .. } => {
+            let at = shape.loc();
             let Some(shape) = ck.static_shape(shape) else { return Ty::Error };
-            if !check_acc_alloc(ck, dtype, &shape, *span) {
+            if !check_acc_alloc(ck, dtype, &shape, at) {
                 return Ty::Error;
             }
             push_alloc(ck, name, AllocKind::Acc { dtype: dtype.value, shape: shape.clone() }, 0, 0);
@@ -124,7 +129,7 @@ fn barrier_const(ck: &mut Checker, e: Option<&Expr>, what: &str) -> Option<Optio
         Some(v) if (1..(1 << 20)).contains(&v) => Some(Some(v as u32)),
         _ => {
             ck.ctx.type_error(
-                e.span,
+                e,
                 format!("a barrier's {what} must be a compile-time integer from 1 to 2^20-1"),
                 "mbarrier counts are 20-bit (PTX ISA, mbarrier.init)",
             );
@@ -134,7 +139,7 @@ fn barrier_const(ck: &mut Checker, e: Option<&Expr>, what: &str) -> Option<Optio
 }
 
 /// SEED 000, A5, A6: an accumulator's dtype and shape. Returns whether it is legal.
-fn check_acc_alloc(ck: &mut Checker, dtype: &Spanned<DType>, shape: &[i64], span: Span) -> bool {
+fn check_acc_alloc(ck: &mut Checker, dtype: &Spanned<DType>, shape: &[i64], span: Loc) -> bool {
     let mut ok = true;
     if dtype.value.is_unsigned() {
         ck.ctx.error(dtype.span, Diag::AccUnsigned { dtype: dtype.value });
@@ -151,33 +156,18 @@ fn check_per_warpgroup(ck: &mut Checker, collective: bool, span: Span) {
     if collective || ck.kernel.attr.warpgroups.value <= 1 {
         return;
     }
-    let wg = ck.kernel.attr.warpgroup_axis.as_ref().map_or_else(|| "wg".to_string(), |w| w.to_string());
-    ck.ctx.error(span, Diag::SmemNotCollective { wg });
+    let axis = ck.kernel.attr.warpgroup_axis.as_ref();
+    let wg = axis.map_or_else(|| "wg".to_string(), |w| w.to_string());
+    ck.ctx.error(span, Diag::SmemNotCollective { wg, declared: axis.is_some() });
 }
 
 /// The type of a shared-memory buffer from its transforms: E14 (bad swizzle), E15 (trailing dim).
 fn smem_type(ck: &mut Checker, dtype: DType, mut stored: Vec<i64>, transforms: &[Transform]) -> Option<SmemTy> {
-    let mut swizzle = 0;
-    let mut transposed = false;
-    let mut tile: Option<(Vec<i64>, Span)> = None;
-    let mut ok = true;
-    for t in transforms {
-        match t {
-            Transform::Swizzle(s) => {
-                if s.value != 0 && legality::swizzle_row(s.value).is_none() {
-                    ck.ctx.error(s.span, Diag::BadSwizzle { swizzle: s.value });
-                    ok = false;
-                }
-                swizzle = s.value;
-            }
-            Transform::Transposed(_) => transposed = true,
-            Transform::Tiled(shape) => tile = ck.static_shape(shape).map(|t| (t, shape.span)),
-        }
-    }
-    if transposed {
+    let t = read_transforms(ck, transforms)?;
+    if let Some(span) = t.transposed {
         if stored.len() < 2 {
             ck.ctx.type_error(
-                transforms.iter().find_map(transposed_span).unwrap_or_else(Span::call_site),
+                span,
                 "Transposed needs at least two dimensions",
                 "a transposed buffer swaps its last two dimensions",
             );
@@ -187,62 +177,89 @@ fn smem_type(ck: &mut Checker, dtype: DType, mut stored: Vec<i64>, transforms: &
         let n = stored.len();
         stored.swap(n - 1, n - 2);
     }
-    if ok && swizzle != 0 {
-        ok &= check_swizzle_width(ck, dtype, &stored, swizzle, tile.as_ref(), transforms);
+    if let Some((tile, _, span)) = &t.tile {
+        check_tile_fits(ck, tile, &stored, *span)?;
     }
-    ok.then_some(SmemTy { alloc: 0, dtype, stored, transposed, swizzle, sliced: false })
+    let swizzle = t.swizzle.as_ref().map_or(0, |s| s.value);
+    if let Some(s) = t.swizzle.as_ref().filter(|s| s.value != 0) {
+        check_swizzle_width(ck, dtype, &stored, s, t.tile.as_ref())?;
+    }
+    Some(SmemTy { alloc: 0, dtype, stored, transposed: t.transposed.is_some(), swizzle, sliced: false })
 }
 
-fn transposed_span(t: &Transform) -> Option<Span> {
-    match t {
-        Transform::Transposed(s) => Some(*s),
-        _ => None,
+/// A buffer's transforms, each given at most once.
+struct Transforms {
+    swizzle: Option<Spanned<u32>>,
+    transposed: Option<Span>,
+    /// The tile shape, the span of the whole `Tiled<..>` and of its last dimension.
+    tile: Option<(Vec<i64>, Span, Span)>,
+}
+
+/// Reads the transforms; E14 (second form) for a swizzle that PTX does not have. `None` when any
+/// was rejected.
+fn read_transforms(ck: &mut Checker, transforms: &[Transform]) -> Option<Transforms> {
+    let mut out = Transforms { swizzle: None, transposed: None, tile: None };
+    let mut ok = true;
+    for t in transforms {
+        let (span, what, again) = match t {
+            Transform::Swizzle(s) => {
+                if s.value != 0 && legality::swizzle_row(s.value).is_none() {
+                    ck.ctx.error(s.span, Diag::BadSwizzle { swizzle: s.value });
+                    ok = false;
+                }
+                (s.span, "a swizzle", out.swizzle.replace(s.clone()).is_some())
+            }
+            Transform::Transposed(span) => (*span, "`Transposed`", out.transposed.replace(*span).is_some()),
+            Transform::Tiled(shape) => {
+                let last = shape.dims.last().map_or(shape.span, |d| d.span);
+                let tile = ck.static_shape(shape);
+                ok &= tile.is_some();
+                (shape.span, "a tiling", out.tile.replace((tile.unwrap_or_default(), shape.span, last)).is_some())
+            }
+        };
+        if again {
+            ck.ctx.type_error(span, format!("this buffer already has {what}"), "give each transform once");
+            ok = false;
+        }
     }
+    ok.then_some(out)
+}
+
+/// A `Tiled<..>` tile divides the buffer's trailing dimensions.
+fn check_tile_fits(ck: &mut Checker, tile: &[i64], stored: &[i64], span: Span) -> Option<()> {
+    let fits = tile.len() <= stored.len() && tile.iter().rev().zip(stored.iter().rev()).all(|(t, s)| s % t == 0);
+    if !fits {
+        ck.ctx.type_error(
+            span,
+            format!(
+                "the tile {} does not divide the buffer {}",
+                crate::diag::shape_str(tile),
+                crate::diag::shape_str(stored)
+            ),
+            "each buffer dimension must be a multiple of the tile's",
+        );
+    }
+    fits.then_some(())
 }
 
 /// E15: a swizzled row holds exactly `8 * swizzle / bitwidth` elements; wider buffers are tiled by it
-/// (implicitly, or with an explicit `Tiled<[rows, width]>`).
+/// (implicitly, or with an explicit `Tiled<rows, width>` whose last dimension is the width).
 fn check_swizzle_width(
     ck: &mut Checker,
     dtype: DType,
     stored: &[i64],
-    swizzle: u32,
-    tile: Option<&(Vec<i64>, Span)>,
-    transforms: &[Transform],
-) -> bool {
-    let n = legality::swizzle_elems(swizzle, dtype);
-    let span = transforms
-        .iter()
-        .find_map(|t| match t {
-            Transform::Swizzle(s) => Some(s.span),
-            _ => None,
-        })
-        .unwrap_or_else(Span::call_site);
-    if let Some((tile, tile_span)) = tile {
-        if tile.last() != Some(&n) {
-            ck.ctx.error(*tile_span, Diag::SwizzleTrailingDim { swizzle, n, shape: tile.clone() });
-            return false;
-        }
-        let fits = tile.len() <= stored.len() && tile.iter().rev().zip(stored.iter().rev()).all(|(t, s)| s % t == 0);
-        if !fits {
-            ck.ctx.type_error(
-                *tile_span,
-                format!(
-                    "the tile {} does not divide the buffer {}",
-                    crate::diag::shape_str(tile),
-                    crate::diag::shape_str(stored)
-                ),
-                "each buffer dimension must be a multiple of the tile's",
-            );
-            return false;
-        }
-        return true;
-    }
-    if stored.last().is_none_or(|last| last % n != 0) {
-        ck.ctx.error(span, Diag::SwizzleTrailingDim { swizzle, n, shape: stored.to_vec() });
-        return false;
-    }
-    true
+    swizzle: &Spanned<u32>,
+    tile: Option<&(Vec<i64>, Span, Span)>,
+) -> Option<()> {
+    let n = legality::swizzle_elems(swizzle.value, dtype);
+    let (shape, span) = match tile {
+        Some((tile, _, last)) if tile.last() != Some(&n) => (tile.clone(), *last),
+        Some(_) => return Some(()),
+        None if stored.last().is_some_and(|last| last % n == 0) => return Some(()),
+        None => (stored.to_vec(), swizzle.span),
+    };
+    ck.ctx.error(span, Diag::SwizzleTrailingDim { swizzle: swizzle.value, n, shape });
+    None
 }
 
 /// Places an allocation in shared memory (bytes > 0) and records it.
@@ -281,7 +298,7 @@ pub(super) fn check_run_state(ck: &mut Checker, init: &Expr, param: &syn::Ident,
             let ty = ck.check_expr(init);
             if !ty.is_error() {
                 ck.ctx.type_error(
-                    init.span,
+                    init,
                     format!("run_state initialises an accumulator from registers, got {ty}"),
                     "write `run_state(Acc::from_regs(x), |acc| { .. })`",
                 );

@@ -2,7 +2,7 @@
 //! TMA copies and barriers.
 
 use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, SmemTy, Ty};
-use crate::diag::{shape_str, Diag};
+use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
 use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
 use crate::types::DType;
@@ -25,8 +25,12 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
     match base {
         Ty::Gmem(g) => {
             if index.len() != g.shape.len() {
+                let at = match (index.first(), index.last()) {
+                    (Some(first), Some(last)) => Loc::new(first.span, last.end),
+                    _ => gmem.into(),
+                };
                 ck.ctx.type_error(
-                    gmem.span,
+                    at,
                     format!("`{}` has {} dimensions but the tile index has {}", g.name, g.shape.len(), index.len()),
                     "give one block index per dimension",
                 );
@@ -35,20 +39,20 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
             if let Some(s) = &shape {
                 if s.len() != g.shape.len() {
                     ck.ctx.type_error(
-                        gmem.span,
+                        gmem,
                         format!("the tile shape {} has another rank than `{}`", shape_str(s), g.name),
                         "give one extent per dimension",
                     );
                     return Ty::Error;
                 }
-                check_tile_divides(ck, &g, s, gmem.span);
+                check_tile_divides(ck, &g, s, gmem);
             }
             Ty::Tile(g, shape)
         }
         Ty::Error => Ty::Error,
         other => {
             ck.ctx.type_error(
-                gmem.span,
+                gmem,
                 format!("`.tile` takes a global array, got {other}"),
                 "tiles are blocks of `Gmem`/`GmemMut` parameters",
             );
@@ -57,19 +61,52 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
     }
 }
 
-/// A static global dimension must be a whole number of tiles (runtime ones are checked at launch).
-fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: Span) {
+/// A static global dimension must be a whole number of tiles; runtime ones are recorded and checked
+/// at launch.
+fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: impl Into<Loc> + Copy) {
     for (d, t) in g.shape.iter().zip(shape) {
-        if let DimVal::Static(v) = d {
-            if v % t != 0 {
-                ck.ctx.type_error(
-                    span,
-                    format!("`{}` has a dimension of {v}, not a multiple of the tile's {t}", g.name),
-                    "tiles cover the array exactly",
-                );
+        match d {
+            DimVal::Static(v) if v % t != 0 => ck.ctx.type_error(
+                span,
+                format!("`{}` has a dimension of {v}, not a multiple of the tile's {t}", g.name),
+                "tiles cover the array exactly",
+            ),
+            DimVal::Static(_) => {}
+            DimVal::Runtime(name) => {
+                let need = (name.clone(), *t);
+                if !ck.facts.divisibility.contains(&need) {
+                    ck.facts.divisibility.push(need);
+                }
             }
         }
     }
+}
+
+/// Records the tensor map a TMA call uses.
+///
+/// A multicast copy is split by rows across the cluster's programs (each loads its share for all), so
+/// its box has `rows / cluster size` rows.
+fn use_tensor_map(ck: &mut Checker, call: &Expr, g: &GmemTy, s: &SmemTy, multicast: u32) {
+    let mut box_shape = s.stored.clone();
+    let n = box_shape.len();
+    if multicast > 1 && n >= 2 {
+        box_shape[n - 2] /= multicast as i64;
+    }
+    if s.swizzle != 0 {
+        let width = crate::legality::swizzle_elems(s.swizzle, s.dtype);
+        if let Some(last) = box_shape.last_mut() {
+            *last = (*last).min(width);
+        }
+    }
+    let map = super::TensorMapUse { param: g.param, box_shape, swizzle: s.swizzle, dtype: g.dtype };
+    let index = match ck.facts.tensor_maps.iter().position(|m| *m == map) {
+        Some(i) => i,
+        None => {
+            ck.facts.tensor_maps.push(map);
+            ck.facts.tensor_maps.len() - 1
+        }
+    };
+    ck.facts.tma_of.insert(call.id, index);
 }
 
 /// `r.at(i)`: one slab of a shared buffer (first dimension), or one barrier of an array.
@@ -86,7 +123,7 @@ pub(super) fn check_at(ck: &mut Checker, base: &Expr, index: &Expr) -> Ty {
         Ty::Barrier(b) if b.array.is_some() => Ty::Barrier(BarrierTy { array: None, ..b }),
         Ty::Error => Ty::Error,
         other => {
-            ck.ctx.type_error(base.span, format!("`.at(i)` selects a slab of a shared buffer of 3 or more dimensions or a barrier of an array, not {other}"), "index pipeline stages of `Smem<T, [STAGES, ..]>` or `Barrier<n, STAGES>`");
+            ck.ctx.type_error(base, format!("`.at(i)` selects a slab of a shared buffer of 2 or more dimensions or a barrier of an array, not {other}"), "index pipeline stages of `Smem<T, STAGES, ..>` or `Barrier<arrivals, STAGES>`");
             Ty::Error
         }
     }
@@ -101,7 +138,7 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
         Ty::Error => return Ty::Error,
         other => {
             ck.ctx.type_error(
-                base.span,
+                base,
                 format!("`.slice` views shared buffers and accumulators, not {other}"),
                 "slice an `Smem` or an `Acc`",
             );
@@ -110,7 +147,7 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
     };
     if args.len() != shape.len() {
         ck.ctx.type_error(
-            base.span,
+            base,
             format!("the value has {} dimensions but the slice has {}", shape.len(), args.len()),
             "give one range (or `..`) per dimension",
         );
@@ -119,19 +156,16 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
     let mut out = shape.clone();
     let mut touched = Vec::new();
     for (i, a) in args.iter().enumerate() {
-        if let SliceArg::Range { start, end, span } = a {
+        if let SliceArg::Range { start, end, .. } = a {
             let (Some(s), Some(e)) = (const_of(ck, start), const_of(ck, end)) else { return Ty::Error };
+            let at = Loc::new(start.span, end.end);
             if s < 0 || e <= s || e > shape[i] {
-                ck.ctx.type_error(
-                    *span,
-                    format!("{s}..{e} is not inside 0..{}", shape[i]),
-                    "slice within the dimension",
-                );
+                ck.ctx.type_error(at, format!("{s}..{e} is not inside 0..{}", shape[i]), "slice within the dimension");
                 return Ty::Error;
             }
             out[i] = e - s;
             if out[i] != shape[i] {
-                touched.push((i, *span));
+                touched.push(Window { axis: i, start: s, at });
             }
         }
     }
@@ -142,24 +176,45 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
     }
 }
 
+/// One sliced dimension of a view: its axis, where the window starts, and the range written.
+struct Window {
+    axis: usize,
+    start: i64,
+    at: Loc,
+}
+
 fn const_of(ck: &mut Checker, e: &Expr) -> Option<i64> {
     if ck.check_expr(e).is_error() {
         return None;
     }
     let v = scalar::eval_const(ck, e);
     if v.is_none() {
-        ck.ctx.type_error(e.span, "slice bounds must be known at compile time", "use literals or consts");
+        ck.ctx.type_error(e, "slice bounds must be known at compile time", "use literals or consts");
     }
     v
 }
 
-/// E16 (second form): the swizzled (stored minor) dimension cannot be sliced.
-fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[(usize, Span)]) -> Ty {
+/// E16 (second form): the swizzled (stored minor) dimension cannot be sliced; and a window across
+/// the rows of a swizzled buffer starts on a swizzle atom (8 rows), where WGMMA descriptors and
+/// the swizzle pattern line up (hopper-ptx-facts §3: tessel's descriptors carry no base offset).
+fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -> Ty {
     let n = view.len();
-    let minor_view_axis = if s.transposed && n >= 2 { n - 2 } else { n - 1 };
+    let (minor_axis, row_axis) = match (s.transposed && n >= 2, n) {
+        (true, _) => (n - 2, Some(n - 1)),
+        (false, 1) => (0, None),
+        (false, _) => (n - 1, Some(n - 2)),
+    };
     if s.swizzle != 0 {
-        if let Some((_, span)) = touched.iter().find(|(i, _)| *i == minor_view_axis) {
-            ck.ctx.error(*span, Diag::SliceSwizzled);
+        if let Some(w) = touched.iter().find(|w| w.axis == minor_axis) {
+            ck.ctx.error(w.at, Diag::SliceSwizzled);
+            return Ty::Error;
+        }
+        if let Some(w) = touched.iter().find(|w| Some(w.axis) == row_axis && w.start % 8 != 0) {
+            ck.ctx.type_error(
+                w.at,
+                format!("a window of a swizzled buffer starts at row {}, not a multiple of 8", w.start),
+                "the swizzle pattern repeats every 8 rows: start the window at a multiple of 8 rows",
+            );
             return Ty::Error;
         }
     }
@@ -170,13 +225,18 @@ fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[(usize, Sp
     Ty::Smem(SmemTy { stored, sliced: s.sliced || !touched.is_empty(), ..s })
 }
 
-fn slice_acc(ck: &mut Checker, a: AccTy, shape: Vec<i64>, touched: &[(usize, Span)]) -> Ty {
-    if let [m, n] = shape.as_slice() {
-        if m % 64 != 0 || n % 8 != 0 {
-            let span = touched.first().map_or_else(Span::call_site, |t| t.1);
+/// An accumulator window covers whole WGMMA register blocks: 64 rows by 8 columns, in shape and
+/// in offset.
+fn slice_acc(ck: &mut Checker, a: AccTy, shape: Vec<i64>, touched: &[Window]) -> Ty {
+    for w in touched {
+        let block = if w.axis == 0 { 64 } else { 8 };
+        if w.start % block != 0 || shape[w.axis] % block != 0 {
             ck.ctx.type_error(
-                span,
-                format!("an accumulator slice is {} but must be a multiple of 64 x 8", shape_str(&shape)),
+                w.at,
+                format!(
+                    "an accumulator window along {} must start and end on a multiple of {block}",
+                    if w.axis == 0 { "M" } else { "N" }
+                ),
                 "slice whole 64-row, 8-column blocks",
             );
             return Ty::Error;
@@ -193,7 +253,7 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
         Ty::Error => return Ty::Error,
         other => {
             ck.ctx.type_error(
-                base.span,
+                base,
                 format!("transposes view shared buffers, not {other}"),
                 "transpose an `Smem` operand",
             );
@@ -202,7 +262,7 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
     };
     let n = s.stored.len();
     if n < 2 {
-        ck.ctx.type_error(base.span, "a 1-D buffer has nothing to transpose", "transpose 2-D views");
+        ck.ctx.type_error(base, "a 1-D buffer has nothing to transpose", "transpose 2-D views");
         return Ty::Error;
     }
     let swap_last_two = match perm {
@@ -244,7 +304,7 @@ fn moves_minor(p: &[usize], n: usize) -> bool {
 }
 
 /// `copy_gmem_to_smem(src, dst, bar)`: a TMA load that completes on `bar`.
-pub(super) fn check_copy_in(ck: &mut Checker, src: &Expr, dst: &Expr, bar: &Expr, multicast: Option<Span>) -> Ty {
+pub(super) fn check_copy_in(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, multicast: Option<Span>) -> Ty {
     let st = ck.check_expr(src);
     let dt = ck.check_expr(dst);
     check_single_barrier(ck, bar);
@@ -259,15 +319,24 @@ pub(super) fn check_copy_in(ck: &mut Checker, src: &Expr, dst: &Expr, bar: &Expr
         }
     }
     match (st, dt) {
-        (Ty::Tile(g, shape), Ty::Smem(s)) => check_tma(ck, &g, shape.as_deref(), &s, src.span, dst.span),
+        (Ty::Tile(g, shape), Ty::Smem(s)) => {
+            let share = multicast.map_or(1, |_| ck.kernel.attr.cluster.value.iter().product::<u32>());
+            let rows = s.stored.len().checked_sub(2).map_or(1, |i| s.stored[i]);
+            if share > 1 && (s.stored.len() < 2 || rows % share as i64 != 0) {
+                let span = multicast.unwrap_or(dst.span);
+                ck.ctx.type_error(span, format!("a multicast copy splits the buffer's {rows} rows across the cluster's {share} programs; they must divide evenly"), "use a buffer whose row count is a multiple of the cluster size");
+            } else if check_tma(ck, &g, shape.as_deref(), &s, src.into(), dst.into()) {
+                use_tensor_map(ck, call, &g, &s, share);
+            }
+        }
         (Ty::Error, _) | (_, Ty::Error) => {}
         (Ty::Tile(..), other) => ck.ctx.type_error(
-            dst.span,
+            dst,
             format!("copy_gmem_to_smem writes a shared-memory buffer, got {other}"),
             "allocate `Smem<..>` in run_scoped",
         ),
         (other, _) => ck.ctx.type_error(
-            src.span,
+            src,
             format!("copy_gmem_to_smem reads a global tile, got {other}"),
             "write `a.tile([i, k])`",
         ),
@@ -276,29 +345,29 @@ pub(super) fn check_copy_in(ck: &mut Checker, src: &Expr, dst: &Expr, bar: &Expr
 }
 
 /// `copy_smem_to_gmem(src, dst)`: a TMA store into a `GmemMut` tile.
-pub(super) fn check_copy_out(ck: &mut Checker, src: &Expr, dst: &Expr) -> Ty {
+pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Expr) -> Ty {
     let st = ck.check_expr(src);
     let dt = ck.check_expr(dst);
     match (st, dt) {
         (Ty::Smem(s), Ty::Tile(g, shape)) => {
             if !g.mutable {
                 ck.ctx.type_error(
-                    dst.span,
+                    dst,
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
-            } else {
-                check_tma(ck, &g, shape.as_deref(), &s, dst.span, src.span);
+            } else if check_tma(ck, &g, shape.as_deref(), &s, dst.into(), src.into()) {
+                use_tensor_map(ck, call, &g, &s, 1);
             }
         }
         (Ty::Error, _) | (_, Ty::Error) => {}
         (Ty::Smem(_), other) => ck.ctx.type_error(
-            dst.span,
+            dst,
             format!("copy_smem_to_gmem writes a global tile, got {other}"),
             "write `c.tile([i, j])`",
         ),
         (other, _) => ck.ctx.type_error(
-            src.span,
+            src,
             format!("copy_smem_to_gmem reads a shared-memory buffer, got {other}"),
             "pass an `Smem<..>` buffer",
         ),
@@ -308,7 +377,7 @@ pub(super) fn check_copy_out(ck: &mut Checker, src: &Expr, dst: &Expr) -> Ty {
 
 /// The TMA rules: matching dtypes and ranks, a box of at most 256 per dimension, rows of whole
 /// 16-byte units (CUDA Driver API, cuTensorMapEncodeTiled).
-fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gspan: Span, sspan: Span) {
+fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gspan: Loc, sspan: Loc) -> bool {
     let same_bits =
         g.dtype == s.dtype || matches!((g.dtype, s.dtype), (DType::F32, DType::Tf32) | (DType::Tf32, DType::F32));
     if !same_bits {
@@ -317,7 +386,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
             format!("`{}` holds {} but the buffer holds {}", g.name, g.dtype, s.dtype),
             "TMA copies bytes: give both sides the same dtype",
         );
-        return;
+        return false;
     }
     if s.sliced {
         ck.ctx.type_error(
@@ -325,7 +394,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
             "TMA copies whole buffers (or `.at(i)` slabs), not slices",
             "copy into the buffer, then slice for compute",
         );
-        return;
+        return false;
     }
     let stored = &s.stored;
     if stored.len() != g.shape.len() {
@@ -340,7 +409,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
             ),
             "copy between arrays of the same rank (use `.at(i)` for a stage)",
         );
-        return;
+        return false;
     }
     if let Some(t) = tile {
         if t != stored.as_slice() {
@@ -349,17 +418,19 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
                 format!("the tile is {} but the buffer stores {}", shape_str(t), shape_str(stored)),
                 "the tile's shape is the buffer's shape in stored order",
             );
-            return;
+            return false;
         }
     }
     check_tile_divides(ck, g, stored, gspan);
     let inner_bytes = stored[stored.len() - 1] * s.dtype.bits() as i64 / 8;
+    let mut ok = true;
     if inner_bytes % TMA_ALIGN_BYTES != 0 {
         ck.ctx.type_error(
             sspan,
             format!("a TMA row is {inner_bytes} bytes, not a multiple of 16"),
             "make the last dimension span a multiple of 16 bytes",
         );
+        ok = false;
     }
     let outer_too_big = stored[..stored.len() - 1].iter().any(|d| *d > TMA_MAX_BOX);
     let inner_too_big = s.swizzle == 0 && stored[stored.len() - 1] > TMA_MAX_BOX;
@@ -369,16 +440,18 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
             format!("a TMA box is at most {TMA_MAX_BOX} elements per dimension, got {}", shape_str(stored)),
             "split the copy into smaller tiles",
         );
+        ok = false;
     }
+    ok
 }
 
 fn check_single_barrier(ck: &mut Checker, bar: &Expr) {
     match ck.check_expr(bar) {
         Ty::Barrier(b) if b.array.is_none() => {}
-        Ty::Barrier(_) => ck.ctx.type_error(bar.span, "this is an array of barriers", "pick one: `bars.at(i)`"),
+        Ty::Barrier(_) => ck.ctx.type_error(bar, "this is an array of barriers", "pick one: `bars.at(i)`"),
         Ty::Error => {}
         other => ck.ctx.type_error(
-            bar.span,
+            bar,
             format!("expected a barrier, got {other}"),
             "allocate `bar: Barrier` in run_scoped",
         ),

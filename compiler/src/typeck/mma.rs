@@ -27,7 +27,7 @@ fn regs_operand(ck: &mut Checker, e: &Expr) -> Option<RegsTy> {
         Ty::Error => None,
         other => {
             ck.ctx.type_error(
-                e.span,
+                e,
                 format!("mma takes register arrays, got {other}"),
                 "load operands with `.load(Layout::MmaLhs)` / `.load(Layout::MmaRhs)`",
             );
@@ -37,26 +37,26 @@ fn regs_operand(ck: &mut Checker, e: &Expr) -> Option<RegsTy> {
 }
 
 /// D5, D4, SEED 001, D2, D3.
-fn check_dtypes(ck: &mut Checker, acc: &Expr, c: &RegsTy, _a: &Expr, x: &RegsTy, b: &Expr, y: &RegsTy) -> bool {
+fn check_dtypes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, b: &Expr, y: &RegsTy) -> bool {
     if x.dtype != y.dtype {
-        ck.ctx.error(b.span, Diag::MmaDtypeMismatch { a: x.dtype, b: y.dtype });
+        ck.ctx.error(b, Diag::MmaDtypeMismatch { a: x.dtype, b: y.dtype });
         return false;
     }
     let Some(row) = legality::mma_row(x.dtype) else {
-        ck.ctx.error(b.span, Diag::MmaOperandType { dtype: x.dtype });
+        ck.ctx.error(a, Diag::MmaOperandType { dtype: x.dtype });
         return false;
     };
     if row.operand.is_int() {
         if !matches!(c.dtype, DType::I32 | DType::U32) {
-            ck.ctx.error(acc.span, Diag::MmaIntAccNot32 { acc: c.dtype });
+            ck.ctx.error(acc, Diag::MmaIntAccNot32 { acc: c.dtype });
             return false;
         }
         if c.dtype.class() != Class::Signed {
-            ck.ctx.error(acc.span, Diag::MmaIntAccUnsigned { acc: c.dtype });
+            ck.ctx.error(acc, Diag::MmaIntAccUnsigned { acc: c.dtype });
             return false;
         }
     } else if c.dtype != DType::F32 {
-        ck.ctx.error(acc.span, Diag::MmaFloatAcc { acc: c.dtype });
+        ck.ctx.error(acc, Diag::MmaFloatAcc { acc: c.dtype });
         return false;
     }
     true
@@ -65,25 +65,25 @@ fn check_dtypes(ck: &mut Checker, acc: &Expr, c: &RegsTy, _a: &Expr, x: &RegsTy,
 /// D6 (M, N, K agree), D7 (16, 32 or 64 rows), and the per-warp tile.
 fn check_shapes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, b: &Expr, y: &RegsTy) -> bool {
     let ([m, n], [m2, k], [k2, n2]) = (c.shape.as_slice(), x.shape.as_slice(), y.shape.as_slice()) else {
-        ck.ctx.type_error(acc.span, "mma takes 2-D operands: acc [M, N], A [M, K], B [K, N]", "reshape the operands");
+        ck.ctx.type_error(acc, "mma takes 2-D operands: acc [M, N], A [M, K], B [K, N]", "reshape the operands");
         return false;
     };
-    for (dim, p, q, span) in [('M', m, m2, a.span), ('N', n, n2, b.span), ('K', k, k2, b.span)] {
+    for (dim, p, q, at) in [('M', m, m2, a), ('N', n, n2, b), ('K', k, k2, b)] {
         if p != q {
-            ck.ctx.error(span, Diag::MmaDimMismatch { dim, x: *p, y: *q });
+            ck.ctx.error(at, Diag::MmaDimMismatch { dim, x: *p, y: *q });
             return false;
         }
     }
     let m_warps = m / 16;
     if m % 16 != 0 || !legality::MMA_M_WARPS.contains(&m_warps) {
-        ck.ctx.error(acc.span, Diag::MmaWarps { m_warps });
+        ck.ctx.error(acc, Diag::MmaWarps { m_warps });
         return false;
     }
     let (_, inst_n, inst_k) = legality::mma_row(x.dtype).map_or((16, 8, 16), |r| r.shape);
     let n_per_warp = n * m_warps / 4;
     if (n * m_warps) % 4 != 0 || n_per_warp % inst_n != 0 {
         ck.ctx.type_error(
-            acc.span,
+            acc,
             format!(
                 "the {} warps along N of this mma each need a multiple of {inst_n} columns, but N is {n}",
                 4 / m_warps
@@ -94,7 +94,7 @@ fn check_shapes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, 
     }
     if k % inst_k != 0 {
         ck.ctx.type_error(
-            a.span,
+            a,
             format!("K must be a multiple of {inst_k} for {} mma, got {k}", x.dtype),
             "pad K or pick another tile",
         );
@@ -111,7 +111,7 @@ fn check_layouts(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy,
         (b, y, Layout::MmaRhs, MmaOperand::B),
     ] {
         if r.layout != want {
-            ck.ctx.error(e.span, Diag::MmaLayout { operand: which });
+            ck.ctx.error(e, Diag::MmaLayout { operand: which });
             return false;
         }
     }

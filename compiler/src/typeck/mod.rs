@@ -15,7 +15,7 @@ mod scalar;
 pub mod ty;
 mod wgmma;
 
-use crate::diag::Ctxt;
+use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::*;
 use proc_macro2::Span;
 use std::collections::HashMap;
@@ -34,6 +34,25 @@ pub struct Facts {
     pub allocs: Vec<Alloc>,
     /// Peak dynamic shared memory in bytes, alignment padding included.
     pub smem_bytes: u64,
+    /// The TMA tensor maps the kernel needs, one per (parameter, box, swizzle); passed by value.
+    pub tensor_maps: Vec<TensorMapUse>,
+    /// Which tensor map each `copy_gmem_to_smem` / `copy_smem_to_gmem` call uses, by the call's id.
+    pub tma_of: HashMap<ExprId, usize>,
+    /// Runtime dimensions that tiles cover exactly: (dimension, tile extent), checked at launch.
+    pub divisibility: Vec<(String, i64)>,
+}
+
+/// A tensor map over a global parameter, as the launch wrapper encodes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapUse {
+    /// Index of the `Gmem`/`GmemMut` parameter.
+    pub param: usize,
+    /// The box in stored order (outermost first); a swizzled box is at most one swizzle span wide,
+    /// and wider buffers take several copies.
+    pub box_shape: Vec<i64>,
+    /// Swizzle in bytes (0: none).
+    pub swizzle: u32,
+    pub dtype: crate::types::DType,
 }
 
 /// One allocation of a `run_scoped`.
@@ -61,7 +80,7 @@ struct Var {
     /// Declaration order, so loop-carried values are numbered as written (C7).
     order: usize,
     /// The last assignment, where a loop-carry error points.
-    assigned_at: Option<Span>,
+    assigned_at: Option<Loc>,
 }
 
 pub(crate) struct Checker<'a> {
@@ -89,6 +108,9 @@ pub fn check(ctx: &Ctxt, kernel: &Kernel) -> Facts {
             runtime_dims: Vec::new(),
             allocs: Vec::new(),
             smem_bytes: 0,
+            tensor_maps: Vec::new(),
+            tma_of: HashMap::new(),
+            divisibility: Vec::new(),
         },
         smem_cursor: 0,
         smem_peak_span: None,
@@ -108,7 +130,7 @@ impl<'a> Checker<'a> {
         let body = &self.kernel.body;
         let ty = self.check_block(body);
         if !matches!(ty, Ty::Unit | Ty::Error) {
-            let span = body.tail.as_ref().map_or(body.span, |t| t.span);
+            let span = body.tail.as_deref().map_or(body.span.into(), Loc::from);
             self.ctx.type_error(
                 span,
                 format!("a kernel body has no value, but this is {ty}"),
@@ -267,7 +289,7 @@ impl<'a> Checker<'a> {
                     && !matches!(e.kind, ExprKind::RunScoped { .. } | ExprKind::RunState { .. })
                 {
                     self.ctx.type_error(
-                        e.span,
+                        e,
                         format!("this {ty} is computed and dropped"),
                         "bind it with `let` or remove it",
                     );
@@ -282,7 +304,7 @@ impl<'a> Checker<'a> {
             let declared = self.declared_type(t);
             if !value.is_error() && !declared.is_error() && declared != value {
                 self.ctx.type_error(
-                    init.span,
+                    init,
                     format!("expected {declared}, found {value}"),
                     "make the annotation match the value, or convert the value",
                 );
@@ -355,12 +377,12 @@ impl<'a> Checker<'a> {
             // A layout change is legal here; a loop that carries the value checks it (C7).
             if let Some(v) = self.lookup_mut(&key) {
                 v.ty = ty;
-                v.assigned_at = Some(value.span);
+                v.assigned_at = Some(value.into());
             }
             return;
         }
         self.ctx.type_error(
-            value.span,
+            value,
             format!("`{name}` is {}, but this is {ty}", var.ty),
             "a variable keeps its dtype and shape",
         );
@@ -400,7 +422,7 @@ impl<'a> Checker<'a> {
         let ty = self.check_expr(cond);
         if !matches!(ty, Ty::Scalar(crate::types::DType::Bool) | Ty::Error) {
             self.ctx.type_error(
-                cond.span,
+                cond,
                 format!("an `if` condition is a bool, got {ty}"),
                 "compare scalars: `if k == 0 { .. }`",
             );
@@ -450,14 +472,14 @@ impl<'a> Checker<'a> {
                 Some(v) if v > 0 => out.push(v),
                 Some(v) => {
                     self.ctx.type_error(
-                        d.span,
+                        d,
                         format!("a dimension must be positive, got {v}"),
                         "shapes are positive compile-time integers",
                     );
                     return None;
                 }
                 None => {
-                    self.ctx.type_error(d.span, "this dimension is not known at compile time", "tiles, buffers and register arrays have static shapes: use literals or consts (runtime dimensions like `M` only size global arrays)");
+                    self.ctx.type_error(d, "this dimension is not known at compile time", "tiles, buffers and register arrays have static shapes: use literals or consts (runtime dimensions like `M` only size global arrays)");
                     return None;
                 }
             }
@@ -499,7 +521,7 @@ impl<'a> Checker<'a> {
             K::AccFromRegs(regs) => {
                 let r = acc::check_from_regs(self, regs);
                 if !r.is_error() {
-                    self.ctx.error(e.span, crate::diag::Diag::PreinitOutsideRunState);
+                    self.ctx.error(e, crate::diag::Diag::PreinitOutsideRunState);
                 }
                 Ty::Error
             }
@@ -509,9 +531,9 @@ impl<'a> Checker<'a> {
             K::WgmmaWait(_) | K::CommitSmem | K::WaitSmemToGmem(_) => Ty::Unit,
             K::Mma { acc, a, b } => mma::check_mma(self, acc, a, b),
             K::CopyGmemToSmem { src, dst, barrier, multicast } => {
-                memory::check_copy_in(self, src, dst, barrier, *multicast)
+                memory::check_copy_in(self, e, src, dst, barrier, *multicast)
             }
-            K::CopySmemToGmem { src, dst } => memory::check_copy_out(self, src, dst),
+            K::CopySmemToGmem { src, dst } => memory::check_copy_out(self, e, src, dst),
             K::BarrierArrive(b) | K::BarrierWait(b) => memory::check_barrier_use(self, b),
             K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),
             K::RunScoped { collective_axes, params, body } => {

@@ -76,7 +76,7 @@ fn expect_regs(ck: &mut Checker, e: &Expr, what: &str) -> Option<RegsTy> {
         Ty::Error => None,
         other => {
             ck.ctx.type_error(
-                e.span,
+                e,
                 format!("{what} takes a register array, got {other}"),
                 "load the value into registers first",
             );
@@ -95,7 +95,7 @@ pub(super) fn check_splat(ck: &mut Checker, dtype: Option<&Spanned<DType>>, valu
         (None, Ty::Scalar(v)) => *v,
         (_, other) => {
             ck.ctx.type_error(
-                value.span,
+                value,
                 format!("splat takes a scalar of the array's dtype, got {other}"),
                 "write `splat::<f32>(0.0, [64, 64])`",
             );
@@ -148,7 +148,7 @@ pub(super) fn elementwise_types(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Exp
     };
     if !ok {
         ck.ctx.type_error(
-            e.span,
+            e,
             format!("the operator does not apply to {} arrays", r.dtype),
             "arithmetic takes numbers, bit operators integers",
         );
@@ -181,14 +181,14 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
         (Ty::Regs(a), Ty::Regs(b)) => {
             if a.dtype != b.dtype {
                 ck.ctx.type_error(
-                    e.span,
+                    e,
                     format!("mismatched dtypes {} and {}", a.dtype, b.dtype),
                     format!("cast one side: `.cast::<{}>()`", a.dtype),
                 );
                 return None;
             }
             if a.shape != b.shape {
-                ck.ctx.error(e.span, Diag::IncompatibleShapes { lhs: a.shape.clone(), rhs: b.shape.clone() });
+                ck.ctx.error(e, Diag::IncompatibleShapes { lhs: a.shape.clone(), rhs: b.shape.clone() });
                 return None;
             }
             let layout = match (a.layout, b.layout) {
@@ -196,7 +196,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
                 (Layout::Splat, y) => y,
                 (x, Layout::Splat) => x,
                 (x, y) => {
-                    ck.ctx.error(e.span, Diag::IncompatibleLayouts { lhs: x, rhs: y });
+                    ck.ctx.error(e, Diag::IncompatibleLayouts { lhs: x, rhs: y });
                     return None;
                 }
             };
@@ -206,7 +206,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
             let scalar_side = if matches!(lt, Ty::Scalar(_)) { lhs } else { rhs };
             if *d != r.dtype && !scalar::is_untyped_literal(scalar_side) {
                 ck.ctx.type_error(
-                    scalar_side.span,
+                    scalar_side,
                     format!("a {d} scalar cannot combine with a {} array", r.dtype),
                     format!("convert the scalar with `as {}`", r.dtype),
                 );
@@ -216,7 +216,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
         }
         _ => {
             ck.ctx.type_error(
-                e.span,
+                e,
                 format!("cannot combine {lt} and {rt}"),
                 "elementwise operations take register arrays and scalars",
             );
@@ -234,7 +234,7 @@ pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -
         Ty::Error => return Ty::Error,
         other => {
             ck.ctx.type_error(
-                arg.span,
+                arg,
                 format!("math functions take register arrays or scalars, got {other}"),
                 "load the value first",
             );
@@ -247,7 +247,7 @@ pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -
     };
     if !ok {
         ck.ctx.type_error(
-            e.span,
+            e,
             format!("{func:?} is not defined for {dtype}").to_lowercase(),
             "cast to `f32` first: `.cast::<f32>()`",
         );
@@ -264,7 +264,7 @@ pub(super) fn check_cast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>)
         Ty::Error => Ty::Error,
         other => {
             ck.ctx.type_error(
-                value.span,
+                value,
                 format!("`.cast` converts register arrays and scalars, not {other}"),
                 "load the value first",
             );
@@ -292,7 +292,7 @@ pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: 
         (Layout::Wgmma, 0) => Layout::WgmmaCol,
         (other, _) => {
             ck.ctx.type_error(
-                value.span,
+                value,
                 format!(
                     "tessel reduces 2-D arrays in Layout::Wgmma along an axis, got {other} of shape {}",
                     crate::diag::shape_str(&r.shape)
@@ -368,7 +368,7 @@ pub(super) fn check_loop_carry(ck: &mut Checker, before: &[(String, Ty)], body_s
         let Some(var) = ck.lookup(name).cloned() else { continue };
         if let (Ty::Regs(a), Ty::Regs(b)) = (entry, &var.ty) {
             if a.layout != b.layout && a.shape == b.shape && a.dtype == b.dtype {
-                let span = var.assigned_at.unwrap_or(body_span);
+                let span = var.assigned_at.unwrap_or_else(|| body_span.into());
                 ck.ctx.error(span, Diag::LoopCarryLayout { index, out: b.layout, carry: a.layout });
                 if let Some(v) = ck.lookup_mut(name) {
                     v.ty = entry.clone();

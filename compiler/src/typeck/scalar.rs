@@ -10,7 +10,7 @@ pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
         ExprKind::Int(_, d) => Ty::Scalar(d.unwrap_or(DType::I32)),
         ExprKind::Float(_, d) => match d {
             Some(d) if !d.is_float() => {
-                ck.ctx.type_error(e.span, format!("a float literal cannot be {d}"), "use a float suffix such as `f32`");
+                ck.ctx.type_error(e, format!("a float literal cannot be {d}"), "use a float suffix such as `f32`");
                 Ty::Error
             }
             _ => Ty::Scalar(d.unwrap_or(DType::F32)),
@@ -27,7 +27,7 @@ pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
                 Ty::Error => Ty::Error,
                 other => {
                     ck.ctx.type_error(
-                        e.span,
+                        e,
                         format!("`as` converts scalars, not {other}"),
                         "convert register arrays with `.cast::<T>()`",
                     );
@@ -73,7 +73,7 @@ fn infer_unary(ck: &mut Checker, e: &Expr, op: UnOp, operand: &Expr) -> Ty {
         (Ty::Regs(r), UnOp::Neg) if r.dtype.is_float() || r.dtype.class() == Class::Signed => ty,
         _ => {
             ck.ctx.type_error(
-                e.span,
+                e,
                 format!("cannot apply `{}` to {ty}", if op == UnOp::Neg { "-" } else { "!" }),
                 "negate signed or float values; `!` takes bools and integers",
             );
@@ -102,7 +102,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
     }
     let (Ty::Scalar(mut a), Ty::Scalar(mut b)) = (lt.clone(), rt.clone()) else {
         ck.ctx.type_error(
-            e.span,
+            e,
             format!("cannot combine {lt} and {rt} with an operator"),
             "operators take scalars and register arrays",
         );
@@ -117,7 +117,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
     }
     if a != b {
         ck.ctx.type_error(
-            e.span,
+            e,
             format!("mismatched scalar types {a} and {b}"),
             format!("convert one side with `as {a}`"),
         );
@@ -148,7 +148,7 @@ fn scalar_result(ck: &mut Checker, e: &Expr, op: BinOp, d: DType) -> Ty {
     };
     if !ok {
         ck.ctx.type_error(
-            e.span,
+            e,
             format!("the operator does not apply to {d}"),
             "arithmetic takes numbers, `&&`/`||` take bools, bit operators take integers",
         );
@@ -167,7 +167,7 @@ pub(super) fn expect_int(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> boo
         Ty::Error => false,
         other => {
             ck.ctx.type_error(
-                e.span,
+                e,
                 format!("{what} must be an integer scalar, got {other}"),
                 "use an `i32` expression",
             );

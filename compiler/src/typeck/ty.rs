@@ -1,6 +1,5 @@
 //! The types `typeck` gives to values, with their Rust-side spellings for diagnostics.
 
-use crate::diag::shape_str;
 use crate::syntax::ast::Layout;
 use crate::types::DType;
 use std::fmt;
@@ -123,7 +122,7 @@ impl fmt::Display for Ty {
             Ty::Gmem(g) => write!(f, "{}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g)),
             Ty::Tile(g, _) => write!(f, "a tile of {}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g)),
             Ty::Smem(s) => {
-                write!(f, "Smem<{}, {}", s.dtype, shape_str(&s.shape()))?;
+                write!(f, "Smem<{}, {}", s.dtype, dims(&s.shape()))?;
                 if s.swizzle != 0 {
                     write!(f, ", Swizzle{}", s.swizzle)?;
                 }
@@ -134,11 +133,12 @@ impl fmt::Display for Ty {
             }
             Ty::Barrier(b) => match b.array {
                 Some(n) => write!(f, "Barrier<{}, {n}>", b.arrivals),
-                None => f.write_str("Barrier"),
+                None if b.arrivals == 1 => f.write_str("Barrier"),
+                None => write!(f, "Barrier<{}>", b.arrivals),
             },
-            Ty::Acc(a) => write!(f, "Acc<{}, {}>", a.dtype, shape_str(&a.shape)),
+            Ty::Acc(a) => write!(f, "Acc<{}, {}>", a.dtype, dims(&a.shape)),
             Ty::PreinitAcc(r) => write!(f, "Acc::from_regs({})", Ty::Regs(r.clone())),
-            Ty::Regs(r) => write!(f, "Regs<{}, {}, {}>", r.dtype, shape_str(&r.shape), r.layout),
+            Ty::Regs(r) => write!(f, "Regs<{}, {}, {}>", r.dtype, dims(&r.shape), r.layout),
         }
     }
 }
@@ -151,6 +151,12 @@ fn gmem_kind(g: &GmemTy) -> &'static str {
     }
 }
 
+/// Dimensions as a type writes them, as generic arguments: `64, 128`.
+fn dims(shape: &[i64]) -> String {
+    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+    dims.join(", ")
+}
+
 fn gmem_shape(g: &GmemTy) -> String {
     let dims: Vec<String> = g
         .shape
@@ -160,5 +166,5 @@ fn gmem_shape(g: &GmemTy) -> String {
             DimVal::Runtime(n) => n.clone(),
         })
         .collect();
-    format!("[{}]", dims.join(", "))
+    dims.join(", ")
 }

@@ -2,7 +2,7 @@
 //! them, and stop at the first failure of an operand so one mistake gives one error.
 
 use super::{AccTy, Checker, RegsTy, SmemTy, Ty};
-use crate::diag::Diag;
+use crate::diag::{Diag, Loc};
 use crate::legality::{self, WgmmaRow};
 use crate::syntax::ast::{Expr, Layout};
 use crate::types::DType;
@@ -47,21 +47,21 @@ fn check_acc_operand(ck: &mut Checker, acc: &Expr) -> Option<AccTy> {
         Ty::Acc(a) => {
             if a.sliced {
                 ck.ctx.type_error(
-                    acc.span,
+                    acc,
                     "wgmma accumulates into a whole accumulator, not a slice",
                     "allocate one accumulator per wgmma tile",
                 );
                 return None;
             }
             if !legality::WGMMA_OUT.contains(&a.dtype) {
-                ck.ctx.error(acc.span, Diag::WgmmaOutDtype { dtype: a.dtype });
+                ck.ctx.error(acc, Diag::WgmmaOutDtype { dtype: a.dtype });
                 return None;
             }
             Some(a)
         }
         Ty::Error => None,
         other => {
-            ck.ctx.error(acc.span, Diag::NotAnAcc { what: other.to_string() });
+            ck.ctx.error(acc, Diag::NotAnAcc { what: other.to_string() });
             None
         }
     }
@@ -73,15 +73,15 @@ fn check_a(ck: &mut Checker, a: &Expr) -> Option<Operand> {
         Ty::Smem(s) => Some(Operand::Smem(s)),
         Ty::Regs(r) => {
             if r.dtype.is_unsigned() {
-                ck.ctx.error(a.span, Diag::WgmmaUnsigned { side: "lhs", dtype: r.dtype });
+                ck.ctx.error(a, Diag::WgmmaUnsigned { side: "lhs", dtype: r.dtype });
                 return None;
             }
             if !legality::wgmma_row(r.dtype).is_some_and(|row| row.a_in_registers) {
-                ck.ctx.error(a.span, Diag::WgmmaRegADtype { dtype: r.dtype });
+                ck.ctx.error(a, Diag::WgmmaRegADtype { dtype: r.dtype });
                 return None;
             }
             if r.layout != Layout::Wgmma {
-                ck.ctx.error(a.span, Diag::WgmmaRegALayout { layout: r.layout });
+                ck.ctx.error(a, Diag::WgmmaRegALayout { layout: r.layout });
                 return None;
             }
             Some(Operand::Regs(r))
@@ -89,7 +89,7 @@ fn check_a(ck: &mut Checker, a: &Expr) -> Option<Operand> {
         Ty::Error => None,
         other => {
             ck.ctx.type_error(
-                a.span,
+                a,
                 format!("A must be a shared-memory ref or a register array, got {other}"),
                 "pass an `Smem<..>` buffer or a `Regs<..>` in Layout::Wgmma",
             );
@@ -104,7 +104,7 @@ fn check_b(ck: &mut Checker, b: &Expr) -> Option<Operand> {
         Ty::Smem(s) => Some(Operand::Smem(s)),
         Ty::Error => None,
         other => {
-            ck.ctx.error(b.span, Diag::WgmmaBInRegisters { what: other.to_string() });
+            ck.ctx.error(b, Diag::WgmmaBInRegisters { what: other.to_string() });
             None
         }
     }
@@ -122,25 +122,25 @@ fn check_dtypes(
 ) -> Option<&'static WgmmaRow> {
     for (e, op, side) in [(a, a_op, "lhs"), (b, b_op, "rhs")] {
         if op.dtype().is_unsigned() {
-            ck.ctx.error(e.span, Diag::WgmmaUnsigned { side, dtype: op.dtype() });
+            ck.ctx.error(e, Diag::WgmmaUnsigned { side, dtype: op.dtype() });
             return None;
         }
     }
     let (ad, bd) = (a_op.dtype(), b_op.dtype());
     if !legality::wgmma_operands_compatible(ad, bd) {
-        ck.ctx.error(b.span, Diag::WgmmaMixedDtypes { a: ad, b: bd });
+        ck.ctx.error(b, Diag::WgmmaMixedDtypes { a: ad, b: bd });
         return None;
     }
     let Some(row) = legality::wgmma_row(ad) else {
         ck.ctx.type_error(
-            a.span,
+            a,
             format!("WGMMA does not take {ad} operands"),
             "WGMMA multiplies f16, bf16, tf32 (f32 data stored as `tf32`), f8e4m3, f8e5m2 and i8",
         );
         return None;
     };
     if !row.accumulators.contains(&acc_ty.dtype) {
-        ck.ctx.error(acc.span, Diag::WgmmaAccForElement { element: ad, allowed: row.accumulators, acc: acc_ty.dtype });
+        ck.ctx.error(acc, Diag::WgmmaAccForElement { element: ad, allowed: row.accumulators, acc: acc_ty.dtype });
         return None;
     }
     Some(row)
@@ -161,34 +161,34 @@ fn check_shapes(
     let (sa, sb) = (a_op.shape(), b_op.shape());
     let ([m, k_a], [k_b, n]) = (sa.as_slice(), sb.as_slice()) else {
         ck.ctx.error(
-            a.span.join(b.span).unwrap_or(a.span),
+            Loc::new(a.span, b.end),
             Diag::MatmulShapes { a: sa.clone(), b: sb.clone(), acc: acc_ty.shape.clone() },
         );
         return false;
     };
     let (m, k_a, k_b, n) = (*m, *k_a, *k_b, *n);
     if m % legality::WGMMA_M != 0 {
-        ck.ctx.error(a.span, Diag::WgmmaM { m });
+        ck.ctx.error(a, Diag::WgmmaM { m });
         return false;
     }
     if !legality::NRule::Step8.allows(n) {
-        ck.ctx.error(b.span, Diag::WgmmaN { n });
+        ck.ctx.error(b, Diag::WgmmaN { n });
         return false;
     }
     if !row.n_rule.allows(n) {
-        ck.ctx.error(b.span, Diag::WgmmaIntN { n });
+        ck.ctx.error(b, Diag::WgmmaIntN { n });
         return false;
     }
     if k_a != k_b {
-        ck.ctx.error(b.span, Diag::WgmmaK { k_a, k_b });
+        ck.ctx.error(b, Diag::WgmmaK { k_a, k_b });
         return false;
     }
     if k_a % row.k_step != 0 {
-        ck.ctx.error(a.span, Diag::WgmmaKStep { k_step: row.k_step, k: k_a });
+        ck.ctx.error(a, Diag::WgmmaKStep { k_step: row.k_step, k: k_a });
         return false;
     }
     if acc_ty.shape != [m, n] {
-        ck.ctx.error(acc.span, Diag::WgmmaAccShape { m, n, shape: acc_ty.shape.clone() });
+        ck.ctx.error(acc, Diag::WgmmaAccShape { m, n, shape: acc_ty.shape.clone() });
         return false;
     }
     true
@@ -199,14 +199,14 @@ fn check_smem_layouts(ck: &mut Checker, a: &Expr, a_op: &Operand, b: &Expr, b_op
     for (e, op) in [(a, a_op), (b, b_op)] {
         if let Operand::Smem(s) = op {
             if s.swizzle == 0 {
-                ck.ctx.error(e.span, Diag::NoSwizzle);
+                ck.ctx.error(e, Diag::NoSwizzle);
                 return;
             }
         }
     }
     if let (Operand::Smem(sa), Operand::Smem(sb)) = (a_op, b_op) {
         if sa.swizzle != sb.swizzle {
-            ck.ctx.error(b.span, Diag::WgmmaSwizzleMismatch { a: sa.swizzle, b: sb.swizzle });
+            ck.ctx.error(b, Diag::WgmmaSwizzleMismatch { a: sa.swizzle, b: sb.swizzle });
             return;
         }
     }
@@ -215,7 +215,7 @@ fn check_smem_layouts(ck: &mut Checker, a: &Expr, a_op: &Operand, b: &Expr, b_op
     let b_mn_major = matches!(b_op, Operand::Smem(s) if !s.transposed);
     for (e, mn_major) in [(a, a_mn_major), (b, b_mn_major)] {
         if mn_major && !row.transposable {
-            ck.ctx.error(e.span, Diag::WgmmaTranspose { dtype: row.operand });
+            ck.ctx.error(e, Diag::WgmmaTranspose { dtype: row.operand });
             return;
         }
     }

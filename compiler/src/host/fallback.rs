@@ -1,0 +1,72 @@
+//! The module emitted beside the errors of a rejected kernel: the same items with the same
+//! parameter types, so that the crate's calls of `launch` and `interpret` add no errors of their
+//! own. Its bodies never run (the crate does not compile); they return an internal error anyway.
+
+use super::params::{host_param, HostParam};
+use super::{module, Input};
+use crate::syntax::ast::Kernel;
+use crate::typeck::Facts;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// The fallback module, or nothing when the input is not even a function. `kernel` and `facts`
+/// are what the front end could read and check, if anything.
+pub fn fallback(kernel: Option<&Kernel>, facts: Option<&Facts>, input: &Input) -> TokenStream {
+    let Ok(func) = syn::parse2::<syn::ItemFn>(input.item.clone()) else { return TokenStream::new() };
+    let name = &func.sig.ident;
+    let params: Vec<Param> = func.sig.inputs.iter().enumerate().map(|(i, arg)| param(kernel, i, arg)).collect();
+    let shapes = declare(&params, |p| p.shape_type());
+    let devices = declare(&params, |p| p.device_type());
+    let hosts = declare(&params, |p| p.host_type());
+    let n_dims = facts.map_or(0, |f| f.runtime_dims.len());
+    let signature = super::signature::placeholder(name);
+    let (entry, stream) = (name.to_string(), super::local("stream"));
+    let failed = quote! {
+        ::core::result::Result::Err(::tessel::__private::Error::Internal(
+            ::std::string::String::from(concat!("the kernel `", #entry, "` did not compile"))
+        ))
+    };
+    let items = quote! {
+        pub const SIGNATURE: ::tessel::__private::Signature = #signature;
+        pub const PTX: &str = "";
+        pub const ENTRY: &str = #entry;
+        #[allow(unused_variables, clippy::too_many_arguments)]
+        pub fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> { #failed }
+        #[allow(unused_variables, clippy::too_many_arguments)]
+        pub fn launch(#stream: &impl ::tessel::__private::AsStream, #(#devices),*) -> ::tessel::Result<()> { #failed }
+        #[allow(unused_variables, clippy::too_many_arguments)]
+        pub fn interpret(#(#hosts),*) -> ::tessel::Result<()> { #failed }
+    };
+    module(&func.vis, name, input, items)
+}
+
+/// `name: Type` for each parameter; a parameter whose type was not read takes anything.
+fn declare(params: &[Param], ty: impl Fn(&HostParam) -> TokenStream) -> Vec<TokenStream> {
+    params
+        .iter()
+        .map(|p| {
+            let name = &p.name;
+            let ty = p.host.as_ref().map_or_else(|| quote!(impl ::core::marker::Sized), &ty);
+            quote!(#name: #ty)
+        })
+        .collect()
+}
+
+/// A parameter of the fallback: its name, and its host view when the front end read its type.
+struct Param<'k> {
+    name: syn::Ident,
+    host: Option<HostParam<'k>>,
+}
+
+fn param<'k>(kernel: Option<&'k Kernel>, index: usize, arg: &syn::FnArg) -> Param<'k> {
+    let name = match arg {
+        syn::FnArg::Typed(pt) => match &*pt.pat {
+            syn::Pat::Ident(pi) => Some(pi.ident.clone()),
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    };
+    let Some(name) = name else { return Param { name: format_ident!("arg{}", index), host: None } };
+    let parsed = kernel.and_then(|k| k.params.iter().find(|p| p.name == name));
+    Param { host: parsed.and_then(|p| host_param(None, p)), name }
+}

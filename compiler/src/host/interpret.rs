@@ -1,0 +1,44 @@
+//! `interpret`: the kernel on the CPU, through tessel's interpreter.
+//!
+//! The interpreter reads the kernel from its source text (`SOURCE`, the attribute and the function
+//! as the macro received them) and runs the same checked program the PTX came from, on host tensors.
+
+use super::params::{HostKind, HostParam};
+use super::Input;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `static SOURCE` and `pub fn interpret(<host tensors and scalars>) -> Result<()>`.
+pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
+    let decls = params.iter().map(|p| p.declare(p.host_type()));
+    let shapes = params.iter().map(|p| {
+        let name = p.name;
+        match p.kind {
+            HostKind::Tensor { .. } => quote!(#name.shape()),
+            HostKind::Scalar { .. } => quote!(#name),
+        }
+    });
+    let args = params.iter().map(|p| {
+        let name = p.name;
+        match &p.kind {
+            HostKind::Tensor { mutable: false, .. } => quote!(::tessel::__private::interp::Arg::Tensor(#name)),
+            HostKind::Tensor { mutable: true, .. } => quote!(::tessel::__private::interp::Arg::TensorMut(#name)),
+            HostKind::Scalar { scalar, .. } => scalar.interp_arg(name),
+        }
+    });
+    let (attr, item) = (input.attr.to_string(), input.item.to_string());
+    quote! {
+        /// The kernel's source, read by the interpreter.
+        static SOURCE: ::tessel::__private::interp::KernelSource =
+            ::tessel::__private::interp::KernelSource { attr: #attr, item: #item };
+
+        /// Runs the kernel on the CPU: the same program as the PTX, on host tensors, one host
+        /// thread per warpgroup (so barriers and producer/consumer code behave), with TMA copies
+        /// synchronous. Checks the arguments first, exactly as `launch` does (`check_args`).
+        #[allow(clippy::too_many_arguments)]
+        pub fn interpret(#(#decls),*) -> ::tessel::Result<()> {
+            self::check_args(#(#shapes),*)?;
+            ::tessel::__private::interp::interpret(&SOURCE, &mut [#(#args),*])
+        }
+    }
+}

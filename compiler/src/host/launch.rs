@@ -1,0 +1,238 @@
+//! `check_args` and `launch`: the typed launch function of a kernel and the checks it makes before
+//! anything reaches the GPU.
+//!
+//! The order of a launch (tessel_runtime's `launch` module doc): check ranks and static dimensions,
+//! bind runtime dimensions, check divisibility, evaluate the grid (`check_args`, which needs no
+//! GPU); then check devices, encode tensor maps, load the module, take device pointers (holding
+//! their guards), and launch with the arguments in the order of the kernel ABI (`crate::ptx`).
+
+use super::grid;
+use super::local;
+use super::params::{HostKind, HostParam};
+use crate::diag::Ctxt;
+use crate::syntax::ast::{Dim, Kernel};
+use crate::typeck::Facts;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Extra dynamic shared memory the kernel asks for, so that it can round its base up to 1024
+/// bytes (the alignment of 128-byte-swizzled buffers); see the ABI in `crate::ptx`.
+const SMEM_ALIGN_SLACK: u64 = 1024;
+
+/// `pub fn check_args(<shapes and scalars>) -> Result<LaunchPlan<DIMS>>`.
+pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostParam]) -> TokenStream {
+    let decls = params.iter().map(|p| p.declare(p.shape_type()));
+    let dims_var = local("dims");
+    let binds = params.iter().filter_map(|p| {
+        let HostKind::Tensor { shape, .. } = &p.kind else { return None };
+        let (name, text) = (p.name, p.name.to_string());
+        let shape = shape.iter().map(|d| dim_spec(facts, d));
+        Some(quote!(::tessel::__private::bind_shape(&mut #dims_var, #text, #name, &[#(#shape),*])?;))
+    });
+    let dim_locals: Vec<_> = facts.runtime_dims.iter().map(|d| local(&format!("dim_{d}"))).collect();
+    let dim_names = &facts.runtime_dims;
+    let divisible = facts.divisibility.iter().map(|(dim, tile)| {
+        let value = local(&format!("dim_{dim}"));
+        let why = format!("the kernel's tiles are {tile} wide along {dim} and must cover it exactly");
+        let tile = usize::try_from(*tile).unwrap_or(0);
+        quote!(::tessel::__private::check_divisible(#dim, #value, #tile, #why)?;)
+    });
+    let grid = grid::grid(ctx, kernel, facts);
+    let block = 128 * kernel.attr.warpgroups.value;
+    let smem = u32::try_from(facts.smem_bytes + SMEM_ALIGN_SLACK).unwrap_or(u32::MAX);
+    let cluster = kernel.attr.cluster.value;
+    let n_dims = facts.runtime_dims.len();
+    quote! {
+        /// Checks a launch's arguments against the kernel's signature before anything reaches the
+        /// GPU: each tensor's rank and static dimensions, the runtime dimensions (equal wherever
+        /// they appear), the divisibility the kernel's tiles need, and the grid. Takes each
+        /// tensor's shape, so it runs without a GPU; `launch` and `interpret` call it first.
+        /// Returns the launch configuration and the runtime dimensions in `SIGNATURE` order.
+        #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
+        pub fn check_args(#(#decls),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> {
+            let mut #dims_var = ::tessel::__private::Dims::new();
+            #(#binds)*
+            #(let #dim_locals: ::core::primitive::usize = #dims_var.get(#dim_names)?;)*
+            #(#divisible)*
+            ::tessel::__private::LaunchPlan::new(
+                self::ENTRY,
+                #grid,
+                [#block, 1, 1],
+                #smem,
+                [#(#cluster),*],
+                [#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*],
+            )
+        }
+    }
+}
+
+/// A dimension of a parameter's declared shape, as a `Dim` constructor.
+fn dim_spec(facts: &Facts, d: &Dim) -> TokenStream {
+    match super::signature::static_dim(facts, d) {
+        Some(v) => quote!(::tessel::__private::Dim::Static(#v)),
+        None => {
+            let name = super::signature::dim_name(d);
+            quote!(::tessel::__private::Dim::Runtime(#name))
+        }
+    }
+}
+
+/// `pub fn launch(stream, <tensors and scalars>) -> Result<()>`.
+pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostParam]) -> TokenStream {
+    let decls = params.iter().map(|p| p.declare(p.device_type()));
+    let (stream, cu_stream, plan, module, args) =
+        (local("stream"), local("cu_stream"), local("plan"), local("module"), local("args"));
+    let shapes = params.iter().map(|p| shape_of(p));
+    let checks = tensors(params).map(|(p, _)| {
+        let (name, text) = (p.name, p.name.to_string());
+        quote!(#name.check_device(#text, #cu_stream)?;)
+    });
+    let (maps, map_args) = tensor_maps(ctx, kernel, facts);
+    let (pointers, guards) = pointers(params);
+    let abi_args = abi_args(facts, params, &plan, map_args);
+    let queue = queue(&stream, &module, &plan, &args, &guards);
+    quote! {
+        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). Checks the arguments
+        /// first (`check_args`); every failure is an `Err`, and nothing is launched then. The
+        /// launch is asynchronous: a fault inside the kernel surfaces at the next synchronizing
+        /// call (`Device::synchronize`, `DeviceTensor::to_host`).
+        #[allow(clippy::too_many_arguments)]
+        pub fn launch(
+            #stream: &impl ::tessel::__private::AsStream,
+            #(#decls),*
+        ) -> ::tessel::Result<()> {
+            let #plan = self::check_args(#(#shapes),*)?;
+            let #cu_stream = ::tessel::__private::AsStream::as_stream(#stream);
+            #(#checks)*
+            #(#maps)*
+            let #module = ::tessel::__private::Module::load(#stream, self::PTX, self::ENTRY)?;
+            #(#pointers)*
+            let #args = [#(#abi_args),*];
+            #queue
+        }
+    }
+}
+
+/// The statements taking each tensor's device address for the launch stream (`device_ptr_mut` for
+/// the written ones), and the guards they bind.
+fn pointers(params: &[HostParam]) -> (Vec<TokenStream>, Vec<syn::Ident>) {
+    tensors(params)
+        .map(|(p, mutable)| {
+            let (name, ptr, guard) = (p.name, local(&format!("ptr_{}", p.name)), local(&format!("guard_{}", p.name)));
+            let (take, cu_stream) =
+                (if mutable { quote!(device_ptr_mut) } else { quote!(device_ptr) }, local("cu_stream"));
+            (quote!(let (#ptr, #guard) = #name.#take(#cu_stream);), guard)
+        })
+        .unzip()
+}
+
+/// The launch call, then the guards' release: they order other streams' uses of the buffers after
+/// this launch, so they go only once it is queued.
+fn queue(
+    stream: &syn::Ident,
+    module: &syn::Ident,
+    plan: &syn::Ident,
+    args: &syn::Ident,
+    guards: &[syn::Ident],
+) -> TokenStream {
+    // Safety of the generated `unsafe` call, obligation by obligation (`tessel_runtime::launch`):
+    // - argument number, order and types: `abi_args` follows the kernel ABI (`crate::ptx`) of the
+    //   same checked kernel whose PTX is `PTX`; scalars have the ABI's types by construction;
+    // - live allocations: every pointer comes from `device_ptr`/`device_ptr_mut` of a tensor
+    //   borrowed for the whole call, on the launch stream's device (`check_device`), and its guard
+    //   is dropped only after the launch is queued;
+    // - bounds: each tensor's shape was checked against the signature (`check_args`), tiles cover
+    //   the runtime dimensions exactly, and those dimensions are passed to the kernel; TMA clips
+    //   boxes at the tensor map's bounds. A grid the user wrote larger than the arrays would make
+    //   plain (non-TMA) global accesses of the extra programs out of bounds unless the PTX
+    //   predicates them on the runtime dimensions: that is the PTX writer's obligation;
+    // - no aliasing of written buffers: the kernel writes only `GmemMut` parameters, which are
+    //   `&mut DeviceTensor`s, so Rust's borrows forbid passing a written buffer twice;
+    // - tensor maps: encoded here over the same tensors, with the box and swizzle the checker
+    //   recorded for the PTX (`Facts::tensor_maps`).
+    let call = quote!(unsafe { ::tessel::__private::launch(#stream, &#module, &#plan.config, &#args) });
+    if guards.is_empty() {
+        return call;
+    }
+    let launched = local("launched");
+    quote! {
+        let #launched = #call;
+        ::core::mem::drop((#(#guards,)*));
+        #launched
+    }
+}
+
+/// A parameter as `check_args` takes it: a tensor's shape, or the scalar itself.
+fn shape_of(p: &HostParam) -> TokenStream {
+    let name = p.name;
+    match p.kind {
+        HostKind::Tensor { .. } => quote!(#name.shape()),
+        HostKind::Scalar { .. } => quote!(#name),
+    }
+}
+
+/// The tensor parameters, with whether each is written.
+fn tensors<'a, 'k>(params: &'a [HostParam<'k>]) -> impl Iterator<Item = (&'a HostParam<'k>, bool)> {
+    params.iter().filter_map(|p| match p.kind {
+        HostKind::Tensor { mutable, .. } => Some((p, mutable)),
+        HostKind::Scalar { .. } => None,
+    })
+}
+
+/// The statements encoding each tensor map of `Facts::tensor_maps`, and the `KernelArg`s passing
+/// them. Maps are cached in the tensor they describe, so only the first launch encodes.
+fn tensor_maps(ctx: &Ctxt, kernel: &Kernel, facts: &Facts) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut encode = Vec::new();
+    let mut args = Vec::new();
+    for (i, map) in facts.tensor_maps.iter().enumerate() {
+        let internal = |what: String| {
+            ctx.type_error(
+                kernel.name.span(),
+                format!("internal tessel error: {what}"),
+                "this is a bug in tessel; please report it",
+            )
+        };
+        let Some(param) = kernel.params.get(map.param) else {
+            internal(format!("tensor map {i} names parameter {} of {}", map.param, kernel.params.len()));
+            continue;
+        };
+        let (name, text, var) = (&param.name, param.name.to_string(), local(&format!("map_{i}")));
+        let boxed: Vec<u32> = map.box_shape.iter().map(|&b| u32::try_from(b).unwrap_or(0)).collect();
+        if boxed.contains(&0) {
+            internal(format!("tensor map {i} has the box {:?}", map.box_shape));
+        }
+        let swizzle = match map.swizzle {
+            0 => quote!(None),
+            32 => quote!(B32),
+            64 => quote!(B64),
+            128 => quote!(B128),
+            other => {
+                internal(format!("tensor map {i} has a {other}-byte swizzle"));
+                quote!(None)
+            }
+        };
+        encode.push(quote! {
+            let #var = #name.tensor_map_cached(#text, &[#(#boxed),*], ::tessel::__private::Swizzle::#swizzle)?;
+        });
+        args.push(quote!(::tessel::__private::KernelArg::TensorMap(#var)));
+    }
+    (encode, args)
+}
+
+/// The kernel's arguments in ABI order: each parameter (pointers and scalars) in declaration
+/// order, then each runtime dimension as `.s32`, then each tensor map.
+fn abi_args(facts: &Facts, params: &[HostParam], plan: &syn::Ident, maps: Vec<TokenStream>) -> Vec<TokenStream> {
+    let mut args: Vec<TokenStream> = params
+        .iter()
+        .map(|p| match &p.kind {
+            HostKind::Tensor { .. } => {
+                let ptr = local(&format!("ptr_{}", p.name));
+                quote!(::tessel::__private::KernelArg::Ptr(#ptr))
+            }
+            HostKind::Scalar { scalar, .. } => scalar.kernel_arg(p.name),
+        })
+        .collect();
+    args.extend((0..facts.runtime_dims.len()).map(|i| quote!(::tessel::__private::KernelArg::I32(#plan.dims[#i]))));
+    args.extend(maps);
+    args
+}

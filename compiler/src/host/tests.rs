@@ -1,0 +1,238 @@
+//! The generated items of small kernels, read back with syn: signatures, the ABI order of the
+//! launch arguments, and the fallback of rejected kernels.
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+
+/// `crate::expand` of `#[kernel(attr)] item`, parsed as a file.
+fn expand(attr: TokenStream, item: TokenStream) -> syn::File {
+    let out = crate::expand(attr, item);
+    syn::parse2(out.clone()).unwrap_or_else(|e| panic!("the expansion does not parse: {e}\n{out}"))
+}
+
+/// The items of the module `name` in `file`.
+fn module<'a>(file: &'a syn::File, name: &str) -> &'a [syn::Item] {
+    file.items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Mod(m) if m.ident == name => m.content.as_ref().map(|(_, items)| items.as_slice()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no module `{name}` in {}", file.to_token_stream()))
+}
+
+fn function<'a>(items: &'a [syn::Item], name: &str) -> &'a syn::ItemFn {
+    items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no fn `{name}`"))
+}
+
+/// A function's signature as normalized token text.
+fn signature(f: &syn::ItemFn) -> String {
+    f.sig.to_token_stream().to_string()
+}
+
+/// A signature written in a test, normalized as `signature` does (`>>` and `> >` read alike).
+fn normalized(sig: TokenStream) -> String {
+    syn::parse2::<syn::Signature>(sig).expect("a signature").to_token_stream().to_string()
+}
+
+/// The compile errors of an expansion.
+fn errors(file: &syn::File) -> Vec<String> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "compile_error") => {
+                Some(m.mac.tokens.to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn gemm() -> (TokenStream, TokenStream) {
+    let attr = quote!(grid = (M / 64, N / 64));
+    let item = quote! {
+        /// C = alpha * A @ B.
+        pub fn gemm(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>, alpha: f32, seed: i64) {
+            let (i, j) = (program_id(0), program_id(1));
+            run_scoped(|acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier| {
+                for k in 0..K / 64 {
+                    copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                    copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                    barrier_wait(bar);
+                    wgmma(acc, a_s, b_s);
+                    wgmma_wait(0);
+                }
+                c.tile([i, j]).store(acc.load() * alpha);
+            });
+        }
+    };
+    (attr, item)
+}
+
+#[test]
+fn launch_interpret_and_check_args_take_the_kernel_parameters() {
+    let (attr, item) = gemm();
+    let file = expand(attr, item);
+    assert_eq!(errors(&file), Vec::<String>::new());
+    let items = module(&file, "gemm");
+    let p = quote!(::tessel::__private);
+    let bf16 = quote!(#p::bf16);
+    let f32 = quote!(::core::primitive::f32);
+    let i64 = quote!(::core::primitive::i64);
+    let expected = quote! {
+        fn launch(stream: &impl #p::AsStream, a: &#p::DeviceTensor<#bf16>, b: &#p::DeviceTensor<#bf16>,
+            c: &mut #p::DeviceTensor<#f32>, alpha: #f32, seed: #i64) -> ::tessel::Result<()>
+    };
+    assert_eq!(signature(function(items, "launch")), normalized(expected));
+    let expected = quote! {
+        fn interpret(a: &#p::HostTensor<#bf16>, b: &#p::HostTensor<#bf16>, c: &mut #p::HostTensor<#f32>,
+            alpha: #f32, seed: #i64) -> ::tessel::Result<()>
+    };
+    assert_eq!(signature(function(items, "interpret")), normalized(expected));
+    let usizes = quote!(&[::core::primitive::usize]);
+    let expected = quote! {
+        fn check_args(a: #usizes, b: #usizes, c: #usizes, alpha: #f32, seed: #i64)
+            -> ::tessel::Result<#p::LaunchPlan<3usize>>
+    };
+    assert_eq!(signature(function(items, "check_args")), normalized(expected));
+}
+
+#[test]
+fn the_module_has_the_constants_and_the_user_docs() {
+    let (attr, item) = gemm();
+    let out = crate::expand(attr, item).to_string();
+    for needle in
+        ["pub const SIGNATURE", "pub const PTX : & str", "pub const ENTRY : & str = \"gemm\"", "C = alpha * A @ B."]
+    {
+        assert!(out.contains(needle), "no `{needle}` in {out}");
+    }
+    assert!(out.contains("pub mod gemm"), "the module keeps the function's visibility");
+}
+
+#[test]
+fn launch_passes_arguments_in_abi_order() {
+    let (attr, item) = gemm();
+    let file = expand(attr, item);
+    let body = function(module(&file, "gemm"), "launch").block.to_token_stream().to_string();
+    let args = body.split("let args = [").nth(1).expect("an argument array");
+    let args = args.split("] ;").next().unwrap_or_default();
+    let order: Vec<&str> = [
+        "Ptr (ptr_a)",
+        "Ptr (ptr_b)",
+        "Ptr (ptr_c)",
+        "F32 (alpha)",
+        "U64 (seed as",
+        "dims [0usize]",
+        "dims [2usize]",
+        "TensorMap (map_0)",
+        "TensorMap (map_1)",
+    ]
+    .into_iter()
+    .collect();
+    let positions: Vec<usize> =
+        order.iter().map(|needle| args.find(needle).unwrap_or_else(|| panic!("no `{needle}` in {args}"))).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "out of ABI order: {args}");
+    // Writes go through `device_ptr_mut`, reads through `device_ptr`.
+    assert!(body.contains("c . device_ptr_mut"), "{body}");
+    assert!(body.contains("a . device_ptr (cu_stream)"), "{body}");
+    assert!(body.contains("Swizzle :: B128"), "{body}");
+}
+
+#[test]
+fn unsupported_parameter_types_are_errors_with_a_fallback() {
+    let attr = quote!(grid = (M / 64));
+    let item = quote! {
+        fn halve(x: Gmem<i4, M>, y: GmemMut<f32, M>, scale: bf16) {
+            let i = program_id(0);
+        }
+    };
+    let file = expand(attr, item);
+    let errors = errors(&file);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("unsupported in a tessel kernel: global arrays of i4"), "{errors:?}");
+    assert!(errors[1].contains("unsupported in a tessel kernel: scalar parameters of type bf16"), "{errors:?}");
+    // The fallback keeps the parameters the host understands and accepts anything for the others.
+    let launch = signature(function(module(&file, "halve"), "launch"));
+    assert!(launch.contains("y : & mut :: tessel :: __private :: DeviceTensor < :: core :: primitive :: f32 >"));
+    assert!(launch.contains("x : impl :: core :: marker :: Sized"), "{launch}");
+}
+
+#[test]
+fn a_rejected_kernel_still_gets_every_item() {
+    let attr = quote!(grid = (M / 64));
+    let item = quote! {
+        pub(crate) fn broken(x: Gmem<f32, M>, y: GmemMut<f32, M>) {
+            let i = program_id(0);
+            let z = undefined_name + 1;
+        }
+    };
+    let file = expand(attr, item);
+    assert_eq!(errors(&file).len(), 1);
+    let items = module(&file, "broken");
+    for name in ["check_args", "launch", "interpret"] {
+        function(items, name);
+    }
+    let interpret = signature(function(items, "interpret"));
+    assert!(interpret.contains("x : & :: tessel :: __private :: HostTensor < :: core :: primitive :: f32 >"));
+    assert!(crate::expand(
+        quote!(grid = (1)),
+        quote!(
+            struct NotAFunction;
+        )
+    )
+    .to_string()
+    .contains("compile_error"));
+}
+
+#[test]
+fn grid_expressions_become_checked_arithmetic() {
+    let attr = quote!(grid = ((M + 63) / 64, n, 2), consts(T = 4));
+    let item = quote! {
+        fn scaled(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>, n: u32) {
+            let i = program_id(0);
+        }
+    };
+    let file = expand(attr, item);
+    assert_eq!(errors(&file), Vec::<String>::new());
+    let body = function(module(&file, "scaled"), "check_args").block.to_token_stream().to_string();
+    assert!(body.contains("\"(M + 63) / 64\""), "{body}");
+    assert!(body.contains("GridValue :: from_usize (dim_M) + :: tessel :: __private :: GridValue :: new (63i64)"));
+    assert!(body.contains("i64 :: from (n)"), "{body}");
+    assert!(body.contains("Dim :: Static (64i64)"), "{body}");
+}
+
+#[test]
+fn grid_expressions_outside_integer_arithmetic_are_errors() {
+    let attr = quote!(grid = (num_programs(0)));
+    let item = quote! {
+        fn odd(x: GmemMut<f32, M>) {
+            let i = program_id(0);
+        }
+    };
+    let errors = errors(&expand(attr, item));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("this expression in the grid"), "{errors:?}");
+}
+
+#[test]
+fn raw_and_shadowing_parameter_names_are_fine() {
+    let attr = quote!(grid = (M / 64));
+    let item = quote! {
+        fn odd_names(r#type: Gmem<f32, M, 64>, stream: GmemMut<f32, M, 64>, check_args: i32) {
+            let i = program_id(0);
+            let v = r#type.tile([i, 0], [64, 64]).load(Layout::Strided);
+            stream.tile([i, 0], [64, 64]).store(v);
+        }
+    };
+    let file = expand(attr, item);
+    assert_eq!(errors(&file), Vec::<String>::new());
+    let body = function(module(&file, "odd_names"), "launch").block.to_token_stream().to_string();
+    assert!(body.contains("self :: check_args (r#type . shape () , stream . shape () , check_args)"), "{body}");
+    assert!(body.contains("ptr_type"), "{body}");
+}

@@ -1,0 +1,142 @@
+//! Expressions: the dispatch from each `ExprKind` to the `emit_<op>` function of its concern.
+
+use super::gen::Gen;
+use super::value::Val;
+use super::{memory, mma, regs, scalar, sync, tma, wgmma};
+use crate::syntax::ast::{Expr, ExprKind};
+use crate::typeck::Ty;
+use crate::types::DType;
+
+impl Gen<'_> {
+    pub fn expr(&mut self, e: &Expr) -> Val {
+        use ExprKind as K;
+        match &e.kind {
+            K::Invalid => Val::Unit,
+            K::Int(v, _) => match self.ty(e) {
+                Ty::Scalar(d) if *d != DType::I32 => Val::Scalar { reg: self.const_reg(*d, *v as f64), dtype: *d },
+                _ => Val::Const(*v),
+            },
+            K::Float(v, _) => {
+                let d = match self.ty(e) {
+                    Ty::Scalar(d) => *d,
+                    _ => DType::F32,
+                };
+                Val::Scalar { reg: self.const_reg(d, *v), dtype: d }
+            }
+            K::Bool(b) => Val::Scalar { reg: self.const_reg(DType::Bool, *b as i64 as f64), dtype: DType::Bool },
+            K::Var(name) => self.var(e, &name.to_string()),
+            K::Tuple(items) => Val::Tuple(items.iter().map(|i| self.expr(i)).collect()),
+            K::Unary { op, operand } => self.unary(e, *op, operand),
+            K::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs),
+            K::ScalarCast { value, dtype } => {
+                let from = match self.ty(value) {
+                    Ty::Scalar(d) => *d,
+                    _ => DType::I32,
+                };
+                let v = self.expr(value);
+                let v = self.materialize(v, &Ty::Scalar(from));
+                match v {
+                    Val::Scalar { reg, .. } => Val::Scalar { reg: scalar::convert(self, from, dtype.value, &reg), dtype: dtype.value },
+                    other => other,
+                }
+            }
+            K::ProgramId(axis) => self.special(&format!("%ctaid.{}", xyz(axis.value))),
+            K::NumPrograms(axis) => self.special(&format!("%nctaid.{}", xyz(axis.value))),
+            K::WarpgroupId => Val::Scalar { reg: self.lanes.wg.clone(), dtype: DType::I32 },
+            K::ClusterRank => self.special("%cluster_ctarank"),
+            K::Tile { gmem, index, .. } => memory::emit_tile(self, gmem, index),
+            K::At { base, index } => memory::emit_at(self, base, index),
+            K::Slice { base, args } => memory::emit_slice(self, e, base, args),
+            K::Transpose { base, .. } => memory::emit_transpose(self, e, base),
+            K::Load { src, .. } => memory::emit_load(self, e, src),
+            K::Store { dst, value } => memory::emit_store(self, dst, value),
+            K::AccFromRegs(_) => Val::Unit,
+            K::Splat { value, .. } => regs::emit_splat(self, e, value),
+            K::Iota { axis, .. } => regs::emit_iota(self, e, axis.value),
+            K::Wgmma { acc, a, b } => wgmma::emit_wgmma(self, acc, a, b),
+            K::WgmmaWait(n) => {
+                self.w.ins(format!("wgmma.wait_group.sync.aligned {}", n.value));
+                Val::Unit
+            }
+            K::Mma { acc, a, b } => mma::emit_mma(self, e, acc, a, b),
+            K::CopyGmemToSmem { src, dst, barrier, multicast } => tma::emit_load(self, e, src, dst, barrier, multicast.is_some()),
+            K::CopySmemToGmem { src, dst } => tma::emit_store(self, e, src, dst),
+            K::CommitSmem => sync::emit_commit_smem(self),
+            K::WaitSmemToGmem(n) => {
+                self.w.ins(format!("cp.async.bulk.wait_group {}", n.value));
+                Val::Unit
+            }
+            K::BarrierArrive(b) => sync::emit_arrive(self, b),
+            K::BarrierWait(b) => sync::emit_wait(self, b),
+            K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, n.value),
+            K::RunScoped { collective_axes, params, body } => sync::emit_run_scoped(self, collective_axes.is_some(), params, body),
+            K::RunState { init, param, body } => sync::emit_run_state(self, init, param, body),
+            K::Math { func, arg } => regs::emit_math(self, e, *func, arg),
+            K::Math2 { func, lhs, rhs } => regs::emit_math2(self, e, *func, lhs, rhs),
+            K::Cast { value, dtype } => regs::emit_cast(self, e, value, dtype.value),
+            K::Reduce { value, op, axis } => regs::emit_reduce(self, e, value, *op, axis.value),
+            K::Broadcast { value, .. } => regs::emit_broadcast(self, e, value),
+            K::ToLayout { value, .. } => regs::emit_to_layout(self, e, value),
+            K::LayoutCast { value, .. } => regs::emit_layout_cast(self, e, value),
+        }
+    }
+
+    fn special(&mut self, name: &str) -> Val {
+        let r = self.w.reg(super::writer::Class::B32);
+        self.w.ins(format!("mov.u32 {r}, {name}"));
+        Val::Scalar { reg: r, dtype: DType::I32 }
+    }
+
+    fn var(&mut self, e: &Expr, name: &str) -> Val {
+        if let Some(v) = self.lookup(name) {
+            return v;
+        }
+        if let Some(c) = self.facts.consts.get(name) {
+            return Val::Const(*c);
+        }
+        if let Some(r) = self.dims.get(name) {
+            return Val::Scalar { reg: r.clone(), dtype: DType::I32 };
+        }
+        let _ = e;
+        Val::Unit
+    }
+
+    fn unary(&mut self, e: &Expr, op: crate::syntax::ast::UnOp, operand: &Expr) -> Val {
+        let v = self.expr(operand);
+        match (v, self.ty(e)) {
+            (Val::Const(c), _) if op == crate::syntax::ast::UnOp::Neg => Val::Const(-c),
+            (Val::Regs { regs, ty }, _) => regs::emit_unary(self, op, regs, ty),
+            (v, ty) => match self.materialize(v, ty) {
+                Val::Scalar { reg, dtype } => scalar::unary(self, op, dtype, &reg),
+                other => other,
+            },
+        }
+    }
+
+    fn binary(&mut self, e: &Expr, op: crate::syntax::ast::BinOp, lhs: &Expr, rhs: &Expr) -> Val {
+        if matches!(self.ty(e), Ty::Regs(_)) {
+            return regs::emit_binary(self, e, op, lhs, rhs);
+        }
+        let dtype = scalar::operand_dtype(self, lhs, rhs);
+        let (a, b) = (self.expr(lhs), self.expr(rhs));
+        if let (Val::Const(x), Val::Const(y)) = (&a, &b) {
+            if let Some(v) = scalar::fold(op, *x, *y) {
+                return Val::Const(v);
+            }
+        }
+        let a = self.materialize(a, &Ty::Scalar(dtype));
+        let b = self.materialize(b, &Ty::Scalar(dtype));
+        match (a, b) {
+            (Val::Scalar { reg: ra, .. }, Val::Scalar { reg: rb, .. }) => scalar::binary(self, op, dtype, &ra, &rb),
+            _ => Val::Unit,
+        }
+    }
+}
+
+fn xyz(axis: u32) -> char {
+    match axis {
+        0 => 'x',
+        1 => 'y',
+        _ => 'z',
+    }
+}

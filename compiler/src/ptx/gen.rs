@@ -1,0 +1,314 @@
+//! The code generator's state and its walk over statements.
+
+use super::layout;
+use super::value::Val;
+use super::writer::{Class, Writer};
+use crate::syntax::ast::{Block, Expr, Kernel, Stmt};
+use crate::typeck::{Facts, Ty};
+use crate::types::DType;
+use std::collections::HashMap;
+
+/// Per-thread registers computed once in the prologue.
+pub struct Lanes {
+    /// Thread index in the whole program (`%tid.x`).
+    pub tid_all: String,
+    /// Thread index within the warpgroup, 0..128.
+    pub tid: String,
+    /// Warp within the warpgroup, 0..4.
+    pub w: String,
+    /// `lane >> 2` and `lane & 3`.
+    pub g: String,
+    pub t: String,
+    /// `16 w + g` and `2 t`: the base of the WGMMA fragment.
+    pub row16: String,
+    pub t2: String,
+    /// The warpgroup's index in the program.
+    pub wg: String,
+    /// True in thread 0 of each warpgroup: the thread that issues TMA copies and barrier arrivals.
+    pub leader: String,
+    /// True in thread 0 of the program.
+    pub first: String,
+}
+
+/// A local name's value; mutable names remember the registers they were declared with, so that a
+/// loop that changes a layout and changes it back writes into the same registers every iteration.
+struct Binding {
+    val: Val,
+    home: Option<Val>,
+}
+
+pub struct Gen<'a> {
+    pub w: Writer,
+    pub kernel: &'a Kernel,
+    pub facts: &'a Facts,
+    pub lanes: Lanes,
+    /// The 1024-aligned shared address of the program's shared memory (`.b32`).
+    pub smem_base: String,
+    /// Parameter addresses (`.b64`, global) by parameter index; scalars by name.
+    pub params: HashMap<usize, String>,
+    /// Runtime dimensions (`.b32`) by name.
+    pub dims: HashMap<String, String>,
+    /// Generic addresses of the tensor maps (`.b64`).
+    pub tmaps: Vec<String>,
+    /// Per barrier allocation: a `.b32` mask of the parity bits of its barriers (one bit per element).
+    pub parity: HashMap<usize, String>,
+    /// The next allocation of `Facts::allocs` to bind (allocations are recorded in program order).
+    pub next_alloc: usize,
+    scopes: Vec<HashMap<String, Binding>>,
+}
+
+impl<'a> Gen<'a> {
+    pub fn new(kernel: &'a Kernel, facts: &'a Facts, w: Writer, lanes: Lanes, smem_base: String) -> Self {
+        Gen {
+            w,
+            kernel,
+            facts,
+            lanes,
+            smem_base,
+            params: HashMap::new(),
+            dims: HashMap::new(),
+            tmaps: Vec::new(),
+            parity: HashMap::new(),
+            next_alloc: 0,
+            scopes: vec![HashMap::new()],
+        }
+    }
+
+    /// The type typeck gave an expression.
+    pub fn ty(&self, e: &Expr) -> &'a Ty {
+        static ERROR: Ty = Ty::Error;
+        self.facts.types.get(e.id as usize).unwrap_or(&ERROR)
+    }
+
+    pub fn bind(&mut self, name: &str, val: Val, mutable: bool) {
+        if name == "_" {
+            return;
+        }
+        let home = mutable.then(|| val.clone());
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), Binding { val, home });
+        }
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<Val> {
+        self.scopes.iter().rev().find_map(|s| s.get(name)).map(|b| b.val.clone())
+    }
+
+    pub fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    pub fn block(&mut self, b: &Block) -> Val {
+        self.push_scope();
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        let v = match &b.tail {
+            Some(t) => self.expr(t),
+            None => Val::Unit,
+        };
+        self.pop_scope();
+        v
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { names, init, .. } => {
+                let v = self.expr(init);
+                let v = self.materialize(v, self.ty(init));
+                // Assignments write into a mutable name's registers, so a mutable name gets registers
+                // of its own, and so does a name bound to another name (which may be mutable).
+                let owns = names.iter().any(|(_, m)| *m) || matches!(init.kind, crate::syntax::ast::ExprKind::Var(_));
+                let v = if owns { self.fresh_copy(v) } else { v };
+                match (names.as_slice(), v) {
+                    ([(n, m)], v) => self.bind(&n.to_string(), v, *m),
+                    (many, Val::Tuple(parts)) => {
+                        for ((n, m), p) in many.iter().zip(parts) {
+                            self.bind(&n.to_string(), p, *m);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Const(_) => {}
+            Stmt::Assign { name, value, .. } => {
+                let v = self.expr(value);
+                let v = self.materialize(v, self.ty(value));
+                self.assign(&name.to_string(), v);
+            }
+            Stmt::For { var, start, end, body, .. } => self.for_loop(&var.to_string(), start, end, body),
+            Stmt::If { cond, then, otherwise, .. } => self.if_stmt(cond, then, otherwise.as_ref()),
+            Stmt::Expr(e) => {
+                self.expr(e);
+            }
+        }
+    }
+
+    /// Writes a new value into a mutable name: into its home registers when the layout matches.
+    fn assign(&mut self, name: &str, v: Val) {
+        let Some(binding) = self.scopes.iter_mut().rev().find_map(|s| s.get_mut(name)) else { return };
+        let home = binding.home.clone();
+        match (&home, &v) {
+            (Some(Val::Scalar { reg: h, dtype }), Val::Scalar { reg, .. }) => {
+                let (h, reg, dtype) = (h.clone(), reg.clone(), *dtype);
+                self.mov(dtype, &h, &reg);
+                self.set_binding(name, home.clone().unwrap_or(Val::Unit));
+            }
+            (Some(Val::Regs { regs: h, ty: ht }), Val::Regs { regs, ty }) if ht.layout == ty.layout => {
+                for (d, s) in h.clone().iter().zip(regs) {
+                    self.mov(ty.dtype, d, s);
+                }
+                self.set_binding(name, home.clone().unwrap_or(Val::Unit));
+            }
+            _ => self.set_binding(name, v),
+        }
+    }
+
+    fn set_binding(&mut self, name: &str, v: Val) {
+        if let Some(b) = self.scopes.iter_mut().rev().find_map(|s| s.get_mut(name)) {
+            b.val = v;
+        }
+    }
+
+    /// The same value in new registers (scalars and register arrays; tuples part by part).
+    fn fresh_copy(&mut self, v: Val) -> Val {
+        match v {
+            Val::Scalar { reg, dtype } => {
+                let r = self.w.reg_for(dtype);
+                self.mov(dtype, &r, &reg);
+                Val::Scalar { reg: r, dtype }
+            }
+            Val::Regs { regs, ty } => {
+                let regs = regs
+                    .iter()
+                    .map(|s| {
+                        let r = self.w.reg_for(ty.dtype);
+                        self.mov(ty.dtype, &r, s);
+                        r
+                    })
+                    .collect();
+                Val::Regs { regs, ty }
+            }
+            Val::Tuple(parts) => Val::Tuple(parts.into_iter().map(|p| self.fresh_copy(p)).collect()),
+            other => other,
+        }
+    }
+
+    /// Gives constants a register (values bound to names are always registers).
+    pub fn materialize(&mut self, v: Val, ty: &Ty) -> Val {
+        match (v, ty) {
+            (Val::Const(c), Ty::Scalar(d)) => {
+                let reg = self.const_reg(*d, c as f64);
+                Val::Scalar { reg, dtype: *d }
+            }
+            (Val::Const(c), _) => {
+                let reg = self.const_reg(DType::I32, c as f64);
+                Val::Scalar { reg, dtype: DType::I32 }
+            }
+            (v, _) => v,
+        }
+    }
+
+    /// A register holding a constant of `dtype`.
+    pub fn const_reg(&mut self, dtype: DType, value: f64) -> String {
+        let reg = self.w.reg_for(dtype);
+        let text = super::scalar::literal(dtype, value);
+        match Class::of(dtype) {
+            Class::Pred => self.w.ins(format!("setp.ne.u32 {reg}, {}, 0", if value != 0.0 { 1 } else { 0 })),
+            Class::B16 => self.w.ins(format!("mov.b16 {reg}, {text}")),
+            Class::B32 => self.w.ins(format!("mov.b32 {reg}, {text}")),
+            Class::B64 => self.w.ins(format!("mov.b64 {reg}, {text}")),
+            Class::F32 => self.w.ins(format!("mov.f32 {reg}, {text}")),
+        }
+        reg
+    }
+
+    pub fn mov(&mut self, dtype: DType, dst: &str, src: &str) {
+        let suffix = match Class::of(dtype) {
+            Class::Pred => "pred",
+            Class::B16 => "b16",
+            Class::B32 => "b32",
+            Class::B64 => "b64",
+            Class::F32 => "f32",
+        };
+        self.w.ins(format!("mov.{suffix} {dst}, {src}"));
+    }
+
+    fn for_loop(&mut self, var: &str, start: &Expr, end: &Expr, body: &Block) {
+        let s = self.scalar_reg(start);
+        let e = self.scalar_reg(end);
+        let i = self.w.reg(Class::B32);
+        self.w.ins(format!("mov.b32 {i}, {s}"));
+        let (top, exit) = (self.w.label("loop"), self.w.label("done"));
+        let p = self.w.reg(Class::Pred);
+        self.w.put_label(&top);
+        self.w.ins(format!("setp.ge.s32 {p}, {i}, {e}"));
+        self.w.ins(format!("@{p} bra {exit}"));
+        self.push_scope();
+        self.bind(var, Val::Scalar { reg: i.clone(), dtype: DType::I32 }, false);
+        self.block(body);
+        self.pop_scope();
+        self.w.ins(format!("add.s32 {i}, {i}, 1"));
+        self.w.ins(format!("bra.uni {top}"));
+        self.w.put_label(&exit);
+    }
+
+    fn if_stmt(&mut self, cond: &Expr, then: &Block, otherwise: Option<&Block>) {
+        let c = self.expr(cond);
+        let p = match self.materialize(c, &Ty::Scalar(DType::Bool)) {
+            Val::Scalar { reg, .. } => reg,
+            _ => return,
+        };
+        let (else_l, end_l) = (self.w.label("else"), self.w.label("endif"));
+        self.w.ins(format!("@!{p} bra {else_l}"));
+        self.block(then);
+        self.w.ins(format!("bra.uni {end_l}"));
+        self.w.put_label(&else_l);
+        if let Some(o) = otherwise {
+            self.block(o);
+        }
+        self.w.put_label(&end_l);
+    }
+
+    /// An integer scalar expression in a `.b32` register.
+    pub fn scalar_reg(&mut self, e: &Expr) -> String {
+        let v = self.expr(e);
+        match self.materialize(v, &Ty::Scalar(DType::I32)) {
+            Val::Scalar { reg, .. } => reg,
+            _ => self.const_reg(DType::I32, 0.0),
+        }
+    }
+
+    /// `16 * (w % m_warps) + g`: the first row of this warp's mma block.
+    pub fn warp_row_base(&mut self, m_warps: i64) -> String {
+        let r = self.w.reg(Class::B32);
+        self.w.ins(format!("rem.u32 {r}, {}, {m_warps}", self.lanes.w));
+        self.w.ins(format!("mad.lo.u32 {r}, {r}, 16, {}", self.lanes.g));
+        r
+    }
+
+    /// `(w / m_warps) * n_per + mult * t`: the first column of this warp's mma accumulator block.
+    pub fn warp_col_base(&mut self, m_warps: i64, n_per: i64, mult: i64) -> String {
+        let r = self.w.reg(Class::B32);
+        let t = self.lane_times_t(mult);
+        self.w.ins(format!("div.u32 {r}, {}, {m_warps}", self.lanes.w));
+        self.w.ins(format!("mad.lo.u32 {r}, {r}, {n_per}, {t}"));
+        r
+    }
+
+    /// `mult * t`.
+    pub fn lane_times_t(&mut self, mult: i64) -> String {
+        let r = self.w.reg(Class::B32);
+        self.w.ins(format!("mul.lo.u32 {r}, {}, {mult}", self.lanes.t));
+        r
+    }
+
+    /// The elements this thread holds of an array.
+    pub fn fragment(&mut self, layout: crate::syntax::ast::Layout, shape: &[i64], dtype: DType) -> layout::Frag {
+        layout::fragment(self, layout, shape, dtype)
+    }
+}

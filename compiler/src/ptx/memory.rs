@@ -1,0 +1,435 @@
+//! Views of memory and register loads and stores: global tiles, shared-memory slabs, slices and
+//! transposes, and element addresses (with the swizzle the buffer was declared with).
+
+use super::gen::Gen;
+use super::layout::Frag;
+use super::value::Val;
+use super::writer::Class;
+use crate::legality;
+use crate::syntax::ast::{Expr, SliceArg};
+use crate::typeck::{AccTy, AllocKind, RegsTy, SmemTy, Ty};
+use crate::types::{Class as DClass, DType};
+
+pub fn emit_tile(g: &mut Gen, gmem: &Expr, index: &[Expr]) -> Val {
+    let Val::Gmem { param, addr } = g.expr(gmem) else { return Val::Unit };
+    let index = index.iter().map(|i| g.scalar_reg(i)).collect();
+    Val::Tile { param, addr, index }
+}
+
+/// The allocation's stored shape: strides come from it, whatever view is taken.
+fn alloc_stored(g: &Gen, ty: &SmemTy) -> Vec<i64> {
+    match &g.facts.allocs[ty.alloc].kind {
+        AllocKind::Smem { stored, .. } => stored.clone(),
+        _ => ty.stored.clone(),
+    }
+}
+
+fn elem_bytes(d: DType) -> i64 {
+    (d.bits() as i64 / 8).max(1)
+}
+
+pub fn emit_at(g: &mut Gen, base: &Expr, index: &Expr) -> Val {
+    let b = g.expr(base);
+    let i = g.scalar_reg(index);
+    match b {
+        Val::Smem { addr, ty } => {
+            let full = alloc_stored(g, &ty);
+            let removed = full.len() - ty.stored.len();
+            let slab: i64 = full[removed + 1..].iter().product::<i64>() * elem_bytes(ty.dtype);
+            let r = g.w.reg(Class::B32);
+            g.w.ins(format!("mad.lo.u32 {r}, {i}, {slab}, {addr}"));
+            let mut stored = ty.stored.clone();
+            stored.remove(0);
+            Val::Smem { addr: r, ty: SmemTy { stored, ..ty } }
+        }
+        Val::Barrier { addr, alloc, .. } => {
+            let r = g.w.reg(Class::B32);
+            g.w.ins(format!("mad.lo.u32 {r}, {i}, 8, {addr}"));
+            Val::Barrier { addr: r, alloc, index: Some(i), array: false }
+        }
+        other => other,
+    }
+}
+
+pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, args: &[SliceArg]) -> Val {
+    let b = g.expr(base);
+    let starts: Vec<i64> = args
+        .iter()
+        .map(|a| match a {
+            SliceArg::Full(_) => 0,
+            SliceArg::Range { start, .. } => const_of(g, start),
+        })
+        .collect();
+    match (b, g.ty(e).clone()) {
+        (Val::Smem { addr, ty }, Ty::Smem(new_ty)) => {
+            let n = starts.len();
+            let mut stored_starts = starts.clone();
+            if ty.transposed && n >= 2 {
+                stored_starts.swap(n - 1, n - 2);
+            }
+            let full = alloc_stored(g, &ty);
+            let off = smem_offset_const(&full, &ty, &stored_starts);
+            let r = g.w.reg(Class::B32);
+            g.w.ins(format!("add.u32 {r}, {addr}, {off}"));
+            Val::Smem { addr: r, ty: new_ty }
+        }
+        (Val::Acc { regs, ty }, Ty::Acc(new_ty)) => {
+            let keep = select_acc(&ty, &new_ty, &starts);
+            let regs = keep.into_iter().map(|i| regs[i].clone()).collect();
+            Val::Acc { regs, ty: new_ty }
+        }
+        (other, _) => other,
+    }
+}
+
+fn const_of(g: &Gen, e: &Expr) -> i64 {
+    match &e.kind {
+        crate::syntax::ast::ExprKind::Int(v, _) => *v,
+        crate::syntax::ast::ExprKind::Var(n) => g.facts.consts.get(&n.to_string()).copied().unwrap_or(0),
+        crate::syntax::ast::ExprKind::Binary { op, lhs, rhs } => {
+            super::scalar::fold(*op, const_of(g, lhs), const_of(g, rhs)).unwrap_or(0)
+        }
+        _ => 0,
+    }
+}
+
+/// Byte offset of a statically known stored position in a view (slices never cut a swizzled row).
+fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
+    let eb = elem_bytes(ty.dtype);
+    let n = stored_starts.len();
+    let f = full.len();
+    let (rows, cols) = (full[f - 2.min(f - 1)], full[f - 1]);
+    let mut off = 0;
+    for d in 0..n.saturating_sub(2) {
+        let dim = f - n + d;
+        off += stored_starts[d] * full[dim + 1..].iter().product::<i64>() * eb;
+    }
+    let (r0, c0) = if n >= 2 { (stored_starts[n - 2], stored_starts[n - 1]) } else { (0, stored_starts[n - 1]) };
+    let _ = rows;
+    if ty.swizzle != 0 {
+        off + r0 * ty.swizzle as i64
+    } else {
+        off + (r0 * cols + c0) * eb
+    }
+}
+
+/// The registers of an accumulator slice, by the WGMMA fragment's element order.
+fn select_acc(full: &AccTy, part: &AccTy, starts: &[i64]) -> Vec<usize> {
+    let (n, pn) = (full.shape[1], part.shape[1]);
+    let (r0, c0) = (starts[0], starts[1]);
+    let mut keep = Vec::new();
+    let per_mt = (n / 2) as usize;
+    for mt in (r0 / 64)..((r0 + part.shape[0]) / 64) {
+        for i in 0..per_mt {
+            let col = 8 * (i as i64 >> 2);
+            if col >= c0 && col < c0 + pn {
+                keep.push(mt as usize * per_mt + i);
+            }
+        }
+    }
+    if full.dtype == DType::F16 {
+        keep.into_iter().filter(|i| i % 2 == 0).map(|i| i / 2).collect()
+    } else {
+        keep
+    }
+}
+
+pub fn emit_transpose(g: &mut Gen, e: &Expr, base: &Expr) -> Val {
+    match (g.expr(base), g.ty(e).clone()) {
+        (Val::Smem { addr, .. }, Ty::Smem(ty)) => Val::Smem { addr, ty },
+        (other, _) => other,
+    }
+}
+
+/// Coordinates (one `.b32` register per dimension) of element `e` of a fragment over `shape`.
+pub fn elem_coords(g: &mut Gen, frag: &Frag, e: usize, shape: &[i64]) -> Vec<String> {
+    if frag.flat {
+        let flat = g.w.reg(Class::B32);
+        g.w.ins(format!("add.u32 {flat}, {}, {}", frag.base[0], frag.offsets[e][0]));
+        let mut coords = vec![String::new(); shape.len()];
+        let mut rest = flat;
+        for d in (0..shape.len()).rev() {
+            let c = g.w.reg(Class::B32);
+            g.w.ins(format!("rem.u32 {c}, {rest}, {}", shape[d]));
+            let q = g.w.reg(Class::B32);
+            g.w.ins(format!("div.u32 {q}, {rest}, {}", shape[d]));
+            coords[d] = c;
+            rest = q;
+        }
+        return coords;
+    }
+    frag.base
+        .iter()
+        .zip(&frag.offsets[e])
+        .map(|(b, o)| {
+            let r = g.w.reg(Class::B32);
+            g.w.ins(format!("add.u32 {r}, {b}, {o}"));
+            r
+        })
+        .collect()
+}
+
+/// The predicate "this strided element exists", for arrays that do not fill every thread.
+fn exists(g: &mut Gen, frag: &Frag, e: usize) -> Option<String> {
+    if !frag.flat || frag.total % 128 == 0 {
+        return None;
+    }
+    let p = g.w.reg(Class::Pred);
+    g.w.ins(format!("setp.lt.u32 {p}, {}, {}", frag.base[0], frag.total - frag.offsets[e][0]));
+    Some(p)
+}
+
+/// Shared address of the element at view coordinates `coords` (`.b32`).
+pub fn smem_addr(g: &mut Gen, base: &str, ty: &SmemTy, coords: &[String]) -> String {
+    let full = alloc_stored(g, ty);
+    let eb = elem_bytes(ty.dtype);
+    let n = coords.len();
+    let (mut r, mut c) = if n >= 2 { (Some(coords[n - 2].clone()), coords[n - 1].clone()) } else { (None, coords[0].clone()) };
+    if ty.transposed && n >= 2 {
+        let row = r.take().unwrap_or_default();
+        r = Some(c);
+        c = row;
+    }
+    let off = g.w.reg(Class::B32);
+    let cols = full[full.len() - 1];
+    if ty.swizzle != 0 {
+        let w = legality::swizzle_elems(ty.swizzle, ty.dtype);
+        let rows = if full.len() >= 2 { full[full.len() - 2] } else { 1 };
+        let (q, m) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
+        g.w.ins(format!("div.u32 {q}, {c}, {w}"));
+        g.w.ins(format!("rem.u32 {m}, {c}, {w}"));
+        g.w.ins(format!("mul.lo.u32 {off}, {q}, {}", rows * ty.swizzle as i64));
+        if let Some(r) = &r {
+            g.w.ins(format!("mad.lo.u32 {off}, {r}, {}, {off}", ty.swizzle));
+        }
+        g.w.ins(format!("mad.lo.u32 {off}, {m}, {eb}, {off}"));
+    } else {
+        match &r {
+            Some(r) => g.w.ins(format!("mul.lo.u32 {off}, {r}, {}", cols * eb)),
+            None => g.w.ins(format!("mov.u32 {off}, 0")),
+        }
+        g.w.ins(format!("mad.lo.u32 {off}, {c}, {eb}, {off}"));
+    }
+    let addr = g.w.reg(Class::B32);
+    g.w.ins(format!("add.u32 {addr}, {base}, {off}"));
+    if ty.swizzle != 0 {
+        swizzle(g, &addr, ty.swizzle)
+    } else {
+        addr
+    }
+}
+
+/// Applies the hardware swizzle to an absolute shared address: bits [4, 4+b) ^= bits [7, 7+b) with
+/// b = log2(swizzle / 16) (hopper-ptx-facts §4).
+pub fn swizzle(g: &mut Gen, addr: &str, swizzle: u32) -> String {
+    let mask = swizzle / 16 - 1;
+    let t = g.w.reg(Class::B32);
+    g.w.ins(format!("shr.u32 {t}, {addr}, 3"));
+    g.w.ins(format!("and.b32 {t}, {t}, {}", mask << 4));
+    let r = g.w.reg(Class::B32);
+    g.w.ins(format!("xor.b32 {r}, {addr}, {t}"));
+    r
+}
+
+/// Global address (`.b64`) of an element of a tile: block index times tile shape plus coordinates.
+fn gmem_addr(g: &mut Gen, base: &str, param: usize, index: &[String], tile: &[i64], coords: &[String], dtype: DType) -> String {
+    let dims = gmem_dims(g, param);
+    let n = coords.len();
+    let lin = g.w.reg(Class::B64);
+    g.w.ins(format!("mov.u64 {lin}, 0"));
+    for d in 0..n {
+        let gc = g.w.reg(Class::B32);
+        g.w.ins(format!("mad.lo.u32 {gc}, {}, {}, {}", index[d], tile[d], coords[d]));
+        let stride = g.w.reg(Class::B64);
+        g.w.ins(format!("mov.u64 {stride}, 1"));
+        for dim in &dims[d + 1..] {
+            let w = g.w.reg(Class::B64);
+            g.w.ins(format!("cvt.u64.u32 {w}, {dim}"));
+            g.w.ins(format!("mul.lo.u64 {stride}, {stride}, {w}"));
+        }
+        let gw = g.w.reg(Class::B64);
+        g.w.ins(format!("cvt.u64.u32 {gw}, {gc}"));
+        g.w.ins(format!("mad.lo.u64 {lin}, {gw}, {stride}, {lin}"));
+    }
+    let addr = g.w.reg(Class::B64);
+    g.w.ins(format!("mad.lo.u64 {addr}, {lin}, {}, {base}", elem_bytes(dtype)));
+    addr
+}
+
+/// The dimensions of a global parameter as registers or immediates.
+fn gmem_dims(g: &mut Gen, param: usize) -> Vec<String> {
+    let Some(crate::syntax::ast::ParamTy::Gmem { shape, .. }) = g.kernel.params.get(param).map(|p| p.ty.clone()) else {
+        return Vec::new();
+    };
+    shape
+        .iter()
+        .map(|d| match d {
+            crate::syntax::ast::Dim::Lit(v) => v.value.to_string(),
+            crate::syntax::ast::Dim::Name(n) => {
+                let name = n.to_string();
+                match g.facts.consts.get(&name) {
+                    Some(v) => v.to_string(),
+                    None => g.dims.get(&name).cloned().unwrap_or_else(|| "0".into()),
+                }
+            }
+        })
+        .collect()
+}
+
+/// `ld`/`st` type suffix and register class for an element in memory.
+fn mem_type(d: DType) -> &'static str {
+    match d {
+        DType::F32 | DType::Tf32 => "f32",
+        DType::Bf16 | DType::F16 => "b16",
+        DType::F8E4M3 | DType::F8E5M2 | DType::U8 | DType::Bool => "u8",
+        DType::I8 | DType::I4 => "s8",
+        DType::I16 => "s16",
+        DType::U16 => "u16",
+        DType::I32 | DType::U32 => "b32",
+        DType::I64 | DType::U64 => "b64",
+    }
+}
+
+/// Where a register array is read from or written to.
+enum Place {
+    Smem { addr: String, ty: SmemTy },
+    Gmem { addr: String, param: usize, index: Vec<String>, tile: Vec<i64> },
+}
+
+fn elem_address(g: &mut Gen, place: &Place, coords: &[String], dtype: DType) -> (String, &'static str) {
+    match place {
+        Place::Smem { addr, ty } => (smem_addr(g, addr, ty, coords), "shared"),
+        Place::Gmem { addr, param, index, tile } => (gmem_addr(g, addr, *param, index, tile, coords, dtype), "global"),
+    }
+}
+
+/// `src.load(layout)`: from an accumulator, shared memory or a global tile.
+pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
+    let Ty::Regs(rt) = g.ty(e).clone() else { return Val::Unit };
+    let place = match g.expr(src) {
+        Val::Acc { regs, ty } => return Val::Regs { regs: acc_to_regs(g, &ty, &regs), ty: rt },
+        Val::Smem { addr, ty } => Place::Smem { addr, ty },
+        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: rt.shape.clone() },
+        _ => return Val::Unit,
+    };
+    let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
+    let mut regs = Vec::new();
+    for el in 0..frag.len() {
+        let coords = elem_coords(g, &frag, el, &rt.shape);
+        let (addr, space) = elem_address(g, &place, &coords, rt.dtype);
+        let r = g.w.reg_for(rt.dtype);
+        let guard = exists(g, &frag, el).map(|p| format!("@{p} ")).unwrap_or_default();
+        let target = if rt.dtype == DType::Bool { g.w.reg(Class::B32) } else { r.clone() };
+        g.w.ins(format!("{guard}ld.{space}.{} {target}, [{addr}]", mem_type(rt.dtype)));
+        if rt.dtype == DType::Bool {
+            g.w.ins(format!("setp.ne.u32 {r}, {target}, 0"));
+        }
+        regs.push(r);
+    }
+    Val::Regs { regs, ty: rt }
+}
+
+/// `dst.store(value)`.
+pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
+    let Ty::Regs(vt) = g.ty(value).clone() else { return Val::Unit };
+    let d = g.expr(dst);
+    let Val::Regs { regs, .. } = g.expr(value) else { return Val::Unit };
+    let place = match d {
+        Val::Acc { regs: acc, ty } => {
+            let src = regs_for_layout(g, &vt, &regs, crate::syntax::ast::Layout::Wgmma, &ty.shape);
+            let packed = regs_to_acc(g, &ty, &src);
+            for (a, s) in acc.iter().zip(&packed) {
+                let suffix = if ty.dtype == DType::F32 { "f32" } else { "b32" };
+                g.w.ins(format!("mov.{suffix} {a}, {s}"));
+            }
+            return Val::Unit;
+        }
+        Val::Smem { addr, ty } => Place::Smem { addr, ty },
+        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: vt.shape.clone() },
+        _ => return Val::Unit,
+    };
+    let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
+    if vt.layout == crate::syntax::ast::Layout::Splat {
+        // A splat has one register; store it at every position through a strided walk.
+        let strided = RegsTy { layout: crate::syntax::ast::Layout::Strided, ..vt.clone() };
+        let regs = regs_for_layout(g, &vt, &regs, strided.layout, &vt.shape);
+        return store_frag(g, &place, &strided, &regs);
+    }
+    let _ = frag;
+    store_frag(g, &place, &vt, &regs)
+}
+
+fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
+    let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
+    for (el, r) in regs.iter().enumerate().take(frag.len()) {
+        let coords = elem_coords(g, &frag, el, &vt.shape);
+        let (addr, space) = elem_address(g, place, &coords, vt.dtype);
+        let guard = exists(g, &frag, el).map(|p| format!("@{p} ")).unwrap_or_default();
+        let src = if vt.dtype == DType::Bool {
+            let b = g.w.reg(Class::B32);
+            g.w.ins(format!("selp.u32 {b}, 1, 0, {r}"));
+            b
+        } else {
+            r.clone()
+        };
+        g.w.ins(format!("{guard}st.{space}.{} [{addr}], {src}", mem_type(vt.dtype)));
+    }
+    Val::Unit
+}
+
+/// A splat's single register repeated for every element of `layout`; other arrays unchanged.
+pub fn regs_for_layout(g: &mut Gen, vt: &RegsTy, regs: &[String], layout: crate::syntax::ast::Layout, shape: &[i64]) -> Vec<String> {
+    if vt.layout == crate::syntax::ast::Layout::Splat && layout != vt.layout {
+        let n = super::layout::count(layout, shape, vt.dtype);
+        return (0..n).map(|_| regs[0].clone()).collect();
+    }
+    regs.to_vec()
+}
+
+/// Accumulator registers as WGMMA-layout elements (f16 accumulators unpack their pairs).
+pub fn acc_to_regs(g: &mut Gen, ty: &AccTy, acc: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in acc {
+        match ty.dtype {
+            DType::F16 => {
+                let (lo, hi) = (g.w.reg(Class::B16), g.w.reg(Class::B16));
+                g.w.ins(format!("mov.b32 {{{lo}, {hi}}}, {a}"));
+                out.push(lo);
+                out.push(hi);
+            }
+            d => {
+                let r = g.w.reg_for(d);
+                g.mov(d, &r, a);
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// WGMMA-layout elements as accumulator registers (f16 pairs packed, low half first).
+pub fn regs_to_acc(g: &mut Gen, ty: &AccTy, regs: &[String]) -> Vec<String> {
+    match ty.dtype {
+        DType::F16 => regs
+            .chunks(2)
+            .map(|pair| {
+                let r = g.w.reg(Class::B32);
+                g.w.ins(format!("mov.b32 {r}, {{{}, {}}}", pair[0], pair.get(1).unwrap_or(&pair[0])));
+                r
+            })
+            .collect(),
+        d => regs
+            .iter()
+            .map(|s| {
+                let r = g.w.reg(if d == DType::F32 { Class::F32 } else { Class::B32 });
+                g.mov(d, &r, s);
+                r
+            })
+            .collect(),
+    }
+}
+
+#[allow(dead_code)]
+fn is_signed(d: DType) -> bool {
+    d.class() == DClass::Signed
+}

@@ -1,0 +1,234 @@
+//! Reductions of register arrays: `x.sum(axis)`, `x.max(axis)`, `x.min(axis)`.
+//!
+//! A `Layout::Wgmma` [M, N] array reduces along axis 1 to a `WgmmaRow` [M] vector and along axis 0
+//! to a `WgmmaCol` [N] vector. Thread (warp w, lane l = 4g + t) holds element `i` of 64-row tile
+//! `mt` at row `16w + g + 8((i >> 1) & 1) + 64mt`, column `8(i >> 2) + 2t + (i & 1)` (layout.rs):
+//! - a row `(mt, h)` is spread over this thread's elements with `(i >> 1) & 1 = h` and over the four
+//!   lanes `t` of the quad, so a row reduction combines its own elements, then shuffles with lane
+//!   xor 1 and xor 2;
+//! - a column `8j + 2t + c` is spread over this thread's elements `i = 4j + 2h + c` of every tile,
+//!   over the eight lanes `g` of the warp (lane xor 4, 8, 16) and over the four warps, which meet
+//!   in scratch shared memory.
+//!
+//! Floats reduce in f32 (16-bit and 8-bit floats are rounded once, at the end); integers reduce in
+//! 32 or 64 bits and sums wrap to the dtype's width, as the interpreter's step-by-step wrapping
+//! does; bools reduce as 0/1 (a sum is an `or`). Butterfly shuffles leave every lane with the same
+//! bits (IEEE addition is commutative), and every thread combines the warps' partials in the same
+//! order, so replicated elements agree exactly.
+
+use super::gen::Gen;
+use super::scalar;
+use super::scratch;
+use super::sync::sync_warpgroup;
+use super::value::Val;
+use super::writer::Class;
+use crate::syntax::ast::{Expr, Layout, ReduceOp};
+use crate::typeck::{RegsTy, Ty};
+use crate::types::DType;
+
+pub fn emit(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val {
+    let Ty::Regs(out) = g.ty(e).clone() else { return Val::Unit };
+    let Val::Regs { regs, ty } = g.expr(value) else { return Val::Unit };
+    let regs = match (ty.layout, axis) {
+        (Layout::Splat, _) => vec![splat(g, op, ty.dtype, &regs[0], ty.shape[axis as usize])],
+        (Layout::Wgmma, 1) => rows(g, op, &ty, &regs),
+        (Layout::Wgmma, 0) => columns(g, op, &ty, &regs),
+        // typeck admits no other reduction.
+        _ => return Val::Unit,
+    };
+    Val::Regs { regs, ty: out }
+}
+
+/// The dtype a reduction computes in.
+fn work_dtype(d: DType) -> DType {
+    match d {
+        DType::Bf16 | DType::F16 | DType::F32 | DType::Tf32 | DType::F8E4M3 | DType::F8E5M2 => DType::F32,
+        DType::I4 | DType::I8 | DType::I16 | DType::I32 => DType::I32,
+        DType::U8 | DType::U16 | DType::U32 | DType::Bool => DType::U32,
+        DType::I64 => DType::I64,
+        DType::U64 => DType::U64,
+    }
+}
+
+/// An element in the reduction's dtype (narrow integers already live widened in `.b32`).
+fn to_work(g: &mut Gen, d: DType, r: &str) -> String {
+    match d {
+        DType::Bool => {
+            let w = g.w.reg(Class::B32);
+            g.w.ins(format!("selp.u32 {w}, 1, 0, {r}"));
+            w
+        }
+        d if d.is_float() => scalar::convert(g, d, DType::F32, r),
+        _ => r.to_string(),
+    }
+}
+
+/// A result back in the array's dtype: floats rounded once, narrow integer sums wrapped.
+fn from_work(g: &mut Gen, d: DType, r: &str) -> String {
+    let bits = d.bits();
+    match d {
+        DType::Bool => {
+            let p = g.w.reg(Class::Pred);
+            g.w.ins(format!("setp.ne.u32 {p}, {r}, 0"));
+            p
+        }
+        d if d.is_float() => scalar::convert(g, DType::F32, d, r),
+        DType::I4 | DType::I8 | DType::I16 | DType::U8 | DType::U16 => {
+            let sign = if d.is_unsigned() { "u32" } else { "s32" };
+            let w = g.w.reg(Class::B32);
+            g.w.ins(format!("bfe.{sign} {w}, {r}, 0, {bits}"));
+            w
+        }
+        _ => r.to_string(),
+    }
+}
+
+/// `a op b` in the reduction's dtype `w`.
+fn combine(g: &mut Gen, op: ReduceOp, w: DType, a: &str, b: &str) -> String {
+    let name = match op {
+        ReduceOp::Sum => "add",
+        ReduceOp::Max => "max",
+        ReduceOp::Min => "min",
+    };
+    let r = g.w.reg_for(w);
+    g.w.ins(format!("{name}.{} {r}, {a}, {b}", scalar::arith_type(w)));
+    r
+}
+
+/// Combines registers pairwise (a tree, so the dependency chain is logarithmic).
+fn tree(g: &mut Gen, op: ReduceOp, w: DType, mut vals: Vec<String>) -> String {
+    while vals.len() > 1 {
+        let mut next = Vec::with_capacity(vals.len().div_ceil(2));
+        for pair in vals.chunks(2) {
+            match pair {
+                [a, b] => next.push(combine(g, op, w, a, b)),
+                [a] => next.push(a.clone()),
+                _ => {}
+            }
+        }
+        vals = next;
+    }
+    vals.pop().unwrap_or_default()
+}
+
+/// `shfl.sync.bfly` with lane xor `mask` (PTX ISA #data-movement-and-conversion-instructions-shfl-sync);
+/// 64-bit values move as two halves.
+fn shuffle(g: &mut Gen, w: DType, v: &str, mask: u32) -> String {
+    let one = |g: &mut Gen, x: &str| {
+        let r = g.w.reg(if w == DType::F32 { Class::F32 } else { Class::B32 });
+        g.w.ins(format!("shfl.sync.bfly.b32 {r}, {x}, {mask}, 31, -1"));
+        r
+    };
+    if !matches!(w, DType::I64 | DType::U64) {
+        return one(g, v);
+    }
+    let (lo, hi) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
+    g.w.ins(format!("mov.b64 {{{lo}, {hi}}}, {v}"));
+    let (lo, hi) = (one(g, &lo), one(g, &hi));
+    let r = g.w.reg(Class::B64);
+    g.w.ins(format!("mov.b64 {r}, {{{lo}, {hi}}}"));
+    r
+}
+
+/// Combines `v` across the lanes that differ in the bits of `masks`.
+fn across_lanes(g: &mut Gen, op: ReduceOp, w: DType, mut v: String, masks: &[u32]) -> String {
+    for m in masks {
+        let other = shuffle(g, w, &v, *m);
+        v = combine(g, op, w, &v, &other);
+    }
+    v
+}
+
+/// A reduction of a splat of `len` elements along the axis: `v * len` for sums, `v` otherwise.
+fn splat(g: &mut Gen, op: ReduceOp, d: DType, v: &str, len: i64) -> String {
+    let w = work_dtype(d);
+    let x = to_work(g, d, v);
+    let r = g.w.reg_for(w);
+    match (op, w) {
+        (ReduceOp::Sum, DType::F32) => g.w.ins(format!("mul.rn.f32 {r}, {x}, {}", scalar::literal(w, len as f64))),
+        (ReduceOp::Sum, _) if d != DType::Bool => g.w.ins(format!("mul.lo.{} {r}, {x}, {len}", scalar::arith_type(w))),
+        _ => g.mov(w, &r, &x),
+    }
+    from_work(g, d, &r)
+}
+
+/// Axis 1: one value per row `(mt, h)`, in `WgmmaRow` order `2mt + h`.
+fn rows(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<String> {
+    let (m, n) = (ty.shape[0] as usize, ty.shape[1] as usize);
+    let w = work_dtype(ty.dtype);
+    let per_tile = n / 2;
+    g.w.comment(format!("{op:?} over axis 1 of [{m}, {n}]: own elements, then lanes xor 1, 2"));
+    let mut out = Vec::new();
+    for mt in 0..m / 64 {
+        for h in 0..2 {
+            let mine: Vec<String> = (0..per_tile)
+                .filter(|i| (i >> 1) & 1 == h)
+                .map(|i| to_work(g, ty.dtype, &regs[mt * per_tile + i]))
+                .collect();
+            let v = tree(g, op, w, mine);
+            let v = across_lanes(g, op, w, v, &[1, 2]);
+            out.push(from_work(g, ty.dtype, &v));
+        }
+    }
+    out
+}
+
+/// Axis 0: one value per column `8j + 2t + c`, in `WgmmaCol` order `2j + c`.
+fn columns(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<String> {
+    let (m, n) = (ty.shape[0] as usize, ty.shape[1] as usize);
+    let w = work_dtype(ty.dtype);
+    let per_tile = n / 2;
+    g.w.comment(format!("{op:?} over axis 0 of [{m}, {n}]: own elements, lanes xor 4, 8, 16, then warps"));
+    let mut partials = Vec::new();
+    for j in 0..n / 8 {
+        for c in 0..2 {
+            let mine: Vec<String> = (0..m / 64)
+                .flat_map(|mt| (0..2).map(move |h| mt * per_tile + 4 * j + 2 * h + c))
+                .map(|i| to_work(g, ty.dtype, &regs[i]))
+                .collect();
+            let v = tree(g, op, w, mine);
+            partials.push(across_lanes(g, op, w, v, &[4, 8, 16]));
+        }
+    }
+    let totals = across_warps(g, op, w, &partials, n as i64);
+    totals.iter().map(|v| from_work(g, ty.dtype, v)).collect()
+}
+
+/// Combines each warp's column partials through scratch laid out as [warp][column] of `w`: lanes
+/// with g = 0 store their columns `8j + 2t + c`, the warpgroup synchronizes, and every thread reads
+/// the four warps' partials of its columns and combines them in warp order.
+fn across_warps(g: &mut Gen, op: ReduceOp, w: DType, partials: &[String], n: i64) -> Vec<String> {
+    let wb = scratch::work_bytes(w) as i64;
+    let st = match w {
+        DType::F32 => "f32",
+        DType::I64 | DType::U64 => "b64",
+        _ => "b32",
+    };
+    let base = scratch::base(g);
+    // This thread's first column, 2t, in the partials of warp 0.
+    let col = g.w.reg(Class::B32);
+    g.w.ins(format!("mad.lo.u32 {col}, {}, {wb}, {base}", g.lanes.t2));
+    let own = g.w.reg(Class::B32);
+    g.w.ins(format!("mad.lo.u32 {own}, {}, {}, {col}", g.lanes.w, n * wb));
+    let writer = g.w.reg(Class::Pred);
+    g.w.ins(format!("setp.eq.u32 {writer}, {}, 0", g.lanes.g));
+    let offset = |k: usize| (8 * (k as i64 / 2) + (k as i64 % 2)) * wb;
+    for (k, v) in partials.iter().enumerate() {
+        g.w.ins(format!("@{writer} st.shared.{st} [{own}+{}], {v}", offset(k)));
+    }
+    sync_warpgroup(g);
+    let totals = (0..partials.len())
+        .map(|k| {
+            let parts: Vec<String> = (0..4)
+                .map(|warp| {
+                    let r = g.w.reg_for(w);
+                    g.w.ins(format!("ld.shared.{st} {r}, [{col}+{}]", warp * n * wb + offset(k)));
+                    r
+                })
+                .collect();
+            parts[1..].iter().fold(parts[0].clone(), |acc, p| combine(g, op, w, &acc, p))
+        })
+        .collect();
+    sync_warpgroup(g);
+    totals
+}

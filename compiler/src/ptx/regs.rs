@@ -1,0 +1,212 @@
+//! Register arrays: elementwise arithmetic, math, casts, splats. Every op works on this thread's
+//! elements in fragment order, so elementwise code is layout-independent.
+
+use super::gen::Gen;
+use super::memory::regs_for_layout;
+use super::scalar;
+use super::value::Val;
+use super::writer::Class;
+use crate::syntax::ast::{BinOp, Expr, Layout, MathFn, MathFn2, ReduceOp, UnOp};
+use crate::typeck::{RegsTy, Ty};
+use crate::types::DType;
+
+fn result_ty(g: &Gen, e: &Expr) -> Option<RegsTy> {
+    match g.ty(e) {
+        Ty::Regs(r) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+/// The operand's registers, widened to `layout`'s element count (splats and scalars repeat).
+fn operand_regs(g: &mut Gen, e: &Expr, dtype: DType, layout: Layout, shape: &[i64]) -> Vec<String> {
+    let v = g.expr(e);
+    let n = super::layout::count(layout, shape, dtype);
+    match v {
+        Val::Regs { regs, ty } => regs_for_layout(g, &ty, &regs, layout, shape),
+        Val::Const(c) => {
+            let r = g.const_reg(dtype, c as f64);
+            vec![r; n]
+        }
+        Val::Scalar { reg, dtype: from } => {
+            let r = scalar::convert(g, from, dtype, &reg);
+            vec![r; n]
+        }
+        _ => Vec::new(),
+    }
+}
+
+pub fn emit_splat(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
+    let Some(ty) = result_ty(g, e) else { return Val::Unit };
+    let v = g.expr(value);
+    let reg = match v {
+        Val::Const(c) => g.const_reg(ty.dtype, c as f64),
+        Val::Scalar { reg, dtype } => {
+            let r = scalar::convert(g, dtype, ty.dtype, &reg);
+            // A fresh register, so that later writes through a mutable name do not alias the scalar.
+            let out = g.w.reg_for(ty.dtype);
+            g.mov(ty.dtype, &out, &r);
+            out
+        }
+        _ => return Val::Unit,
+    };
+    Val::Regs { regs: vec![reg], ty }
+}
+
+pub fn emit_binary(g: &mut Gen, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Val {
+    let Some(ty) = result_ty(g, e) else { return Val::Unit };
+    let operand_dtype = match (g.ty(lhs), g.ty(rhs)) {
+        (Ty::Regs(r), _) | (_, Ty::Regs(r)) => r.dtype,
+        _ => ty.dtype,
+    };
+    let a = operand_regs(g, lhs, operand_dtype, ty.layout, &ty.shape);
+    let b = operand_regs(g, rhs, operand_dtype, ty.layout, &ty.shape);
+    let regs = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| match scalar::binary(g, op, operand_dtype, x, y) {
+            Val::Scalar { reg, .. } => reg,
+            _ => x.clone(),
+        })
+        .collect();
+    Val::Regs { regs, ty }
+}
+
+pub fn emit_unary(g: &mut Gen, op: UnOp, regs: Vec<String>, ty: RegsTy) -> Val {
+    let regs = regs
+        .iter()
+        .map(|r| match scalar::unary(g, op, ty.dtype, r) {
+            Val::Scalar { reg, .. } => reg,
+            _ => r.clone(),
+        })
+        .collect();
+    Val::Regs { regs, ty }
+}
+
+/// One math function on an f32 register (PTX ISA §9.7.3: ex2.approx, lg2.approx, sqrt.rn, ...).
+fn math_f32(g: &mut Gen, func: MathFn, x: &str) -> String {
+    let r = g.w.reg(Class::F32);
+    match func {
+        MathFn::Exp2 => g.w.ins(format!("ex2.approx.ftz.f32 {r}, {x}")),
+        MathFn::Exp => {
+            let t = g.w.reg(Class::F32);
+            g.w.ins(format!("mul.f32 {t}, {x}, 0f3FB8AA3B"));
+            g.w.ins(format!("ex2.approx.ftz.f32 {r}, {t}"));
+        }
+        MathFn::Log2 => g.w.ins(format!("lg2.approx.ftz.f32 {r}, {x}")),
+        MathFn::Log => {
+            let t = g.w.reg(Class::F32);
+            g.w.ins(format!("lg2.approx.ftz.f32 {t}, {x}"));
+            g.w.ins(format!("mul.f32 {r}, {t}, 0f3F317218"));
+        }
+        MathFn::Sqrt => g.w.ins(format!("sqrt.rn.f32 {r}, {x}")),
+        MathFn::Rsqrt => g.w.ins(format!("rsqrt.approx.ftz.f32 {r}, {x}")),
+        MathFn::Tanh => g.w.ins(format!("tanh.approx.f32 {r}, {x}")),
+        MathFn::Abs => g.w.ins(format!("abs.f32 {r}, {x}")),
+        MathFn::Recip => g.w.ins(format!("rcp.rn.f32 {r}, {x}")),
+    }
+    r
+}
+
+fn math_one(g: &mut Gen, func: MathFn, dtype: DType, x: &str) -> String {
+    if func == MathFn::Abs && dtype.is_int() {
+        let r = g.w.reg_for(dtype);
+        g.w.ins(format!("abs.{} {r}, {x}", scalar::arith_type(dtype)));
+        return r;
+    }
+    let f = scalar::convert(g, dtype, DType::F32, x);
+    let y = math_f32(g, func, &f);
+    scalar::convert(g, DType::F32, dtype, &y)
+}
+
+pub fn emit_math(g: &mut Gen, e: &Expr, func: MathFn, arg: &Expr) -> Val {
+    match g.expr(arg) {
+        Val::Regs { regs, ty } => {
+            let regs = regs.iter().map(|r| math_one(g, func, ty.dtype, r)).collect();
+            Val::Regs { regs, ty }
+        }
+        Val::Scalar { reg, dtype } => Val::Scalar { reg: math_one(g, func, dtype, &reg), dtype },
+        Val::Const(c) => {
+            let d = match g.ty(e) {
+                Ty::Scalar(d) => *d,
+                _ => DType::F32,
+            };
+            let reg = g.const_reg(d, c as f64);
+            Val::Scalar { reg: math_one(g, func, d, &reg), dtype: d }
+        }
+        other => other,
+    }
+}
+
+fn minmax(g: &mut Gen, func: MathFn2, dtype: DType, a: &str, b: &str) -> String {
+    let name = if func == MathFn2::Max { "max" } else { "min" };
+    if matches!(dtype, DType::Bf16 | DType::F16 | DType::F8E4M3 | DType::F8E5M2) {
+        let (fa, fb) = (scalar::convert(g, dtype, DType::F32, a), scalar::convert(g, dtype, DType::F32, b));
+        let r = g.w.reg(Class::F32);
+        g.w.ins(format!("{name}.f32 {r}, {fa}, {fb}"));
+        return scalar::convert(g, DType::F32, dtype, &r);
+    }
+    let r = g.w.reg_for(dtype);
+    g.w.ins(format!("{name}.{} {r}, {a}, {b}", scalar::arith_type(dtype)));
+    r
+}
+
+pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) -> Val {
+    match g.ty(e).clone() {
+        Ty::Regs(ty) => {
+            let a = operand_regs(g, lhs, ty.dtype, ty.layout, &ty.shape);
+            let b = operand_regs(g, rhs, ty.dtype, ty.layout, &ty.shape);
+            let regs = a.iter().zip(&b).map(|(x, y)| minmax(g, func, ty.dtype, x, y)).collect();
+            Val::Regs { regs, ty }
+        }
+        Ty::Scalar(d) => {
+            let (a, b) = (g.expr(lhs), g.expr(rhs));
+            let a = g.materialize(a, &Ty::Scalar(d));
+            let b = g.materialize(b, &Ty::Scalar(d));
+            match (a, b) {
+                (Val::Scalar { reg: x, .. }, Val::Scalar { reg: y, .. }) => Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d },
+                _ => Val::Unit,
+            }
+        }
+        _ => Val::Unit,
+    }
+}
+
+pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
+    match (g.expr(value), g.ty(e).clone()) {
+        (Val::Regs { regs, ty: from }, Ty::Regs(ty)) => {
+            let regs = regs.iter().map(|r| scalar::convert(g, from.dtype, to, r)).collect();
+            Val::Regs { regs, ty }
+        }
+        (Val::Scalar { reg, dtype }, _) => Val::Scalar { reg: scalar::convert(g, dtype, to, &reg), dtype: to },
+        (Val::Const(c), _) => Val::Scalar { reg: g.const_reg(to, c as f64), dtype: to },
+        (other, _) => other,
+    }
+}
+
+pub fn emit_iota(g: &mut Gen, e: &Expr, axis: u32) -> Val {
+    let Some(ty) = result_ty(g, e) else { return Val::Unit };
+    let frag = g.fragment(ty.layout, &ty.shape, ty.dtype);
+    let regs = (0..frag.len())
+        .map(|el| {
+            let coords = super::memory::elem_coords(g, &frag, el, &ty.shape);
+            scalar::convert(g, DType::I32, ty.dtype, &coords[axis as usize])
+        })
+        .collect();
+    Val::Regs { regs, ty }
+}
+
+pub fn emit_reduce(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val {
+    super::reduce::emit(g, e, value, op, axis)
+}
+
+pub fn emit_broadcast(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
+    super::relayout::emit_broadcast(g, e, value)
+}
+
+pub fn emit_to_layout(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
+    super::relayout::emit_to_layout(g, e, value)
+}
+
+pub fn emit_layout_cast(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
+    super::relayout::emit_layout_cast(g, e, value)
+}

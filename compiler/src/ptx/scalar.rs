@@ -1,0 +1,318 @@
+//! Scalars: literals, arithmetic, comparisons and conversions (PTX ISA §9.7.1-9.7.3, §9.7.9.21 cvt).
+
+use super::gen::Gen;
+use super::value::Val;
+use super::writer::Class;
+use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::typeck::Ty;
+use crate::types::{Class as DClass, DType};
+
+/// The PTX spelling of a constant of `dtype`.
+pub fn literal(dtype: DType, value: f64) -> String {
+    match dtype {
+        DType::F32 | DType::Tf32 => format!("0f{:08X}", (value as f32).to_bits()),
+        DType::Bf16 => format!("0x{:04X}", (f32_to_bf16_bits(value as f32))),
+        DType::F16 => format!("0x{:04X}", f32_to_f16_bits(value as f32)),
+        DType::F8E4M3 | DType::F8E5M2 => "0x0000".into(),
+        DType::Bool => (if value != 0.0 { "1" } else { "0" }).into(),
+        _ => format!("{}", value as i64),
+    }
+}
+
+/// Round-to-nearest-even f32 -> bf16 bits.
+fn f32_to_bf16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        return 0x7FC0;
+    }
+    let round = ((b >> 16) & 1) + 0x7FFF;
+    ((b + round) >> 16) as u16
+}
+
+/// f32 -> f16 bits (round-to-nearest-even; constants in kernels are small, so no subnormal care).
+fn f32_to_f16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    let sign = ((b >> 16) & 0x8000) as u16;
+    let exp = ((b >> 23) & 0xFF) as i32 - 127 + 15;
+    let mant = b & 0x7F_FFFF;
+    if x == 0.0 {
+        return sign;
+    }
+    if exp >= 31 {
+        return sign | 0x7C00;
+    }
+    if exp <= 0 {
+        return sign;
+    }
+    let m = mant >> 13;
+    let rest = mant & 0x1FFF;
+    let mut h = sign as u32 | ((exp as u32) << 10) | m;
+    if rest > 0x1000 || (rest == 0x1000 && (m & 1) == 1) {
+        h += 1;
+    }
+    h as u16
+}
+
+/// The PTX type suffix for arithmetic on `dtype`.
+pub fn arith_type(dtype: DType) -> &'static str {
+    match dtype {
+        DType::F32 | DType::Tf32 => "f32",
+        DType::I64 => "s64",
+        DType::U64 => "u64",
+        d if d.class() == DClass::Unsigned => "u32",
+        _ => "s32",
+    }
+}
+
+/// Whether `e` is a literal without a suffix, which takes the other operand's type.
+fn untyped(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(_, None) | ExprKind::Float(_, None) => true,
+        ExprKind::Unary { op: UnOp::Neg, operand } => untyped(operand),
+        _ => false,
+    }
+}
+
+/// The dtype both operands of a scalar binary operation are computed in.
+pub fn operand_dtype(g: &Gen, lhs: &Expr, rhs: &Expr) -> DType {
+    let pick = |e: &Expr| match g.ty(e) {
+        Ty::Scalar(d) => Some(*d),
+        _ => None,
+    };
+    if !untyped(lhs) {
+        if let Some(d) = pick(lhs) {
+            return d;
+        }
+    }
+    pick(rhs).or_else(|| pick(lhs)).unwrap_or(DType::I32)
+}
+
+/// Folds integer constants at compile time.
+pub fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
+    Some(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div if b != 0 => a / b,
+        BinOp::Rem if b != 0 => a % b,
+        BinOp::Shl if (0..32).contains(&b) => a << b,
+        BinOp::Shr if (0..32).contains(&b) => a >> b,
+        BinOp::BitAnd => a & b,
+        BinOp::BitOr => a | b,
+        BinOp::BitXor => a ^ b,
+        _ => return None,
+    })
+}
+
+/// `lhs op rhs` on scalars in registers of `dtype`; the result is `dtype` or a predicate.
+pub fn binary(g: &mut Gen, op: BinOp, dtype: DType, a: &str, b: &str) -> Val {
+    if matches!(dtype, DType::Bf16 | DType::F16) {
+        let (fa, fb) = (to_f32(g, dtype, a), to_f32(g, dtype, b));
+        return match binary(g, op, DType::F32, &fa, &fb) {
+            Val::Scalar { reg, dtype: DType::F32 } => Val::Scalar { reg: from_f32(g, dtype, &reg), dtype },
+            other => other,
+        };
+    }
+    let t = arith_type(dtype);
+    if let Some(cmp) = compare(op) {
+        let p = g.w.reg(Class::Pred);
+        let ty = if dtype == DType::Bool { "b16" } else { t };
+        if dtype == DType::Bool {
+            let r = g.w.reg(Class::Pred);
+            g.w.ins(format!("xor.pred {r}, {a}, {b}"));
+            let neg = if op == BinOp::Eq { "!" } else { "" };
+            g.w.ins(format!("mov.pred {p}, {neg}{r}"));
+        } else {
+            g.w.ins(format!("setp.{cmp}.{ty} {p}, {a}, {b}"));
+        }
+        return Val::Scalar { reg: p, dtype: DType::Bool };
+    }
+    let r = g.w.reg_for(dtype);
+    let bits = if matches!(dtype, DType::I64 | DType::U64) { "b64" } else { "b32" };
+    let text = match (op, dtype) {
+        (BinOp::And | BinOp::BitAnd, DType::Bool) => format!("and.pred {r}, {a}, {b}"),
+        (BinOp::Or | BinOp::BitOr, DType::Bool) => format!("or.pred {r}, {a}, {b}"),
+        (BinOp::BitXor, DType::Bool) => format!("xor.pred {r}, {a}, {b}"),
+        (BinOp::Add, _) => format!("add.{t} {r}, {a}, {b}"),
+        (BinOp::Sub, _) => format!("sub.{t} {r}, {a}, {b}"),
+        (BinOp::Mul, DType::F32 | DType::Tf32) => format!("mul.rn.f32 {r}, {a}, {b}"),
+        (BinOp::Mul, _) => format!("mul.lo.{t} {r}, {a}, {b}"),
+        (BinOp::Div, DType::F32 | DType::Tf32) => format!("div.rn.f32 {r}, {a}, {b}"),
+        (BinOp::Div, _) => format!("div.{t} {r}, {a}, {b}"),
+        (BinOp::Rem, _) => format!("rem.{t} {r}, {a}, {b}"),
+        (BinOp::Shl, _) => format!("shl.{bits} {r}, {a}, {b}"),
+        (BinOp::Shr, _) => format!("shr.{t} {r}, {a}, {b}"),
+        (BinOp::BitAnd, _) => format!("and.{bits} {r}, {a}, {b}"),
+        (BinOp::BitOr, _) => format!("or.{bits} {r}, {a}, {b}"),
+        (BinOp::BitXor, _) => format!("xor.{bits} {r}, {a}, {b}"),
+        _ => format!("mov.{bits} {r}, {a}"),
+    };
+    g.w.ins(text);
+    Val::Scalar { reg: r, dtype }
+}
+
+fn compare(op: BinOp) -> Option<&'static str> {
+    Some(match op {
+        BinOp::Eq => "eq",
+        BinOp::Ne => "ne",
+        BinOp::Lt => "lt",
+        BinOp::Le => "le",
+        BinOp::Gt => "gt",
+        BinOp::Ge => "ge",
+        _ => return None,
+    })
+}
+
+pub fn unary(g: &mut Gen, op: UnOp, dtype: DType, a: &str) -> Val {
+    let r = g.w.reg_for(dtype);
+    match (op, dtype) {
+        (UnOp::Not, DType::Bool) => g.w.ins(format!("not.pred {r}, {a}")),
+        (UnOp::Not, _) => g.w.ins(format!("not.b32 {r}, {a}")),
+        (UnOp::Neg, DType::Bf16 | DType::F16) => g.w.ins(format!("xor.b16 {r}, {a}, 0x8000")),
+        (UnOp::Neg, _) => g.w.ins(format!("neg.{} {r}, {a}", arith_type(dtype))),
+    }
+    Val::Scalar { reg: r, dtype }
+}
+
+/// A 16-bit float register widened to f32.
+pub fn to_f32(g: &mut Gen, dtype: DType, a: &str) -> String {
+    convert(g, dtype, DType::F32, a)
+}
+
+pub fn from_f32(g: &mut Gen, dtype: DType, a: &str) -> String {
+    convert(g, DType::F32, dtype, a)
+}
+
+/// `cvt` between any two dtypes (rounding to nearest even, saturating to finite for fp8, like the
+/// interpreter).
+pub fn convert(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
+    if from == to {
+        return a.to_string();
+    }
+    if to == DType::Bool {
+        let p = g.w.reg(Class::Pred);
+        let zero = literal(from, 0.0);
+        let t = match from {
+            DType::Bf16 | DType::F16 | DType::F8E4M3 | DType::F8E5M2 => {
+                let f = convert(g, from, DType::F32, a);
+                g.w.ins(format!("setp.ne.f32 {p}, {f}, 0f00000000"));
+                return p;
+            }
+            _ => arith_type(from),
+        };
+        g.w.ins(format!("setp.ne.{t} {p}, {a}, {zero}"));
+        return p;
+    }
+    if from == DType::Bool {
+        let one = g.const_reg(to, 1.0);
+        let zero = g.const_reg(to, 0.0);
+        let r = g.w.reg_for(to);
+        let sel = match Class::of(to) {
+            Class::F32 => "f32",
+            Class::B16 => "b16",
+            Class::B64 => "b64",
+            _ => "b32",
+        };
+        g.w.ins(format!("selp.{sel} {r}, {one}, {zero}, {a}"));
+        return r;
+    }
+    match (from, to) {
+        (DType::F8E4M3 | DType::F8E5M2, _) => {
+            let h = fp8_to_f16(g, from, a);
+            convert(g, DType::F16, to, &h)
+        }
+        (_, DType::F8E4M3 | DType::F8E5M2) => {
+            let f = convert(g, from, DType::F32, a);
+            f32_to_fp8(g, to, &f)
+        }
+        _ => plain_cvt(g, from, to, a),
+    }
+}
+
+/// One `cvt` instruction between PTX-native types.
+fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
+    let r = g.w.reg_for(to);
+    let name = |d: DType| match d {
+        DType::Bf16 => "bf16",
+        DType::F16 => "f16",
+        DType::F32 | DType::Tf32 => "f32",
+        DType::I8 | DType::I4 => "s8",
+        DType::U8 => "u8",
+        DType::I16 => "s16",
+        DType::U16 => "u16",
+        DType::I32 => "s32",
+        DType::U32 => "u32",
+        DType::I64 => "s64",
+        DType::U64 => "u64",
+        _ => "b32",
+    };
+    let (f, t) = (name(from), name(to));
+    if from == DType::Tf32 || to == DType::Tf32 {
+        // tf32 values are f32 bit patterns with 13 low mantissa bits zero (PTX cvt.rna.tf32.f32).
+        if to == DType::Tf32 {
+            let src = convert(g, from, DType::F32, a);
+            g.w.ins(format!("cvt.rna.tf32.f32 {r}, {src}"));
+        } else {
+            return convert(g, DType::F32, to, a);
+        }
+        return r;
+    }
+    let rounding = match (from.is_float(), to.is_float()) {
+        (true, true) if to.bits() < from.bits() => ".rn",
+        // Float to integer truncates toward zero and saturates, NaN giving 0, like Rust's `as` and the
+        // interpreter (`cvt.rzi.sat`; `.rni` rounded to nearest, which the GPU check caught).
+        (true, false) => ".rzi.sat",
+        (false, true) => ".rn",
+        _ => "",
+    };
+    // Narrow integers live widened in 32-bit registers: convert through their 32-bit form.
+    let (f, t) = if from.is_int() && to.is_int() {
+        let ft = if from.class() == DClass::Unsigned { "u32" } else { "s32" };
+        let sat = if to.bits() < 32 { ".sat" } else { "" };
+        let tt = match to {
+            DType::I64 => "s64",
+            DType::U64 => "u64",
+            d if d.class() == DClass::Unsigned => "u32",
+            _ => "s32",
+        };
+        if to.bits() < 32 {
+            g.w.ins(format!("cvt{sat}.{t}.{ft} {r}, {a}"));
+            let widened = g.w.reg_for(to);
+            g.w.ins(format!("cvt.{tt}.{t} {widened}, {r}"));
+            return widened;
+        }
+        let ft = if from.bits() == 64 { f } else { ft };
+        (ft, tt)
+    } else {
+        (if from.is_int() && from.bits() < 32 { if from.class() == DClass::Unsigned { "u32" } else { "s32" } } else { f }, t)
+    };
+    if to.is_int() && to.bits() < 32 {
+        let tt = if to.class() == DClass::Unsigned { "u32" } else { "s32" };
+        g.w.ins(format!("cvt{rounding}.{tt}.{f} {r}, {a}"));
+        let lo = crate::legality::int_range(to);
+        g.w.ins(format!("min.{tt} {r}, {r}, {}", lo.1));
+        g.w.ins(format!("max.{tt} {r}, {r}, {}", lo.0));
+        return r;
+    }
+    g.w.ins(format!("cvt{rounding}.{t}.{f} {r}, {a}"));
+    r
+}
+
+/// fp8 (low byte of a `.b16`) to f16 via `cvt.rn.f16x2.e4m3x2` (sm_89+).
+fn fp8_to_f16(g: &mut Gen, from: DType, a: &str) -> String {
+    let pair = g.w.reg(Class::B32);
+    let lo = g.w.reg(Class::B16);
+    let hi = g.w.reg(Class::B16);
+    let kind = if from == DType::F8E4M3 { "e4m3x2" } else { "e5m2x2" };
+    g.w.ins(format!("cvt.rn.f16x2.{kind} {pair}, {a}"));
+    g.w.ins(format!("mov.b32 {{{lo}, {hi}}}, {pair}"));
+    lo
+}
+
+/// f32 to fp8 with saturation to the largest finite value (`cvt.rn.satfinite.e4m3x2.f32`).
+fn f32_to_fp8(g: &mut Gen, to: DType, f: &str) -> String {
+    let r = g.w.reg(Class::B16);
+    let kind = if to == DType::F8E4M3 { "e4m3x2" } else { "e5m2x2" };
+    g.w.ins(format!("cvt.rn.satfinite.{kind}.f32 {r}, 0f00000000, {f}"));
+    r
+}

@@ -1,0 +1,241 @@
+//! Scoped allocations, barriers and warpgroup synchronization (PTX ISA §9.7.13: bar, mbarrier,
+//! barrier.cluster, setmaxnreg).
+
+use super::gen::Gen;
+use super::value::Val;
+use super::writer::Class;
+use crate::syntax::ast::{Block, Expr, TypeExpr};
+use crate::typeck::{AccTy, AllocKind, Ty};
+use crate::types::DType;
+
+/// Registers of a zeroed accumulator: f32 and i32 hold one element each, f16 packs two per `.b32`.
+pub fn zero_acc(g: &mut Gen, ty: &AccTy) -> Vec<String> {
+    let n = acc_regs(ty);
+    (0..n)
+        .map(|_| {
+            let class = if ty.dtype == DType::F32 { Class::F32 } else { Class::B32 };
+            let r = g.w.reg(class);
+            let zero = if class == Class::F32 { "0f00000000" } else { "0" };
+            let suffix = if class == Class::F32 { "f32" } else { "b32" };
+            g.w.ins(format!("mov.{suffix} {r}, {zero}"));
+            r
+        })
+        .collect()
+}
+
+/// How many registers an accumulator takes per thread.
+pub fn acc_regs(ty: &AccTy) -> usize {
+    let elems = (ty.shape[0] * ty.shape[1] / 128) as usize;
+    if ty.dtype == DType::F16 {
+        elems / 2
+    } else {
+        elems
+    }
+}
+
+/// `bar.sync` over this warpgroup's 128 threads (named barrier 1 + warpgroup index).
+pub fn sync_warpgroup(g: &mut Gen) {
+    let id = g.w.reg(Class::B32);
+    g.w.ins(format!("add.u32 {id}, {}, 1", g.lanes.wg));
+    g.w.ins(format!("bar.sync {id}, 128"));
+}
+
+/// `bar.sync 0`: every thread of the program.
+pub fn sync_program(g: &mut Gen) {
+    g.w.ins("bar.sync 0");
+}
+
+fn sync_cluster(g: &mut Gen) {
+    if g.kernel.attr.cluster.value.iter().product::<u32>() > 1 {
+        g.w.ins("barrier.cluster.arrive.release.aligned");
+        g.w.ins("barrier.cluster.wait.acquire.aligned");
+    }
+}
+
+/// `run_scoped(..)`: binds each allocation, initialises barriers, runs the body.
+pub fn emit_run_scoped(g: &mut Gen, _collective: bool, params: &[(syn::Ident, TypeExpr)], body: &Block) -> Val {
+    let allocs: Vec<usize> = params.iter().filter_map(|(n, _)| alloc_named(g, &n.to_string())).collect();
+    let shared = allocs.iter().any(|a| g.facts.allocs[*a].bytes > 0);
+    if shared {
+        // Everyone has left the previous scope that may have used this memory (like Mosaic GPU).
+        sync_program(g);
+    }
+    g.push_scope();
+    let mut barriers = Vec::new();
+    for ((name, _), alloc) in params.iter().zip(&allocs) {
+        let v = bind_alloc(g, *alloc);
+        if matches!(v, Val::Barrier { .. }) {
+            barriers.push(*alloc);
+        }
+        g.bind(&name.to_string(), v, false);
+    }
+    if !barriers.is_empty() {
+        init_barriers(g, &barriers);
+    }
+    let result = g.block(body);
+    if !barriers.is_empty() {
+        sync_cluster(g);
+        sync_program(g);
+        invalidate_barriers(g, &barriers);
+    }
+    g.pop_scope();
+    result
+}
+
+/// The allocation typeck recorded for a parameter of the current `run_scoped`: allocations are
+/// recorded in program order, so the next unclaimed one with this name is it.
+fn alloc_named(g: &mut Gen, name: &str) -> Option<usize> {
+    let start = g.next_alloc;
+    let found = (start..g.facts.allocs.len()).find(|i| g.facts.allocs[*i].name == name);
+    if let Some(i) = found {
+        g.next_alloc = i + 1;
+    }
+    found
+}
+
+fn bind_alloc(g: &mut Gen, alloc: usize) -> Val {
+    let a = g.facts.allocs[alloc].clone();
+    match &a.kind {
+        AllocKind::Acc { dtype, shape } => {
+            let ty = AccTy { dtype: *dtype, shape: shape.clone(), sliced: false };
+            Val::Acc { regs: zero_acc(g, &ty), ty }
+        }
+        AllocKind::Smem { dtype, stored, swizzle, transposed } => {
+            let addr = g.w.reg(Class::B32);
+            g.w.ins(format!("add.u32 {addr}, {}, {}", g.smem_base, a.offset));
+            let ty = crate::typeck::SmemTy {
+                alloc,
+                dtype: *dtype,
+                stored: stored.clone(),
+                transposed: *transposed,
+                swizzle: *swizzle,
+                sliced: false,
+            };
+            Val::Smem { addr, ty }
+        }
+        AllocKind::Barrier { count, .. } => {
+            let addr = g.w.reg(Class::B32);
+            g.w.ins(format!("add.u32 {addr}, {}, {}", g.smem_base, a.offset));
+            let mask = g.w.reg(Class::B32);
+            g.w.ins(format!("mov.b32 {mask}, 0"));
+            g.parity.insert(alloc, mask);
+            Val::Barrier { addr, alloc, index: None, array: *count > 1 || is_array(g, alloc) }
+        }
+    }
+}
+
+fn is_array(g: &Gen, alloc: usize) -> bool {
+    matches!(g.facts.allocs[alloc].kind, AllocKind::Barrier { count, .. } if count > 1)
+}
+
+/// One thread initialises every mbarrier; the init is fenced and made visible to the program (and
+/// the cluster) before anyone uses it (hopper-ptx-facts §8.4).
+fn init_barriers(g: &mut Gen, allocs: &[usize]) {
+    let skip = g.w.label("init_done");
+    g.w.ins(format!("@!{} bra {skip}", g.lanes.first));
+    for a in allocs {
+        let alloc = g.facts.allocs[*a].clone();
+        if let AllocKind::Barrier { arrivals, count } = alloc.kind {
+            for i in 0..count {
+                let addr = g.w.reg(Class::B32);
+                g.w.ins(format!("add.u32 {addr}, {}, {}", g.smem_base, alloc.offset + 8 * i as u64));
+                g.w.ins(format!("mbarrier.init.shared::cta.b64 [{addr}], {arrivals}"));
+            }
+        }
+    }
+    g.w.ins("fence.mbarrier_init.release.cluster");
+    g.w.put_label(&skip);
+    sync_program(g);
+    sync_cluster(g);
+}
+
+fn invalidate_barriers(g: &mut Gen, allocs: &[usize]) {
+    let skip = g.w.label("inval_done");
+    g.w.ins(format!("@!{} bra {skip}", g.lanes.first));
+    for a in allocs {
+        let alloc = g.facts.allocs[*a].clone();
+        if let AllocKind::Barrier { count, .. } = alloc.kind {
+            for i in 0..count {
+                let addr = g.w.reg(Class::B32);
+                g.w.ins(format!("add.u32 {addr}, {}, {}", g.smem_base, alloc.offset + 8 * i as u64));
+                g.w.ins(format!("mbarrier.inval.shared::cta.b64 [{addr}]"));
+            }
+        }
+    }
+    g.w.put_label(&skip);
+}
+
+/// `run_state(Acc::from_regs(x), |acc| body)`.
+pub fn emit_run_state(g: &mut Gen, init: &Expr, param: &syn::Ident, body: &Block) -> Val {
+    let Ty::Acc(ty) = g.ty(init).clone() else { return Val::Unit };
+    let crate::syntax::ast::ExprKind::AccFromRegs(inner) = &init.kind else { return Val::Unit };
+    let regs = match g.expr(inner) {
+        Val::Regs { regs, .. } => regs,
+        _ => return Val::Unit,
+    };
+    let acc = super::memory::regs_to_acc(g, &ty, &regs);
+    g.push_scope();
+    g.bind(&param.to_string(), Val::Acc { regs: acc, ty }, false);
+    let v = g.block(body);
+    g.pop_scope();
+    v
+}
+
+/// The barrier's address and its parity bit position.
+fn barrier_parts(g: &mut Gen, b: &Expr) -> Option<(String, usize, Option<String>)> {
+    match g.expr(b) {
+        Val::Barrier { addr, alloc, index, .. } => Some((addr, alloc, index)),
+        _ => None,
+    }
+}
+
+/// `barrier_arrive(bar)`: the warpgroup's writes are done (bar.sync), then one thread arrives.
+pub fn emit_arrive(g: &mut Gen, b: &Expr) -> Val {
+    let Some((addr, _, _)) = barrier_parts(g, b) else { return Val::Unit };
+    sync_warpgroup(g);
+    let state = g.w.reg(Class::B64);
+    let skip = g.w.label("arrived");
+    g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
+    g.w.ins(format!("mbarrier.arrive.shared::cta.b64 {state}, [{addr}]"));
+    g.w.put_label(&skip);
+    Val::Unit
+}
+
+/// `barrier_wait(bar)`: wait for the phase of this thread's parity bit, then flip the bit.
+pub fn emit_wait(g: &mut Gen, b: &Expr) -> Val {
+    let Some((addr, alloc, index)) = barrier_parts(g, b) else { return Val::Unit };
+    let Some(mask) = g.parity.get(&alloc).cloned() else { return Val::Unit };
+    let bit = g.w.reg(Class::B32);
+    match &index {
+        Some(i) => g.w.ins(format!("shl.b32 {bit}, 1, {i}")),
+        None => g.w.ins(format!("mov.b32 {bit}, 1")),
+    }
+    let parity = g.w.reg(Class::B32);
+    g.w.ins(format!("and.b32 {parity}, {mask}, {bit}"));
+    g.w.ins(format!("min.u32 {parity}, {parity}, 1"));
+    let (top, p) = (g.w.label("wait"), g.w.reg(Class::Pred));
+    g.w.put_label(&top);
+    g.w.ins(format!("mbarrier.try_wait.parity.shared::cta.b64 {p}, [{addr}], {parity}"));
+    g.w.ins(format!("@!{p} bra {top}"));
+    g.w.ins(format!("xor.b32 {mask}, {mask}, {bit}"));
+    Val::Unit
+}
+
+/// `commit_smem()`: this warpgroup's generic-proxy shared-memory writes become visible to the async
+/// proxy (TMA, wgmma): every writer fences, then the warpgroup synchronizes (hopper-ptx-facts §6).
+pub fn emit_commit_smem(g: &mut Gen) -> Val {
+    g.w.ins("fence.proxy.async.shared::cta");
+    sync_warpgroup(g);
+    Val::Unit
+}
+
+/// `set_max_registers(n)`: `setmaxnreg.inc` above the entry cap, `.dec` below it.
+pub fn emit_set_max_registers(g: &mut Gen, n: u32) -> Val {
+    let cap = g.kernel.attr.max_registers.as_ref().map_or(n, |m| m.value);
+    if n > cap {
+        g.w.ins(format!("setmaxnreg.inc.sync.aligned.u32 {n}"));
+    } else if n < cap {
+        g.w.ins(format!("setmaxnreg.dec.sync.aligned.u32 {n}"));
+    }
+    Val::Unit
+}

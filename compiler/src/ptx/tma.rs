@@ -1,0 +1,132 @@
+//! TMA copies between global and shared memory (PTX ISA #data-movement-and-conversion-instructions-
+//! cp-async-bulk-tensor; hopper-ptx-facts §6). Copies are issued by one thread per warpgroup.
+//!
+//! A swizzled buffer wider than one swizzle span is stored as column blocks of the span's width
+//! (`[C / W][R][W]`), so its copy is one TMA instruction per column block.
+
+use super::gen::Gen;
+use super::value::Val;
+use super::writer::Class;
+use crate::legality;
+use crate::syntax::ast::Expr;
+use crate::typeck::SmemTy;
+
+/// The pieces of one tiled copy.
+struct Copy {
+    /// Tensor map generic address (`.b64`).
+    tmap: String,
+    /// Element coordinates of the tile's first element, innermost first (`.b32`).
+    coords: Vec<String>,
+    /// Shared address of the buffer (`.b32`).
+    smem: String,
+    /// Column blocks: (element offset along the innermost dimension, byte offset in shared memory).
+    blocks: Vec<(i64, i64)>,
+    rank: usize,
+}
+
+fn plan(g: &mut Gen, call: &Expr, tile: Val, buffer: Val) -> Option<(Copy, SmemTy)> {
+    let (Val::Tile { index, .. }, Val::Smem { addr, ty }) = (tile, buffer) else { return None };
+    let map = *g.facts.tma_of.get(&call.id)?;
+    let stored = ty.stored.clone();
+    let rank = stored.len();
+    let mut coords = Vec::new();
+    for d in (0..rank).rev() {
+        let c = g.w.reg(Class::B32);
+        g.w.ins(format!("mul.lo.s32 {c}, {}, {}", index[d], stored[d]));
+        coords.push(c);
+    }
+    let bytes = ty.dtype.bits() as i64;
+    let cols = stored[rank - 1];
+    let width = if ty.swizzle != 0 { legality::swizzle_elems(ty.swizzle, ty.dtype).min(cols) } else { cols };
+    let rows: i64 = stored[..rank - 1].iter().product();
+    let blocks = (0..cols / width).map(|kb| (kb * width, kb * width * rows * bytes / 8)).collect();
+    Some((Copy { tmap: g.tmaps[map].clone(), coords, smem: addr, blocks, rank }, ty))
+}
+
+fn coord_list(g: &mut Gen, c: &Copy, inner_offset: i64, row_offset: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    for (d, reg) in c.coords.iter().enumerate() {
+        let r = g.w.reg(Class::B32);
+        match (d, row_offset) {
+            (0, _) => g.w.ins(format!("add.s32 {r}, {reg}, {inner_offset}")),
+            (1, Some(off)) => g.w.ins(format!("add.s32 {r}, {reg}, {off}")),
+            _ => g.w.ins(format!("mov.b32 {r}, {reg}")),
+        }
+        parts.push(r);
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// `copy_gmem_to_smem(src, dst, bar)`: `mbarrier.arrive.expect_tx` with the buffer's bytes (one
+/// arrival), then the copies, completing on `bar`. With `multicast`, each program of the cluster
+/// loads its share of the rows for every program, so each barrier still receives the whole buffer.
+pub fn emit_load(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, multicast: bool) -> Val {
+    let (tile, buffer) = (g.expr(src), g.expr(dst));
+    let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
+    let Some((copy, ty)) = plan(g, call, tile, buffer) else { return Val::Unit };
+    let total: i64 = ty.stored.iter().product::<i64>() * ty.dtype.bits() as i64 / 8;
+    let skip = g.w.label("tma_issued");
+    g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
+    g.w.ins(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {total}"));
+    let cluster: i64 = g.kernel.attr.cluster.value.iter().product::<u32>() as i64;
+    let (share_rows, rank_reg) = if multicast { multicast_share(g, &ty, cluster) } else { (0, None) };
+    for (inner, byte_off) in copy.blocks.clone() {
+        let dst = g.w.reg(Class::B32);
+        let row_off = rank_reg.as_ref().map(|(rows, _)| rows.clone());
+        let coords = coord_list(g, &copy, inner, row_off.as_deref());
+        match &rank_reg {
+            Some((_, bytes)) => {
+                g.w.ins(format!("add.u32 {dst}, {}, {byte_off}", copy.smem));
+                g.w.ins(format!("add.u32 {dst}, {dst}, {bytes}"));
+                let mask = (1u32 << cluster) - 1;
+                g.w.ins(format!(
+                    "cp.async.bulk.tensor.{}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{dst}], [{}, {coords}], [{bar}], {mask}",
+                    copy.rank, copy.tmap
+                ));
+            }
+            None => {
+                g.w.ins(format!("add.u32 {dst}, {}, {byte_off}", copy.smem));
+                g.w.ins(format!(
+                    "cp.async.bulk.tensor.{}d.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [{}, {coords}], [{bar}]",
+                    copy.rank, copy.tmap
+                ));
+            }
+        }
+    }
+    let _ = share_rows;
+    g.w.put_label(&skip);
+    Val::Unit
+}
+
+/// This program's share of a multicast copy: (rows per program, (row offset, byte offset) registers).
+fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (i64, Option<(String, String)>) {
+    let rank = ty.stored.len();
+    let rows = ty.stored[rank - 2] / cluster;
+    let row_bytes = ty.stored[rank - 1].min(if ty.swizzle != 0 { legality::swizzle_elems(ty.swizzle, ty.dtype) } else { i64::MAX })
+        * ty.dtype.bits() as i64
+        / 8;
+    let r = g.w.reg(Class::B32);
+    g.w.ins(format!("mov.u32 {r}, %cluster_ctarank"));
+    let (row_off, byte_off) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
+    g.w.ins(format!("mul.lo.u32 {row_off}, {r}, {rows}"));
+    g.w.ins(format!("mul.lo.u32 {byte_off}, {row_off}, {row_bytes}"));
+    (rows, Some((row_off, byte_off)))
+}
+
+/// `copy_smem_to_gmem(src, dst)`: a bulk-group TMA store from one thread (the user has made the
+/// writes visible with `commit_smem()`).
+pub fn emit_store(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr) -> Val {
+    let (buffer, tile) = (g.expr(src), g.expr(dst));
+    let Some((copy, _)) = plan(g, call, tile, buffer) else { return Val::Unit };
+    let skip = g.w.label("tma_stored");
+    g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
+    for (inner, byte_off) in copy.blocks.clone() {
+        let src = g.w.reg(Class::B32);
+        g.w.ins(format!("add.u32 {src}, {}, {byte_off}", copy.smem));
+        let coords = coord_list(g, &copy, inner, None);
+        g.w.ins(format!("cp.async.bulk.tensor.{}d.global.shared::cta.bulk_group [{}, {coords}], [{src}]", copy.rank, copy.tmap));
+    }
+    g.w.ins("cp.async.bulk.commit_group");
+    g.w.put_label(&skip);
+    Val::Unit
+}

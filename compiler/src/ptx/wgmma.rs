@@ -1,0 +1,156 @@
+//! `wgmma(acc, a, b)` (PTX ISA §9.7.15.5.2, wgmma.mma_async; hopper-ptx-facts §2-§3).
+//!
+//! One tessel `wgmma` is a group: `wgmma.fence`, one instruction per (64-row tile of M, K step), and
+//! `wgmma.commit_group`. Operands in shared memory are described by 64-bit matrix descriptors.
+
+use super::gen::Gen;
+use super::value::Val;
+use super::writer::Class;
+use crate::legality;
+use crate::syntax::ast::Expr;
+use crate::typeck::{AllocKind, SmemTy};
+use crate::types::DType;
+
+/// PTX's name of an operand or accumulator type in wgmma.
+pub fn ptx_type(d: DType) -> &'static str {
+    match d {
+        DType::F16 => "f16",
+        DType::Bf16 => "bf16",
+        DType::Tf32 => "tf32",
+        DType::F8E4M3 => "e4m3",
+        DType::F8E5M2 => "e5m2",
+        DType::I8 => "s8",
+        DType::U8 => "u8",
+        DType::I32 => "s32",
+        _ => "f32",
+    }
+}
+
+/// How an operand sits in shared memory, for its descriptor.
+struct Operand {
+    addr: String,
+    ty: SmemTy,
+    /// Rows of the allocation's stored 2-D tile (strides of column blocks).
+    alloc_rows: i64,
+    /// The contiguous dimension is K (true) or M/N (false).
+    k_major: bool,
+}
+
+fn operand(g: &Gen, v: Val, is_a: bool) -> Option<Operand> {
+    let Val::Smem { addr, ty } = v else { return None };
+    let alloc_rows = match &g.facts.allocs[ty.alloc].kind {
+        AllocKind::Smem { stored, .. } => stored[stored.len() - 2],
+        _ => ty.stored[ty.stored.len() - 2],
+    };
+    // A is K-major when stored [M, K]; B when stored [N, K], which is a transposed view of [K, N].
+    let k_major = if is_a { !ty.transposed } else { ty.transposed };
+    Some(Operand { addr, ty, alloc_rows, k_major })
+}
+
+/// The descriptor (`.b64`) of the 64-row (A) or full-N (B) slab that starts at `mn` along M/N and
+/// `k` along K.
+fn descriptor(g: &mut Gen, op: &Operand, mn: i64, k: i64) -> String {
+    let s = op.ty.swizzle as i64;
+    let eb = op.ty.dtype.bits() as i64 / 8;
+    let w = legality::swizzle_elems(op.ty.swizzle, op.ty.dtype);
+    let block = op.alloc_rows * s; // bytes of one column block of the stored tile
+    let (start, lbo, sbo) = if op.k_major {
+        // Rows are M/N, contiguous K; K steps stay inside a swizzled row, then the next block.
+        ((k / w) * block + mn * s + (k % w) * eb, 16, 8 * s)
+    } else {
+        // Rows are K, contiguous M/N: LBO steps between column blocks of M/N, SBO between 8 K rows.
+        ((mn / w) * block + k * s + (mn % w) * eb, block, 8 * s)
+    };
+    let layout = legality::swizzle_row(op.ty.swizzle).map_or(0, |r| r.descriptor_layout);
+    let high: u64 = (((lbo as u64) >> 4) << 16) | (((sbo as u64) >> 4) << 32) | (layout << 62);
+    let a = g.w.reg(Class::B32);
+    g.w.ins(format!("add.u32 {a}, {}, {start}", op.addr));
+    g.w.ins(format!("bfe.u32 {a}, {a}, 4, 14"));
+    let d = g.w.reg(Class::B64);
+    g.w.ins(format!("cvt.u64.u32 {d}, {a}"));
+    g.w.ins(format!("or.b64 {d}, {d}, {high}"));
+    d
+}
+
+pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr) -> Val {
+    let (av, bv, cv) = (g.expr(a), g.expr(b), g.expr(acc));
+    let Val::Acc { regs: acc_regs, ty: acc_ty } = cv else { return Val::Unit };
+    let Some(b_op) = operand(g, bv, false) else { return Val::Unit };
+    let a_dtype = match &av {
+        Val::Smem { ty, .. } => ty.dtype,
+        Val::Regs { ty, .. } => ty.dtype,
+        _ => return Val::Unit,
+    };
+    let Some(row) = legality::wgmma_row(a_dtype) else { return Val::Unit };
+    let (m, n) = (acc_ty.shape[0], acc_ty.shape[1]);
+    let k = match &av {
+        Val::Smem { ty, .. } => {
+            let s = ty.shape();
+            s[s.len() - 1]
+        }
+        Val::Regs { ty, .. } => ty.shape[1],
+        _ => 0,
+    };
+    let per_tile = acc_regs.len() / (m / 64) as usize;
+    let shape = format!("m64n{n}k{}", row.k_step);
+    let types = format!("{}.{}.{}", ptx_type(acc_ty.dtype), ptx_type(a_dtype), ptx_type(b_op.ty.dtype));
+    // Pack register-A operands before the fence: a write to A registers between `wgmma.fence` and
+    // the wgmma makes ptxas inject a warpgroup.arrive (C7519, hopper-ptx-facts §8.1).
+    let a_regs: Vec<Vec<String>> = match &av {
+        Val::Regs { regs, ty } => (0..m / 64)
+            .map(|mt| (0..k / row.k_step).map(|ks| a_fragment(g, regs, ty.shape[1], mt, ks, row.k_step)).collect())
+            .collect(),
+        _ => Vec::new(),
+    };
+    g.w.ins("wgmma.fence.sync.aligned");
+    let a_op = match &av {
+        Val::Smem { .. } => operand(g, av.clone(), true),
+        _ => None,
+    };
+    for mt in 0..m / 64 {
+        let d = &acc_regs[mt as usize * per_tile..(mt as usize + 1) * per_tile];
+        let d = format!("{{{}}}", d.join(", "));
+        for ks in 0..k / row.k_step {
+            let kk = ks * row.k_step;
+            let bd = descriptor(g, &b_op, 0, kk);
+            let a_text = match (&a_op, &av) {
+                (Some(op), _) => descriptor(g, op, 64 * mt, kk),
+                (None, Val::Regs { .. }) => a_regs[mt as usize][ks as usize].clone(),
+                _ => return Val::Unit,
+            };
+            let tail = imm_tail(row, a_op.as_ref().map(|o| !o.k_major), !b_op.k_major);
+            g.w.ins(format!("wgmma.mma_async.sync.aligned.{shape}.{types} {d}, {a_text}, {bd}, 1{tail}"));
+        }
+    }
+    g.w.ins("wgmma.commit_group.sync.aligned");
+    Val::Unit
+}
+
+/// The immediate operands after scale-d: scale-a, scale-b and the transposes where the form has them.
+fn imm_tail(row: &legality::WgmmaRow, a_trans: Option<bool>, b_trans: bool) -> String {
+    if row.operand.is_int() {
+        return String::new();
+    }
+    if !row.transposable {
+        return ", 1, 1".into();
+    }
+    match a_trans {
+        Some(t) => format!(", 1, 1, {}, {}", t as u8, b_trans as u8),
+        None => format!(", 1, 1, {}", b_trans as u8),
+    }
+}
+
+/// The four `.b32` registers of A for one K step, from a 16-bit WGMMA-layout array: register r packs
+/// elements 8*ks + 2r and 8*ks + 2r + 1 of the 64-row tile (hopper-ptx-facts §5, A from registers).
+fn a_fragment(g: &mut Gen, regs: &[String], k: i64, mt: i64, ks: i64, _k_step: i64) -> String {
+    let per_tile = (k / 2) as usize;
+    let base = mt as usize * per_tile + 8 * ks as usize;
+    let packed: Vec<String> = (0..4)
+        .map(|r| {
+            let p = g.w.reg(Class::B32);
+            g.w.ins(format!("mov.b32 {p}, {{{}, {}}}", regs[base + 2 * r], regs[base + 2 * r + 1]));
+            p
+        })
+        .collect();
+    format!("{{{}}}", packed.join(", "))
+}

@@ -1,0 +1,224 @@
+//! Binding a launch: arguments against the kernel's parameters (count, kinds, dtypes, ranks,
+//! runtime dimensions, divisibility), the grid, and writing outputs back. The checks, their order
+//! and their messages are those of the generated `check_args` that a GPU launch runs first
+//! (`tessel::__private::{bind_shape, dim_i32, grid_extent, LaunchPlan}`), so `launch` and
+//! `interpret` fail alike on the same bad arguments.
+
+use tessel_compiler::syntax::ast::{BinOp, UnOp};
+use tessel_compiler::types::DType;
+
+use super::exec::{Launch, ParamValue};
+use super::ir::{DimSpec, Expr, ParamInfo, ParamKind, Program};
+use super::memory::{cells, load, GlobalBuf};
+use super::numeric::{error, round};
+use super::value::Scalar;
+use super::{Arg, HostArray};
+use crate::{check_divisible, check_rank, Dims, Error, LaunchConfig, Result};
+
+/// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
+pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
+    if args.len() != prog.params.len() {
+        return Err(error(format!(
+            "`{}` takes {} arguments, but {} were given",
+            prog.name,
+            prog.params.len(),
+            args.len()
+        )));
+    }
+    let mut dims = Dims::new();
+    for (p, a) in prog.params.iter().zip(args) {
+        if let ParamKind::Gmem { dtype, shape, mutable } = &p.kind {
+            let t = tensor(prog, p, a, *mutable)?;
+            check_tensor(prog, p, t, *dtype, shape, &mut dims)?;
+        }
+    }
+    let dim_values = prog.runtime_dims.iter().map(|d| dims.get(d)).collect::<Result<Vec<usize>>>()?;
+    for &(dim, extent, why) in &prog.divisibility {
+        check_divisible(prog.runtime_dims[dim], dim_values[dim], extent, why)?;
+    }
+    let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
+    let mut launch = Launch { params, dims: Vec::new(), grid: [1; 3] };
+    launch.dims = dim_values.iter().map(|&v| v as i64).collect();
+    launch.grid = grid(prog, &launch)?;
+    for (name, &v) in prog.runtime_dims.iter().zip(&dim_values) {
+        if i32::try_from(v).is_err() {
+            return Err(Error::Launch(format!(
+                "runtime dimension {name} = {v} is larger than {}, the most a kernel indexes",
+                i32::MAX
+            )));
+        }
+    }
+    Ok(launch)
+}
+
+/// The tensor passed for a global parameter.
+fn tensor<'a>(prog: &Program, p: &ParamInfo, a: &'a Arg<'_>, mutable: bool) -> Result<&'a dyn HostArray> {
+    match a {
+        Arg::TensorMut(t) => Ok(&**t),
+        Arg::Tensor(_) if mutable => Err(error(format!(
+            "`{}`: parameter `{}` is written (`GmemMut`), so it needs a mutable tensor",
+            prog.name, p.name
+        ))),
+        Arg::Tensor(t) => Ok(*t),
+        other => Err(error(format!(
+            "`{}`: parameter `{}` is a global array, but the argument is {}",
+            prog.name,
+            p.name,
+            other.describe()
+        ))),
+    }
+}
+
+/// Dtype, rank, runtime dimensions and static dimensions of one tensor (`bind_shape`).
+fn check_tensor(
+    prog: &Program,
+    p: &ParamInfo,
+    t: &dyn HostArray,
+    dtype: DType,
+    shape: &[DimSpec],
+    dims: &mut Dims,
+) -> Result<()> {
+    if t.dtype() != dtype.name() {
+        return Err(error(format!(
+            "`{}`: parameter `{}` holds {dtype}, but the tensor holds {}",
+            prog.name,
+            p.name,
+            t.dtype()
+        )));
+    }
+    check_rank(p.name, t.shape(), shape.len())?;
+    let mut static_mismatch = false;
+    for (axis, (d, &got)) in shape.iter().zip(t.shape()).enumerate() {
+        match d {
+            DimSpec::Runtime(i) => {
+                dims.bind(prog.runtime_dims[*i], p.name, axis, got)?;
+            }
+            DimSpec::Static(v) => static_mismatch |= *v != got,
+        }
+    }
+    if !static_mismatch {
+        return Ok(());
+    }
+    let expected = shape
+        .iter()
+        .zip(t.shape())
+        .map(|(d, &g)| match d {
+            DimSpec::Static(v) => *v,
+            DimSpec::Runtime(_) => g,
+        })
+        .collect();
+    Err(Error::ShapeMismatch { tensor: p.name, expected, got: t.shape().to_vec() })
+}
+
+/// A parameter's bound value: a tensor's elements, or a scalar of the parameter's dtype.
+fn param_value(prog: &Program, p: &ParamInfo, a: &Arg<'_>) -> Result<ParamValue> {
+    match &p.kind {
+        ParamKind::Gmem { dtype, mutable, .. } => {
+            let t = tensor(prog, p, a, *mutable)?;
+            let shape = t.shape().to_vec();
+            let expected = shape.iter().product::<usize>();
+            let values = t.read_f64();
+            if values.len() != expected {
+                return Err(Error::ElementCount { tensor: p.name, shape, expected, got: values.len() });
+            }
+            let data = cells(expected, 0.0);
+            for (cell, v) in data.iter().zip(&values) {
+                cell.store(round(*dtype, *v).to_bits(), std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(ParamValue::Gmem(GlobalBuf { name: p.name, dtype: *dtype, shape, data }))
+        }
+        ParamKind::Scalar(dtype) => {
+            let s = match (dtype, a) {
+                (DType::I32, Arg::I32(v)) => Scalar::Int(i64::from(*v), DType::I32),
+                (DType::U32, Arg::U32(v)) => Scalar::Int(i64::from(*v), DType::U32),
+                (DType::I64, Arg::I64(v)) => Scalar::Int(*v, DType::I64),
+                (DType::U64, Arg::U64(v)) => Scalar::Int(*v as i64, DType::U64),
+                (DType::F32, Arg::F32(v)) => Scalar::Float(f64::from(*v), DType::F32),
+                _ => {
+                    return Err(error(format!(
+                        "`{}`: parameter `{}` is a {dtype} scalar, but the argument is {}",
+                        prog.name,
+                        p.name,
+                        a.describe()
+                    )))
+                }
+            };
+            Ok(ParamValue::Scalar(s))
+        }
+    }
+}
+
+/// The grid, from the attribute's expressions in checked `i64` arithmetic, checked as a launch
+/// checks it (`grid_extent`, `LaunchConfig::validate`, whole clusters).
+fn grid(prog: &Program, launch: &Launch) -> Result<[usize; 3]> {
+    let mut grid = [1u32; 3];
+    for (axis, (e, text)) in prog.grid.iter().zip(&prog.grid_text).enumerate() {
+        let name = ["x", "y", "z"][axis];
+        let fail = |what: String| Error::Launch(format!("`{}`: the grid's {name} extent `{text}` {what}", prog.name));
+        grid[axis] = match grid_value(e, launch) {
+            None => return Err(fail("overflows or divides by zero at these dimensions".into())),
+            Some(v) if v < 1 => {
+                return Err(fail(format!(
+                    "is {v}, but must be at least 1 (is a runtime dimension smaller than a tile?)"
+                )))
+            }
+            Some(v) => u32::try_from(v).map_err(|_| fail(format!("is {v}, more than a grid can have")))?,
+        };
+    }
+    let block = [128 * prog.warpgroups as u32, 1, 1];
+    let dynamic_smem = u32::try_from(prog.smem_bytes + 1024).unwrap_or(u32::MAX);
+    LaunchConfig { grid, block, dynamic_smem }.validate(&prog.name)?;
+    let cluster = prog.cluster.map(|c| c as u32);
+    if grid.iter().zip(&cluster).any(|(&g, &c)| c == 0 || g % c != 0) {
+        return Err(Error::Launch(format!(
+            "`{}`: the grid {grid:?} is not a whole number of clusters of {cluster:?}; make each grid extent a \
+             multiple of the cluster's",
+            prog.name
+        )));
+    }
+    Ok(grid.map(|g| g as usize))
+}
+
+/// A grid expression's value, `None` once anything overflowed or divided by zero (the launch's
+/// `GridValue`): integer literals, consts, runtime dimensions, integer parameters, casts (which
+/// grids ignore), negation and integer operators.
+fn grid_value(e: &Expr, launch: &Launch) -> Option<i64> {
+    match e {
+        Expr::Lit(Scalar::Int(v, _)) => Some(*v),
+        Expr::Dim(i) => launch.dims.get(*i).copied(),
+        Expr::Local(slot) => match launch.params.get(*slot)? {
+            ParamValue::Scalar(Scalar::Int(v, DType::U64)) => i64::try_from(*v as u64).ok(),
+            ParamValue::Scalar(Scalar::Int(v, _)) => Some(*v),
+            _ => None,
+        },
+        Expr::ScalarCast { value, .. } => grid_value(value, launch),
+        Expr::Unary { op: UnOp::Neg, operand } => grid_value(operand, launch)?.checked_neg(),
+        Expr::Binary { op, lhs, rhs } => {
+            let (a, b) = (grid_value(lhs, launch)?, grid_value(rhs, launch)?);
+            match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                BinOp::Div => a.checked_div(b),
+                BinOp::Rem => a.checked_rem(b),
+                BinOp::Shl => u32::try_from(b).ok().filter(|&b| b < 63).and_then(|b| a.checked_mul(1 << b)),
+                BinOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+                BinOp::BitAnd => Some(a & b),
+                BinOp::BitOr => Some(a | b),
+                BinOp::BitXor => Some(a ^ b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Writes every `GmemMut` buffer back into its tensor.
+pub(crate) fn write_back(prog: &Program, launch: &Launch, args: &mut [Arg<'_>]) {
+    for ((p, v), a) in prog.params.iter().zip(&launch.params).zip(args) {
+        if let (ParamKind::Gmem { mutable: true, .. }, ParamValue::Gmem(g), Arg::TensorMut(t)) = (&p.kind, v, a) {
+            let values: Vec<f64> = (0..g.data.len()).map(|i| load(&g.data, i)).collect();
+            t.write_f64(&values);
+        }
+    }
+}

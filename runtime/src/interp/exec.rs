@@ -1,0 +1,217 @@
+//! One warpgroup running the kernel body: statements, scalars, scopes and the dispatch of every
+//! expression (memory in `effects.rs`, register arrays in `ops.rs`, matrix products in `matmul.rs`).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use tessel_compiler::typeck::AllocKind;
+use tessel_compiler::types::DType;
+
+use super::ir::{Allocation, Block, Expr, Program, Stmt};
+use super::memory::{GlobalBuf, SmemView};
+use super::numeric::{error, scalar_binop, scalar_unop};
+use super::sync::{Place, ProgramState};
+use super::value::{AccRef, Array, BarrierRef, Scalar, Value};
+use crate::Result;
+
+/// A launch's arguments and grid, shared by every program.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    pub params: Vec<ParamValue>,
+    /// Runtime dimensions, in `Program::runtime_dims` order.
+    pub dims: Vec<i64>,
+    pub grid: [usize; 3],
+}
+
+/// A bound parameter.
+#[derive(Debug)]
+pub(crate) enum ParamValue {
+    Gmem(GlobalBuf),
+    Scalar(Scalar),
+}
+
+/// The state of one warpgroup of one program.
+pub(crate) struct Warpgroup<'a> {
+    pub prog: &'a Program,
+    pub launch: &'a Launch,
+    /// The states of the programs of this cluster (multicast copies write into all of them).
+    pub cluster: &'a [ProgramState],
+    /// This program's index in `cluster` (its `cluster_rank()`).
+    pub rank: usize,
+    pub program: [usize; 3],
+    pub wg: usize,
+    frame: Vec<Value>,
+    /// Waits so far per barrier (alloc, index): the phase the next wait is for.
+    pub waits: HashMap<(usize, usize), u64>,
+    /// Entries so far into the `run_scoped` of each barrier allocation.
+    entries: HashMap<usize, u64>,
+}
+
+impl<'a> Warpgroup<'a> {
+    pub(crate) fn new(
+        prog: &'a Program,
+        launch: &'a Launch,
+        cluster: &'a [ProgramState],
+        rank: usize,
+        program: [usize; 3],
+        wg: usize,
+    ) -> Self {
+        let mut frame = vec![Value::Unit; prog.slots];
+        for (i, p) in launch.params.iter().enumerate() {
+            frame[i] = match p {
+                ParamValue::Gmem(_) => Value::Gmem(i),
+                ParamValue::Scalar(s) => Value::Scalar(*s),
+            };
+        }
+        Warpgroup { prog, launch, cluster, rank, program, wg, frame, waits: HashMap::new(), entries: HashMap::new() }
+    }
+
+    /// Runs the kernel body.
+    pub(crate) fn run(&mut self) -> Result<()> {
+        let prog = self.prog;
+        self.block(&prog.body).map(drop)
+    }
+
+    /// This program's shared state.
+    pub(crate) fn state(&self) -> &'a ProgramState {
+        &self.cluster[self.rank]
+    }
+
+    pub(crate) fn place(&self) -> Place<'a> {
+        Place { kernel: &self.prog.name, program: self.program, allocs: &self.prog.allocs }
+    }
+
+    /// A global parameter's buffer.
+    pub(crate) fn global(&self, param: usize) -> Result<&'a GlobalBuf> {
+        match self.launch.params.get(param) {
+            Some(ParamValue::Gmem(g)) => Ok(g),
+            _ => Err(error(format!("internal: parameter {param} is not a global array"))),
+        }
+    }
+
+    fn block(&mut self, b: &Block) -> Result<Value> {
+        for s in &b.stmts {
+            self.stmt(s)?;
+        }
+        match &b.tail {
+            Some(t) => self.eval(t),
+            None => Ok(Value::Unit),
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Result<()> {
+        match s {
+            Stmt::Let { targets, init } => {
+                let value = self.eval(init)?;
+                match (targets.as_slice(), value) {
+                    ([target], v) => self.set(*target, v),
+                    (_, Value::Tuple(parts)) if parts.len() == targets.len() => {
+                        for (t, v) in targets.iter().zip(parts) {
+                            self.set(*t, v);
+                        }
+                    }
+                    _ => return Err(error("internal: a `let` pattern does not match its value")),
+                }
+            }
+            Stmt::Assign { slot, value } => {
+                let v = self.eval(value)?;
+                self.frame[*slot] = v;
+            }
+            Stmt::For { slot, start, end, body } => {
+                let start = self.eval(start)?.scalar()?.to_i64();
+                let end = self.eval(end)?.scalar()?.to_i64();
+                for k in start..end {
+                    self.frame[*slot] = Value::Scalar(Scalar::Int(k, DType::I32));
+                    self.block(body)?;
+                }
+            }
+            Stmt::If { cond, then, otherwise } => {
+                if self.eval(cond)?.bool()? {
+                    self.block(then)?;
+                } else if let Some(b) = otherwise {
+                    self.block(b)?;
+                }
+            }
+            Stmt::Expr(e) => {
+                self.eval(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, target: Option<usize>, v: Value) {
+        if let Some(slot) = target {
+            self.frame[slot] = v;
+        }
+    }
+
+    pub(crate) fn eval_scalar(&mut self, e: &Expr) -> Result<Scalar> {
+        self.eval(e)?.scalar()
+    }
+
+    pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
+        Ok(match e {
+            Expr::Lit(s) => Value::Scalar(*s),
+            Expr::Local(slot) => self.frame[*slot].clone(),
+            Expr::Dim(i) => Value::Scalar(Scalar::Int(self.launch.dims[*i], DType::I32)),
+            Expr::Tuple(items) => Value::Tuple(items.iter().map(|i| self.eval(i)).collect::<Result<_>>()?),
+            Expr::Unary { op, operand } => match self.eval(operand)? {
+                Value::Scalar(s) => Value::Scalar(scalar_unop(*op, s)),
+                v => Value::Regs(Rc::new(super::ops::unary(*op, &*v.regs()?))),
+            },
+            Expr::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.eval(lhs)?, self.eval(rhs)?);
+                match (l, r) {
+                    (Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(scalar_binop(*op, a, b)?),
+                    (l, r) => super::ops::binary(*op, l, r)?,
+                }
+            }
+            Expr::ScalarCast { value, dtype } => Value::Scalar(self.eval_scalar(value)?.cast(*dtype)),
+            Expr::ProgramId(axis) => Value::Scalar(Scalar::Int(self.program[*axis] as i64, DType::I32)),
+            Expr::NumPrograms(axis) => Value::Scalar(Scalar::Int(self.launch.grid[*axis] as i64, DType::I32)),
+            Expr::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
+            Expr::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
+            Expr::Nop => Value::Unit,
+            Expr::RunScoped { allocs, body } => {
+                for (slot, how) in allocs {
+                    self.frame[*slot] = self.allocate(how)?;
+                }
+                self.block(body)?
+            }
+            Expr::RunState { init, slot, body } => {
+                let init = self.eval(init)?.regs()?;
+                self.frame[*slot] = Value::Acc(AccRef::new(Array::clone(&init)));
+                self.block(body)?
+            }
+            Expr::Wgmma { acc, a, b } => self.wgmma(acc, a, b)?,
+            Expr::Mma { acc, a, b } => self.mma(acc, a, b)?,
+            _ => match self.eval_memory(e)? {
+                Some(v) => v,
+                None => self.eval_regs(e)?,
+            },
+        })
+    }
+
+    /// One `run_scoped` parameter: a zeroed accumulator, the program's buffer, or its barriers,
+    /// initialised for this entry of the scope.
+    fn allocate(&mut self, how: &Allocation) -> Result<Value> {
+        Ok(match how {
+            Allocation::Acc { dtype, rows, cols } => {
+                Value::Acc(AccRef::new(Array::filled(*dtype, vec![*rows, *cols], 0.0)))
+            }
+            Allocation::Smem(i) => Value::Smem(SmemView::of_alloc(*i, &self.prog.allocs[*i])?),
+            Allocation::Barrier { alloc, array } => {
+                let AllocKind::Barrier { arrivals, count } = self.prog.allocs[*alloc].kind else {
+                    return Err(error("internal: a barrier allocation of another kind"));
+                };
+                let epoch = self.entries.entry(*alloc).or_insert(0);
+                *epoch += 1;
+                let epoch = *epoch;
+                self.state().init_barriers(*alloc, count as usize, arrivals, epoch);
+                self.waits.retain(|(a, _), _| a != alloc);
+                let array = array.then_some(count as usize);
+                Value::Barrier(BarrierRef { alloc: *alloc, index: 0, array })
+            }
+        })
+    }
+}

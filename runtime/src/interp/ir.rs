@@ -1,0 +1,222 @@
+//! The program the interpreter runs: a checked kernel (`syntax::ast` + `typeck::Facts`) with every
+//! name resolved to a frame slot, every compile-time quantity folded, and no spans.
+//!
+//! Why a lowered copy rather than the AST itself: the AST holds `proc_macro2` identifiers and spans,
+//! which are neither `Send` nor `Sync`, while one kernel runs on many host threads at once. The
+//! lowering (`lower.rs`) is a one-to-one translation of the checked AST, so the interpreter still
+//! runs the program the PTX writer compiles.
+
+use tessel_compiler::syntax::ast::{BinOp, MathFn, MathFn2, ReduceOp, UnOp};
+use tessel_compiler::typeck::Alloc;
+use tessel_compiler::types::DType;
+
+use super::value::Scalar;
+
+/// A lowered kernel, shared by every thread of every launch of it.
+#[derive(Debug)]
+pub(crate) struct Program {
+    /// The kernel function's name, for messages.
+    pub name: String,
+    pub params: Vec<ParamInfo>,
+    /// Runtime dimensions in `Facts::runtime_dims` order. Leaked once per kernel (the program is
+    /// cached for the life of the process) because `Dims` and `Error` take `&'static str`.
+    pub runtime_dims: Vec<&'static str>,
+    /// (index into `runtime_dims`, tile extent, why): dimensions tiles must cover exactly.
+    pub divisibility: Vec<(usize, usize, &'static str)>,
+    /// The grid, one to three scalar expressions over parameters, runtime dimensions and consts.
+    pub grid: Vec<Expr>,
+    /// Each grid expression as the launch's messages quote it (`M / 64`).
+    pub grid_text: Vec<String>,
+    pub warpgroups: usize,
+    pub cluster: [usize; 3],
+    /// Dynamic shared memory per program, in bytes (`Facts::smem_bytes`).
+    pub smem_bytes: u64,
+    /// Every allocation, as `typeck` planned it (names, kinds, shared-memory offsets).
+    pub allocs: Vec<Alloc>,
+    /// Frame slots per warpgroup: parameters first (slot `i` is parameter `i`), then every binding.
+    pub slots: usize,
+    pub body: Block,
+}
+
+/// A kernel parameter.
+#[derive(Debug)]
+pub(crate) struct ParamInfo {
+    pub name: &'static str,
+    pub kind: ParamKind,
+}
+
+#[derive(Debug)]
+pub(crate) enum ParamKind {
+    Gmem { dtype: DType, shape: Vec<DimSpec>, mutable: bool },
+    Scalar(DType),
+}
+
+/// One dimension of a global parameter's shape.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DimSpec {
+    Static(usize),
+    /// Index into `Program::runtime_dims`.
+    Runtime(usize),
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Block {
+    pub stmts: Vec<Stmt>,
+    pub tail: Option<Box<Expr>>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Stmt {
+    /// `let a = e;` or `let (a, b) = e;` (`None`: a `_` pattern).
+    Let { targets: Vec<Option<usize>>, init: Expr },
+    Assign { slot: usize, value: Expr },
+    For { slot: usize, start: Expr, end: Expr, body: Block },
+    If { cond: Expr, then: Block, otherwise: Option<Block> },
+    Expr(Expr),
+}
+
+/// How `run_scoped` provides one closure parameter.
+#[derive(Debug)]
+pub(crate) enum Allocation {
+    /// A zeroed accumulator, private to the warpgroup.
+    Acc { dtype: DType, rows: usize, cols: usize },
+    /// A shared-memory buffer of the program: index into `Program::allocs`.
+    Smem(usize),
+    /// A barrier of the program (index into `Program::allocs`), or an array of them when `array`
+    /// (`Barrier<arrivals, count>`, indexed with `.at(i)`).
+    Barrier { alloc: usize, array: bool },
+}
+
+/// How `broadcast` spreads its source.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Spread {
+    /// A `Layout::WgmmaRow` vector `[M]`: element `[m, n]` is `v[m]`.
+    Rows,
+    /// A `Layout::WgmmaCol` vector `[N]`: element `[m, n]` is `v[n]`.
+    Cols,
+    /// A splat: every element is the single value.
+    Splat,
+}
+
+#[derive(Debug)]
+pub(crate) enum Expr {
+    Lit(Scalar),
+    /// A frame slot: a parameter, a `let`, a loop variable or an allocation.
+    Local(usize),
+    /// A runtime dimension, by index into `Program::runtime_dims`.
+    Dim(usize),
+    Tuple(Vec<Expr>),
+    Unary {
+        op: UnOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    ScalarCast {
+        value: Box<Expr>,
+        dtype: DType,
+    },
+    ProgramId(usize),
+    NumPrograms(usize),
+    WarpgroupId,
+    ClusterRank,
+    /// `g.tile([i, j])` with its explicit block shape, if written.
+    Tile {
+        gmem: Box<Expr>,
+        index: Vec<Expr>,
+        shape: Option<Vec<usize>>,
+    },
+    At {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
+    /// A static window, in the view's (logical) dimension order.
+    Slice {
+        base: Box<Expr>,
+        starts: Vec<usize>,
+        lens: Vec<usize>,
+    },
+    /// A transposed view; `swap` is false for an identity permutation.
+    Transpose {
+        base: Box<Expr>,
+        swap: bool,
+    },
+    Load(Box<Expr>),
+    Store {
+        dst: Box<Expr>,
+        value: Box<Expr>,
+    },
+    Splat {
+        value: Box<Expr>,
+        dtype: DType,
+        shape: Vec<usize>,
+    },
+    Iota {
+        dtype: DType,
+        shape: Vec<usize>,
+        axis: usize,
+    },
+    Wgmma {
+        acc: Box<Expr>,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
+    Mma {
+        acc: Box<Expr>,
+        a: Box<Expr>,
+        b: Box<Expr>,
+    },
+    CopyIn {
+        src: Box<Expr>,
+        dst: Box<Expr>,
+        barrier: Box<Expr>,
+        multicast: bool,
+    },
+    CopyOut {
+        src: Box<Expr>,
+        dst: Box<Expr>,
+    },
+    Arrive(Box<Expr>),
+    Wait(Box<Expr>),
+    /// `wgmma_wait`, `commit_smem`, `wait_smem_to_gmem`, `set_max_registers`: ordering and
+    /// resource hints that a synchronous interpreter has no use for.
+    Nop,
+    RunScoped {
+        allocs: Vec<(usize, Allocation)>,
+        body: Block,
+    },
+    /// `run_state(Acc::from_regs(init), |slot| body)`.
+    RunState {
+        init: Box<Expr>,
+        slot: usize,
+        body: Block,
+    },
+    Math {
+        func: MathFn,
+        arg: Box<Expr>,
+    },
+    Math2 {
+        func: MathFn2,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Cast {
+        value: Box<Expr>,
+        dtype: DType,
+    },
+    Reduce {
+        value: Box<Expr>,
+        op: ReduceOp,
+        axis: usize,
+    },
+    Broadcast {
+        value: Box<Expr>,
+        shape: Vec<usize>,
+        spread: Spread,
+    },
+    /// `to_layout` / `layout_cast`: layouts are metadata here, so the value passes unchanged.
+    Relayout(Box<Expr>),
+}

@@ -1,0 +1,209 @@
+//! The CPU interpreter: runs a `#[kernel]` on host tensors with the GPU's semantics, at tile level.
+//!
+//! Generated `interpret` functions call [`interpret`] with the kernel's source ([`KernelSource`],
+//! the attribute and function as token text) and the arguments in parameter order. The source is
+//! compiled once per process by the same front end as the macro (`tessel_compiler::compile`), and
+//! the checked program is executed, so the GPU and the CPU run one program. Every failure is an
+//! [`Error`](crate::Error): bad arguments give the GPU launch's errors, a deadlock or an
+//! out-of-bounds register access gives [`Error::Interpreter`](crate::Error::Interpreter).
+//!
+//! # Semantics (the reference for both back ends)
+//!
+//! **Execution.** The grid comes from the attribute's `grid` expressions over runtime dimensions,
+//! parameters and consts, checked as a launch checks it (and it must be whole clusters). Programs
+//! run in parallel over the host's cores; the programs of one cluster run together. Within a
+//! program, each warpgroup (`warpgroups = n`) is one host thread that executes the whole body
+//! (SIMT at warpgroup granularity: `warpgroup_id()` differs, nothing else does). `program_id`,
+//! `num_programs`, `warpgroup_id()`, `cluster_rank()` (x fastest) are `i32`.
+//!
+//! **Values.** Scalars and register arrays belong to a warpgroup. A register array is a dense
+//! row-major array of values of its dtype; its layout is metadata only (`to_layout`, `layout_cast`
+//! and `broadcast` keep values). Every operation rounds its result to the result's dtype: f32
+//! `as f32`; f16/bf16 to nearest even; fp8 to nearest, saturating to the largest finite value; tf32
+//! to nearest, ties away (`cvt.rna`); integers wrap to their width; bools are 0/1. Float `+ - * /`
+//! are exact then rounded once (which equals the GPU's f32/f16/bf16 instructions); `exp2`, `exp`,
+//! `log2`, `log`, `sqrt`, `rsqrt`, `tanh`, `recip` run in f32 with Rust's `f32` functions, so they
+//! can differ by a few f32 ulp from the GPU's approximate instructions. `max`/`min` prefer a
+//! number to a NaN (PTX `max.f32`). Integer `/` and `%` truncate; dividing by zero is an error;
+//! shifts by the width or more give 0 (or the sign, for `>>` of a negative signed value).
+//! Casts: float to float rounds as above; float to integer truncates toward zero and saturates,
+//! NaN giving 0 (`cvt.rzi.sat`, like Rust's `as`); integer to integer wraps; to bool is `!= 0`.
+//! Reductions (`sum`, `max`, `min` along an axis) combine left to right, rounding each step.
+//! Scalar arithmetic is the same, with untyped literals taking the other operand's dtype; runtime
+//! dimensions and consts are `i32` values. 64-bit integers in arrays and tensors are exact only up
+//! to 2^53 (tensors cross [`HostArray`] as `f64`).
+//!
+//! **Memory.** Each tensor argument becomes a global buffer of values for the launch (stores round
+//! to its dtype); `GmemMut` buffers are written back when every program has finished without
+//! error. A program's shared memory is one buffer, shared by its warpgroups, with each allocation
+//! at its `typeck` offset; it reads as NaN until written. Swizzles and tilings are physical only
+//! and do not change which element an index names. Accumulators are per warpgroup and start at
+//! zero (`Acc::from_regs` in `run_state` starts from a register array).
+//! - `x.tile([i, j], [r, c]).load(..)` / `c.tile([i, j]).store(v)`: the block at element offset
+//!   `index * shape`; a block outside the array is an error (the GPU would fault or corrupt).
+//! - `copy_gmem_to_smem(tile, dst, bar)` (TMA): copies synchronously, block `index * dst's stored
+//!   shape`, elements outside the array reading as 0 (the tensor map's zero fill), then counts as
+//!   one arrival on `bar` (in PTX: `mbarrier.arrive.expect_tx` plus the copy's `complete_tx`).
+//!   With `multicast = true` the tile lands in the same buffer of every program of the cluster and
+//!   arrives once, on the issuing program's barrier: every program of the cluster issues the same
+//!   copy and waits on its own barrier.
+//! - `copy_smem_to_gmem(src, tile)` writes synchronously, dropping elements outside the array;
+//!   `commit_smem`, `wait_smem_to_gmem`, `wgmma_wait`, `set_max_registers` do nothing.
+//!
+//! **Matrix products.** `wgmma(acc, a, b)` adds `A[M, K] @ B[K, N]` to `acc` synchronously, `A` a
+//! shared-memory view or a register array and `B` a shared-memory view (`.t()` / `Transposed`
+//! swap the last two dimensions of the stored buffer, `.at(s)` selects a slab, `.slice` a window).
+//! Operands are values of their dtype (tf32: the low 13 mantissa bits are ignored); products are
+//! exact; the products of each K block of one instruction (`legality::wgmma_row(..).k_step`) are
+//! summed exactly and added to the accumulator with one rounding to f32 (then to f16 for an f16
+//! accumulator), or wrapping to i32 for i8 operands. `mma(acc, a, b)` is the same with the `mma`
+//! instruction's K (`legality::mma_row`) and returns the new accumulator array.
+//!
+//! **Barriers.** `Barrier<arrivals, count>` (default 1, 1) completes a phase after `arrivals`
+//! arrivals. `barrier_arrive(bar)` is one arrival per warpgroup that executes it (one elected
+//! thread on the GPU); a TMA load is one arrival. `barrier_wait(bar)` blocks the warpgroup until the
+//! phase it waits for completes: each warpgroup counts its own waits on each barrier and waits with
+//! that count's parity, exactly like `mbarrier.try_wait.parity` with a per-thread parity bit (so two
+//! TMA loads on a `Barrier<1>` complete two phases, and the wait for the first phase then waits for
+//! the third). Barriers are initialised when a warpgroup first enters (for the n-th time) the
+//! `run_scoped` that allocates them. When every running warpgroup of a program waits for a phase
+//! that has not completed, or a warpgroup finishes while the others wait so, the launch stops with
+//! an error naming each waiting warpgroup, its barrier (`bar`, `full.at(2)`), the phase it waits
+//! for and the barrier's arrivals. The interpreter never hangs and never panics: a panic inside it
+//! is reported as [`Error::Internal`](crate::Error::Internal).
+
+mod bind;
+mod effects;
+mod exec;
+mod ir;
+mod lower;
+mod matmul;
+mod memory;
+mod numeric;
+mod ops;
+mod schedule;
+mod sync;
+mod value;
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::{Element, Error, HostTensor, Result};
+
+/// A kernel's source as the macro saw it: the `#[kernel(..)]` attribute's tokens and the function
+/// item, each as `TokenStream::to_string()` text. Generated code holds one in a `static`; its
+/// address identifies the kernel in the interpreter's cache.
+#[derive(Debug)]
+pub struct KernelSource {
+    /// The attribute's arguments, e.g. `grid = (M / 64, N / 64), warpgroups = 1`.
+    pub attr: &'static str,
+    /// The function item, `fn name(params) { body }`.
+    pub item: &'static str,
+}
+
+/// One argument of [`interpret`], in parameter order.
+pub enum Arg<'a> {
+    /// A tensor for a `Gmem` parameter.
+    Tensor(&'a dyn HostArray),
+    /// A tensor for a `GmemMut` parameter (also accepted for `Gmem`); written back on success.
+    TensorMut(&'a mut dyn HostArray),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+}
+
+impl Arg<'_> {
+    /// What the argument is, for messages.
+    fn describe(&self) -> String {
+        match self {
+            Arg::Tensor(t) => format!("a {} tensor of shape {:?}", t.dtype(), t.shape()),
+            Arg::TensorMut(t) => format!("a {} tensor of shape {:?}", t.dtype(), t.shape()),
+            Arg::I32(_) => "an i32".into(),
+            Arg::U32(_) => "a u32".into(),
+            Arg::I64(_) => "an i64".into(),
+            Arg::U64(_) => "a u64".into(),
+            Arg::F32(_) => "an f32".into(),
+        }
+    }
+}
+
+/// A host array the interpreter can read and write, whatever its element type.
+pub trait HostArray: Send + Sync {
+    /// The tessel dtype name of the elements (`"bf16"`, `"f32"`...).
+    fn dtype(&self) -> &'static str;
+    /// The shape, outermost axis first.
+    fn shape(&self) -> &[usize];
+    /// Every element as `f64`, in row-major order.
+    fn read_f64(&self) -> Vec<f64>;
+    /// Overwrites every element, rounding each value to the element type (`values` is in row-major
+    /// order and has one value per element).
+    fn write_f64(&mut self, values: &[f64]);
+}
+
+impl<T: Element> HostArray for HostTensor<T> {
+    fn dtype(&self) -> &'static str {
+        T::DTYPE
+    }
+
+    fn shape(&self) -> &[usize] {
+        HostTensor::shape(self)
+    }
+
+    fn read_f64(&self) -> Vec<f64> {
+        self.data().iter().map(|&x| x.to_f64()).collect()
+    }
+
+    fn write_f64(&mut self, values: &[f64]) {
+        for (x, &v) in self.data_mut().iter_mut().zip(values) {
+            *x = T::from_f64(v);
+        }
+    }
+}
+
+/// Checked programs by the address of their [`KernelSource`].
+type Cache = Mutex<HashMap<usize, Arc<ir::Program>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Cache::default)
+}
+
+/// Runs a kernel on the CPU: compiles `source` (once per process), checks and binds `args` like a
+/// GPU launch, runs every program of the grid, and writes `GmemMut` tensors back. On an error,
+/// nothing is written back.
+pub fn interpret(source: &'static KernelSource, args: &mut [Arg<'_>]) -> Result<()> {
+    let prog = program(source)?;
+    let launch = bind::bind(&prog, args)?;
+    schedule::run(&prog, &launch)?;
+    bind::write_back(&prog, &launch, args);
+    Ok(())
+}
+
+/// The checked, lowered program of `source`, from the cache or compiled now.
+fn program(source: &'static KernelSource) -> Result<Arc<ir::Program>> {
+    let key = source as *const KernelSource as usize;
+    if let Some(p) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(p.clone());
+    }
+    let compiled = catch_unwind(AssertUnwindSafe(|| compile(source)))
+        .unwrap_or_else(|_| Err(Error::Internal("the kernel compiler panicked".into())))?;
+    let prog = Arc::new(compiled);
+    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, prog.clone());
+    Ok(prog)
+}
+
+fn compile(source: &KernelSource) -> Result<ir::Program> {
+    let parse = |what: &str, text: &str| {
+        text.parse::<proc_macro2::TokenStream>()
+            .map_err(|e| Error::Interpreter(format!("the kernel's {what} are not Rust tokens: {e}")))
+    };
+    let (attr, item) = (parse("attribute", source.attr)?, parse("function", source.item)?);
+    let compiled = tessel_compiler::compile(attr, item).map_err(|e| {
+        let all: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+        Error::Interpreter(format!("the kernel does not compile: {}", all.join("; ")))
+    })?;
+    lower::lower(&compiled)
+}

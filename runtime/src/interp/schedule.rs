@@ -1,0 +1,143 @@
+//! Running a grid: clusters spread over the host's cores, and one host thread per warpgroup of
+//! every program of a cluster.
+//!
+//! Worker threads (as many as cores, at most one per cluster) take clusters in order from an atomic
+//! counter. A cluster runs as one unit because multicast copies write into every program of it. A
+//! cluster of one single-warpgroup program runs on the worker itself; otherwise each warpgroup of
+//! each of its programs gets a scoped thread, so barriers between warpgroups behave as on the GPU.
+//!
+//! On a failure no new cluster starts; clusters are claimed in order, so the failure of the lowest
+//! failing cluster is reported, whatever the timing.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::thread;
+
+use super::exec::{Launch, Warpgroup};
+use super::ir::Program;
+use super::memory::SmemView;
+use super::sync::{Place, ProgramState};
+use crate::{Error, Result};
+
+/// The first failure, by cluster index.
+type Failure = Mutex<Option<(usize, Error)>>;
+
+fn record(failed: &Failure, cluster: usize, err: Error) {
+    let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
+    if f.as_ref().is_none_or(|(c, _)| cluster < *c) {
+        *f = Some((cluster, err));
+    }
+}
+
+/// Runs every program of the grid.
+pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
+    let clusters: usize = (0..3).map(|d| launch.grid[d] / prog.cluster[d]).product();
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(clusters).max(1);
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let failed: Failure = Mutex::new(None);
+    thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    while !stop.load(Ordering::Relaxed) {
+                        let c = next.fetch_add(1, Ordering::Relaxed);
+                        if c >= clusters {
+                            break;
+                        }
+                        if let Err(e) = run_cluster(prog, launch, c) {
+                            record(&failed, c, e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            if let Err(p) = h.join() {
+                record(&failed, usize::MAX, Error::Internal(format!("an interpreter worker panicked: {}", panic_text(&p))));
+            }
+        }
+    });
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Runs the programs of cluster `c` (clusters numbered x fastest, like programs).
+fn run_cluster(prog: &Program, launch: &Launch, c: usize) -> Result<()> {
+    let [cx, cy, cz] = prog.cluster;
+    let (nx, ny) = (launch.grid[0] / cx, launch.grid[1] / cy);
+    let origin = [(c % nx) * cx, (c / nx % ny) * cy, c / (nx * ny) * cz];
+    let size = cx * cy * cz;
+    // A program's coordinates from its cluster rank (`%cluster_ctarank` is x fastest).
+    let program = |rank: usize| [origin[0] + rank % cx, origin[1] + rank / cx % cy, origin[2] + rank / (cx * cy)];
+    let slots = SmemView::slots_for(prog.smem_bytes);
+    let states: Vec<ProgramState> = (0..size).map(|_| ProgramState::new(slots, prog.warpgroups)).collect();
+    let mut results = Vec::new();
+    if size * prog.warpgroups == 1 {
+        results.push(run_warpgroup(prog, launch, &states, 0, program(0), 0));
+    } else {
+        thread::scope(|s| {
+            let mut handles = Vec::new();
+            for rank in 0..size {
+                for wg in 0..prog.warpgroups {
+                    let states = &states;
+                    handles.push(s.spawn(move || run_warpgroup(prog, launch, states, rank, program(rank), wg)));
+                }
+            }
+            for h in handles {
+                results.push(h.join().unwrap_or_else(|p| Err(Error::Internal(panic_text(&p)))));
+            }
+        });
+    }
+    // The program's recorded failure is the cause; a warpgroup's own error may only say it stopped.
+    if let Some(e) = states.iter().find_map(ProgramState::failure) {
+        return Err(e);
+    }
+    results.into_iter().collect()
+}
+
+/// Marks a warpgroup finished when it ends, however it ends.
+struct Finish<'a> {
+    state: &'a ProgramState,
+    wg: usize,
+    place: Place<'a>,
+}
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.state.finish(self.wg, &self.place);
+    }
+}
+
+fn run_warpgroup(
+    prog: &Program,
+    launch: &Launch,
+    states: &[ProgramState],
+    rank: usize,
+    program: [usize; 3],
+    wg: usize,
+) -> Result<()> {
+    let state = &states[rank];
+    let _finish = Finish { state, wg, place: Place { kernel: &prog.name, program, allocs: &prog.allocs } };
+    let run = catch_unwind(AssertUnwindSafe(|| Warpgroup::new(prog, launch, states, rank, program, wg).run()));
+    let [x, y, z] = program;
+    let at = format!("`{}`, program ({x}, {y}, {z}), warpgroup {wg}", prog.name);
+    let err = match run {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(Error::Interpreter(msg))) => Error::Interpreter(format!("{at}: {msg}")),
+        Ok(Err(Error::Internal(msg))) => Error::Internal(format!("{at}: {msg}")),
+        Ok(Err(e)) => e,
+        Err(p) => Error::Internal(format!("{at}: the interpreter panicked: {}", panic_text(&p))),
+    };
+    state.fail(err.clone());
+    Err(err)
+}
+
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+}

@@ -1,0 +1,246 @@
+//! GPU tests of the language's other constructs, each against an f64 reference and the interpreter:
+//! TMA copies, register-array math and reductions, warp-level mma, warp specialization with barriers,
+//! bad launches, and the JIT log of every GEMM module. `.gpu/tests/gpu_ops-test --ignored --nocapture`.
+
+mod common;
+
+use common::{assert_close, matmul, values, Rng};
+use tessel::prelude::*;
+
+/// TMA round trip: global -> shared (swizzled) -> registers (+1) -> shared -> global (TMA store).
+#[kernel(grid = (M / 64, N / 64))]
+fn tma_copy(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(|s_in: Smem<f32, 64, 64, Swizzle128>, s_out: Smem<f32, 64, 64>, bar: Barrier| {
+        copy_gmem_to_smem(x.tile([i, j]), s_in, bar);
+        barrier_wait(bar);
+        let v = s_in.load(Layout::Strided);
+        s_out.store(v + 1.0);
+        commit_smem();
+        copy_smem_to_gmem(s_out, y.tile([i, j]));
+        wait_smem_to_gmem(0);
+    });
+}
+
+/// Row softmax of a 64 x 64 tile in the WGMMA layout: max, exp2, sum, broadcast, divide.
+#[kernel(grid = (M / 64,))]
+fn softmax(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let m = v.max(1).broadcast([64, 64], Layout::Wgmma);
+    let e = exp2((v - m) * 1.4426950408889634);
+    let s = e.sum(1).broadcast([64, 64], Layout::Wgmma);
+    y.tile([i, 0], [64, 64]).store(e / s);
+}
+
+/// Column sums (axis 0 goes across warps) and a relayout to the strided layout and back.
+#[kernel(grid = (M / 64,))]
+fn colsum(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let c = v.sum(0).broadcast([64, 64], Layout::Wgmma);
+    let out = (v + c).to_layout(Layout::Strided);
+    y.tile([i, 0], [64, 64]).store(out.to_layout(Layout::Wgmma));
+}
+
+/// Warp-level mma.sync, bf16 -> f32, a 64 x 64 block per program, K in steps of 16.
+#[kernel(grid = (M / 64, N / 64))]
+fn mma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let mut acc = splat::<f32>(0.0, [64, 64]).to_layout(Layout::MmaAcc);
+    for k in 0..K / 16 {
+        let x = a.tile([i, k], [64, 16]).load(Layout::MmaLhs);
+        let y = b.tile([k, j], [16, 64]).load(Layout::MmaRhs);
+        acc = mma(acc, x, y);
+    }
+    c.tile([i, j], [64, 64]).store(acc);
+}
+
+/// Warp-level mma.sync, i8 -> i32, 32 rows per program (two warps along M).
+#[kernel(grid = (M / 32, N / 32))]
+fn mma_i8(a: Gmem<i8, M, K>, b: Gmem<i8, K, N>, c: GmemMut<i32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let mut acc = splat::<i32>(0, [32, 32]).to_layout(Layout::MmaAcc);
+    for k in 0..K / 32 {
+        let x = a.tile([i, k], [32, 32]).load(Layout::MmaLhs);
+        let y = b.tile([k, j], [32, 32]).load(Layout::MmaRhs);
+        acc = mma(acc, x, y);
+    }
+    c.tile([i, j], [32, 32]).store(acc);
+}
+
+/// Warp specialization: warpgroup 0 produces tiles through a two-stage ring, warpgroups 1 and 2
+/// each multiply their half of the rows.
+#[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(STAGES = 2))]
+fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(collective_axes = [wg],
+               |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
+                b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
+                full: Barrier<3, STAGES>,
+                empty: Barrier<2, STAGES>| {
+        if warpgroup_id() == 0 {
+            set_max_registers(40);
+            for k in 0..K / 64 {
+                let s = k % STAGES;
+                if k >= STAGES {
+                    barrier_wait(empty.at(s));
+                }
+                copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
+                copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
+                copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
+            }
+        } else {
+            set_max_registers(232);
+            let h = warpgroup_id() - 1;
+            run_scoped(|acc: Acc<f32, 64, 64>| {
+                for k in 0..K / 64 {
+                    let s = k % STAGES;
+                    barrier_wait(full.at(s));
+                    wgmma(acc, a_s.at(s).at(h), b_s.at(s));
+                    wgmma_wait(0);
+                    barrier_arrive(empty.at(s));
+                }
+                c.tile([2 * i + h, j], [64, 64]).store(acc.load());
+            });
+        }
+    });
+}
+
+fn device() -> Device {
+    Device::new(0).expect("an sm_90 GPU")
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn tma_round_trip() {
+    let dev = device();
+    let x = Rng::new(1).tensor::<f32>(&[128, 192], 1.0);
+    let want: Vec<f64> = values(&x).iter().map(|v| v + 1.0).collect();
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, [128, 192]).unwrap();
+    dy.poison(f32::NAN).unwrap();
+    tma_copy::launch(&dev, &dx, &mut dy).unwrap();
+    assert_close("tma_copy GPU", &values(&dy.to_host().unwrap()), &want, 0.0);
+    let mut hy = HostTensor::<f32>::zeros([128, 192]).unwrap();
+    tma_copy::interpret(&x, &mut hy).unwrap();
+    assert_close("tma_copy interpreter", &values(&hy), &want, 0.0);
+}
+
+fn softmax_ref(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for r in 0..rows {
+        let row = &x[r * cols..(r + 1) * cols];
+        let m = row.iter().cloned().fold(f64::MIN, f64::max);
+        let s: f64 = row.iter().map(|v| (v - m).exp()).sum();
+        for c in 0..cols {
+            out[r * cols + c] = (row[c] - m).exp() / s;
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn register_math_and_reductions() {
+    let dev = device();
+    let x = Rng::new(2).tensor::<f32>(&[256, 64], 2.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let want = softmax_ref(&values(&x), 256, 64);
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, [256, 64]).unwrap();
+    dy.poison(f32::NAN).unwrap();
+    softmax::launch(&dev, &dx, &mut dy).unwrap();
+    let gpu = values(&dy.to_host().unwrap());
+    assert_close("softmax GPU", &gpu, &want, 1e-5);
+    let mut hy = HostTensor::<f32>::zeros([256, 64]).unwrap();
+    softmax::interpret(&x, &mut hy).unwrap();
+    assert_close("softmax GPU vs interpreter", &gpu, &values(&hy), 1e-5);
+
+    let xs = values(&x);
+    let mut want = vec![0.0; xs.len()];
+    for t in 0..4 {
+        for c in 0..64 {
+            let s: f64 = (0..64).map(|r| xs[(t * 64 + r) * 64 + c]).sum();
+            for r in 0..64 {
+                want[(t * 64 + r) * 64 + c] = xs[(t * 64 + r) * 64 + c] + s;
+            }
+        }
+    }
+    colsum::launch(&dev, &dx, &mut dy).unwrap();
+    let gpu = values(&dy.to_host().unwrap());
+    assert_close("colsum GPU", &gpu, &want, 1e-5);
+    colsum::interpret(&x, &mut hy).unwrap();
+    assert_close("colsum GPU vs interpreter", &gpu, &values(&hy), 1e-5);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn warp_level_mma() {
+    let dev = device();
+    let mut rng = Rng::new(3);
+    let (m, n, k) = (128, 192, 96);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let want = matmul(&values(&a), &values(&b), m, n, k, true);
+    let (da, db) = (DeviceTensor::from_host(&dev, &a).unwrap(), DeviceTensor::from_host(&dev, &b).unwrap());
+    let mut dc = DeviceTensor::<f32>::zeros(&dev, [m, n]).unwrap();
+    dc.poison(f32::NAN).unwrap();
+    mma_bf16::launch(&dev, &da, &db, &mut dc).unwrap();
+    let gpu = values(&dc.to_host().unwrap());
+    assert_close("mma bf16 GPU", &gpu, &want, 1e-5);
+    let mut hc = HostTensor::<f32>::zeros([m, n]).unwrap();
+    mma_bf16::interpret(&a, &b, &mut hc).unwrap();
+    assert_close("mma bf16 GPU vs interpreter", &gpu, &values(&hc), 1e-5);
+
+    let (m, n, k) = (64, 96, 128);
+    let (a, b) = (rng.ints::<i8>(&[m, k]), rng.ints::<i8>(&[k, n]));
+    let want = matmul(&values(&a), &values(&b), m, n, k, true);
+    let (da, db) = (DeviceTensor::from_host(&dev, &a).unwrap(), DeviceTensor::from_host(&dev, &b).unwrap());
+    let mut dc = DeviceTensor::<i32>::zeros(&dev, [m, n]).unwrap();
+    mma_i8::launch(&dev, &da, &db, &mut dc).unwrap();
+    assert_close("mma i8 GPU", &values(&dc.to_host().unwrap()), &want, 0.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn warp_specialized_pipeline() {
+    let dev = device();
+    let mut rng = Rng::new(4);
+    let (m, n, k) = (256, 128, 512);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let want = matmul(&values(&a), &values(&b), m, n, k, true);
+    let (da, db) = (DeviceTensor::from_host(&dev, &a).unwrap(), DeviceTensor::from_host(&dev, &b).unwrap());
+    let mut dc = DeviceTensor::<f32>::zeros(&dev, [m, n]).unwrap();
+    dc.poison(f32::NAN).unwrap();
+    specialized::launch(&dev, &da, &db, &mut dc).unwrap();
+    let gpu = values(&dc.to_host().unwrap());
+    assert_close("specialized GPU", &gpu, &want, 1e-5);
+    let mut hc = HostTensor::<f32>::zeros([m, n]).unwrap();
+    specialized::interpret(&a, &b, &mut hc).unwrap();
+    assert_close("specialized GPU vs interpreter", &gpu, &values(&hc), 1e-5);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn bad_launches_return_errors_and_the_gpu_still_works() {
+    let dev = device();
+    let x = DeviceTensor::<f32>::zeros(&dev, [128, 192]).unwrap();
+    let mut wrong = DeviceTensor::<f32>::zeros(&dev, [128, 128]).unwrap();
+    let err = tma_copy::launch(&dev, &x, &mut wrong).unwrap_err();
+    println!("mismatched dims: {err}");
+    let mut odd = DeviceTensor::<f32>::zeros(&dev, [100, 192]).unwrap();
+    let x_odd = DeviceTensor::<f32>::zeros(&dev, [100, 192]).unwrap();
+    let err = tma_copy::launch(&dev, &x_odd, &mut odd).unwrap_err();
+    println!("indivisible dims: {err}");
+    tma_round_trip();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gemm_jit_logs_have_no_wgmma_serialization() {
+    let dev = device();
+    for (ptx, entry) in [(specialized::PTX, specialized::ENTRY)] {
+        let module = tessel::Module::load(&dev, ptx, entry).unwrap();
+        let log = module.info_log();
+        assert!(!log.contains("C75"), "{entry}: the JIT reported wgmma serialization:\n{log}");
+    }
+}

@@ -1,0 +1,294 @@
+//! Mutation test of the front end: thousands of kernels derived from the pass cases
+//! (`tests/ui/pass`) by deleting, swapping, replacing and inserting tokens at every depth, handed to
+//! `tessel_compiler::compile` directly (not through rustc), with a fixed seed.
+//!
+//! For every mutant:
+//! - the compiler does not panic (`catch_unwind`), and neither does the full expansion of a mutant
+//!   it accepts (`tessel_compiler::expand`);
+//! - every error of a rejected mutant points inside the mutant: a span of its text, on its lines,
+//!   never the call site. Mutants whose function is no longer a Rust item are only checked for
+//!   panics: rustc rejects them before `#[kernel]` runs.
+//!
+//! Mutants are printed and parsed back from a string (`"\n#[kernel(ATTR)]\nITEM\n"`) so that, with
+//! proc-macro2's `span-locations`, their spans have lines and columns.
+
+#[path = "ui/support.rs"]
+mod support;
+
+use proc_macro2::{Group, TokenStream, TokenTree};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+/// Mutants made from each pass kernel.
+const MUTANTS_PER_KERNEL: usize = 200;
+const SEED: u64 = 0x7e55_e1c0_ffee_2024;
+
+/// Tokens that tend to matter to the compiler: edge-case numbers, dtypes, layouts, transforms, the
+/// language's names, punctuation and empty groups.
+const INTERESTING: &str = "0 1 2 3 7 8 16 24 32 40 48 63 64 65 96 128 255 256 257 272 512 4096 65536 \
+    2147483648 1000000000000 99999999999999999999 0.0 1.5 1e40 0u8 64i32 1.0f32 true false \
+    u8 i8 i4 u16 i32 u32 i64 f32 f16 bf16 tf32 f8e4m3 f8e5m2 bool f64 usize \
+    Acc Smem Regs Barrier Gmem GmemMut Layout Wgmma WgmmaRow WgmmaCol Strided Splat MmaAcc MmaLhs MmaRhs \
+    Swizzle128 Swizzle64 Swizzle32 NoSwizzle Swizzle Transposed Tiled wg x M K N STAGES _ \
+    let mut const for in if else while match return fn self \
+    , ; : :: . .. = == != += + - * / % << >> & && | || ! < > <= as \
+    run_scoped run_state wgmma wgmma_wait mma copy_gmem_to_smem copy_smem_to_gmem barrier_wait \
+    barrier_arrive commit_smem set_max_registers load store at t slice transpose cast sum max min \
+    broadcast to_layout layout_cast splat iota exp2 from_regs tile collective_axes multicast \
+    program_id num_programs warpgroup_id cluster_rank grid warpgroups warpgroup_axis cluster \
+    max_registers consts () [] {} (0) [0] [64, 64] [.., 0..64] <f32> (1, 2) \"s\" 'c'";
+
+/// A tiny xorshift generator: deterministic, and no new dependency.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// The place of a token tree: the indices of the groups around it, then its own index.
+type Path = Vec<usize>;
+
+/// Every token tree of a stream, at every depth, with its path.
+fn positions(ts: &TokenStream, prefix: &mut Path, out: &mut Vec<(Path, TokenTree)>) {
+    for (i, tt) in ts.clone().into_iter().enumerate() {
+        prefix.push(i);
+        out.push((prefix.clone(), tt.clone()));
+        if let TokenTree::Group(g) = &tt {
+            positions(&g.stream(), prefix, out);
+        }
+        prefix.pop();
+    }
+}
+
+/// Applies `f` to the token list that holds `path`'s last index.
+fn edit(ts: &TokenStream, path: &[usize], f: &mut dyn FnMut(&mut Vec<TokenTree>, usize)) -> TokenStream {
+    let mut trees: Vec<TokenTree> = ts.clone().into_iter().collect();
+    match path {
+        [] => {}
+        [i] => f(&mut trees, *i),
+        [i, rest @ ..] => {
+            if let Some(TokenTree::Group(g)) = trees.get(*i) {
+                let mut inner = Group::new(g.delimiter(), edit(&g.stream(), rest, f));
+                inner.set_span(g.span());
+                trees[*i] = TokenTree::Group(inner);
+            }
+        }
+    }
+    trees.into_iter().collect()
+}
+
+/// The token trees of a kernel (and the interesting ones), sorted by kind so that a replacement
+/// can keep the kind: a name for a name, a literal for a literal, keeping more mutants valid Rust.
+struct Pool {
+    all: Vec<TokenTree>,
+    by_kind: [Vec<TokenTree>; 4],
+}
+
+fn kind(tt: &TokenTree) -> usize {
+    match tt {
+        TokenTree::Ident(_) => 0,
+        TokenTree::Literal(_) => 1,
+        TokenTree::Punct(_) => 2,
+        TokenTree::Group(_) => 3,
+    }
+}
+
+impl Pool {
+    fn new(trees: impl IntoIterator<Item = TokenTree>) -> Pool {
+        let mut pool = Pool { all: Vec::new(), by_kind: Default::default() };
+        for tt in trees {
+            pool.by_kind[kind(&tt)].push(tt.clone());
+            pool.all.push(tt);
+        }
+        pool
+    }
+
+    /// A tree of the same kind as `like` (three times in four), else any tree.
+    fn pick(&self, like: &TokenTree, rng: &mut XorShift) -> TokenTree {
+        let same = &self.by_kind[kind(like)];
+        let from = if same.is_empty() || rng.below(4) == 0 { &self.all } else { same };
+        from[rng.below(from.len())].clone()
+    }
+}
+
+/// One random mutation of `ts`, whose trees are `places`: delete a tree, swap it with the next,
+/// replace it by a tree of the same kernel or an interesting token, or insert an interesting token.
+fn mutate(ts: &TokenStream, places: &[(Path, TokenTree)], kernel: &Pool, odd: &Pool, rng: &mut XorShift) -> TokenStream {
+    if places.is_empty() {
+        return odd.all[rng.below(odd.all.len())].clone().into();
+    }
+    let (path, tree) = &places[rng.below(places.len())];
+    let roll = rng.below(20);
+    let replacement = if roll < 13 { kernel.pick(tree, rng) } else { odd.pick(tree, rng) };
+    edit(ts, path, &mut |trees, i| match roll {
+        0..=2 => {
+            trees.remove(i);
+        }
+        3..=5 if i + 1 < trees.len() => trees.swap(i, i + 1),
+        0..=16 => trees[i] = replacement.clone(),
+        _ => trees.insert(i, replacement.clone()),
+    })
+}
+
+fn places_of(ts: &TokenStream) -> Vec<(Path, TokenTree)> {
+    let mut places = Vec::new();
+    positions(ts, &mut Vec::new(), &mut places);
+    places
+}
+
+/// What became of the mutants.
+#[derive(Default)]
+struct Tally {
+    run: usize,
+    accepted: usize,
+    rejected: usize,
+    /// Mutants whose function syn cannot read (rustc would not call the macro).
+    not_rust: usize,
+    /// Mutants whose text does not lex back (e.g. a `'` that became a lifetime).
+    unlexable: usize,
+    panics: Vec<String>,
+    bad_spans: Vec<String>,
+    /// Mutants the front end accepted but the back end rejected: internal errors.
+    back_end_errors: Vec<String>,
+}
+
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// Records panics instead of printing each one.
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!("{msg} at {at}"));
+    }));
+}
+
+fn last_panic() -> String {
+    LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default()
+}
+
+/// Splits `#[kernel(ATTR)] ITEM` parsed from `text` back into the attribute's tokens and the item.
+fn split(text: &str) -> Option<(TokenStream, TokenStream)> {
+    let mut trees = text.parse::<TokenStream>().ok()?.into_iter();
+    let (Some(TokenTree::Punct(_)), Some(TokenTree::Group(attr))) = (trees.next(), trees.next()) else { return None };
+    let attr = match attr.stream().into_iter().nth(1) {
+        Some(TokenTree::Group(args)) => args.stream(),
+        _ => return None,
+    };
+    Some((attr, trees.collect()))
+}
+
+/// Runs one mutant through the compiler and records what happened.
+fn run_mutant(attr: &TokenStream, item: &TokenStream, tally: &mut Tally) {
+    let text = format!("\n#[kernel({attr})]\n{item}\n");
+    let Some((attr, item)) = split(&text) else {
+        tally.unlexable += 1;
+        return;
+    };
+    tally.run += 1;
+    let lines = text.lines().count();
+    let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::compile(attr.clone(), item.clone())));
+    match result {
+        Err(_) => tally.panics.push(format!("front end: {}\n{text}", last_panic())),
+        Ok(Ok(_)) => {
+            tally.accepted += 1;
+            match catch_unwind(AssertUnwindSafe(|| tessel_compiler::expand(attr, item))) {
+                Err(_) => tally.panics.push(format!("back end: {}\n{text}", last_panic())),
+                Ok(out) if out.to_string().contains("compile_error") => tally.back_end_errors.push(text),
+                Ok(_) => {}
+            }
+        }
+        Ok(Err(errors)) => {
+            tally.rejected += 1;
+            // A function syn cannot read is no Rust item, and rustc would reject it before
+            // `#[kernel]` runs: only its panics matter.
+            if errors.clone().into_iter().any(|e| e.to_string().contains("goes on a plain `fn`")) {
+                tally.not_rust += 1;
+            } else {
+                check_spans(&errors, lines, &text, tally);
+            }
+        }
+    }
+}
+
+/// Every error lies on the mutant's lines (line 1 is empty: the call site reads as line 1).
+fn check_spans(errors: &syn::Error, lines: usize, text: &str, tally: &mut Tally) {
+    for e in errors.clone() {
+        let span = e.span();
+        let (start, end) = (span.start(), span.end());
+        let inside = span.file() != "<unspecified>"
+            && start.line >= 2
+            && end.line <= lines
+            && (start.line, start.column) <= (end.line, end.column);
+        if !inside {
+            let first = e.to_string().lines().next().unwrap_or_default().to_string();
+            tally.bad_spans.push(format!("{}:{}..{}:{} `{first}`\n{text}", start.line, start.column, end.line, end.column));
+        }
+    }
+}
+
+#[test]
+fn mutants_never_panic_and_point_inside() {
+    quiet_panics();
+    let odd = Pool::new(INTERESTING.parse::<TokenStream>().expect("interesting tokens"));
+    let mut rng = XorShift(SEED);
+    let mut tally = Tally::default();
+    let started = std::time::Instant::now();
+    for path in support::case_files("pass") {
+        for k in support::kernels_of(&path) {
+            let (attr_places, item_places) = (places_of(&k.attr), places_of(&k.item));
+            let kernel = Pool::new(attr_places.iter().chain(&item_places).map(|(_, t)| t.clone()));
+            for _ in 0..MUTANTS_PER_KERNEL {
+                let (mut attr, mut item) = (k.attr.clone(), k.item.clone());
+                // One mutation, or two (a third of the time), the second on the mutated kernel.
+                for round in 0..1 + rng.below(3) / 2 {
+                    let in_attr = rng.below(6) == 0;
+                    let (ts, original) = if in_attr { (&mut attr, &attr_places) } else { (&mut item, &item_places) };
+                    let places = if round == 0 { original.clone() } else { places_of(ts) };
+                    *ts = mutate(ts, &places, &kernel, &odd, &mut rng);
+                }
+                run_mutant(&attr, &item, &mut tally);
+            }
+        }
+    }
+    let _ = std::panic::take_hook();
+    println!(
+        "{} mutants in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} did not lex back; \
+         {} accepted by the front end but rejected by the back end",
+        tally.run,
+        started.elapsed(),
+        tally.accepted,
+        tally.rejected,
+        tally.not_rust,
+        tally.unlexable,
+        tally.back_end_errors.len()
+    );
+    for text in tally.back_end_errors.iter().take(3) {
+        println!("back end rejected a checked kernel:\n{text}");
+    }
+    assert!(tally.run >= 5000, "only {} mutants", tally.run);
+    let show = |v: &[String]| v.iter().take(5).cloned().collect::<Vec<_>>().join("\n-----\n");
+    assert!(tally.panics.is_empty(), "{} mutants panicked, e.g.:\n{}", tally.panics.len(), show(&tally.panics));
+    assert!(
+        tally.bad_spans.is_empty(),
+        "{} errors point outside their kernel, e.g.:\n{}",
+        tally.bad_spans.len(),
+        show(&tally.bad_spans)
+    );
+}

@@ -1,0 +1,102 @@
+//! Shared by the PTX tests (`tests/ptx/main.rs`, golden files) and `tests/ptxas.rs` (assembly):
+//! finding `#[kernel]` functions in source files, compiling them to PTX, and running `ptxas`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A `#[kernel(..)]` function read from a file.
+pub struct KernelSource {
+    pub file: PathBuf,
+    pub name: String,
+    attr: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+}
+
+impl KernelSource {
+    /// `file.rs::name`, for messages.
+    pub fn label(&self) -> String {
+        format!("{}::{}", self.file.display(), self.name)
+    }
+
+    /// The kernel's PTX, or the front end's or writer's errors as text.
+    pub fn ptx(&self) -> Result<String, String> {
+        let compiled = tessel_compiler::compile(self.attr.clone(), self.item.clone()).map_err(|e| render(&e))?;
+        tessel_compiler::ptx::emit(&compiled.kernel, &compiled.facts).map_err(|e| render(&e))
+    }
+}
+
+fn render(e: &syn::Error) -> String {
+    e.clone().into_iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+}
+
+/// The repository root (this package's manifest directory).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `.rs` files of a directory of the repository, sorted; none if it does not exist.
+pub fn rust_files(dir: &str) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root().join(dir)) else { return Vec::new() };
+    let mut files: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "rs")).collect();
+    files.sort();
+    files
+}
+
+/// Every `#[kernel(..)]` function of a file, in order (as `compiler/tests/dump.rs` reads them).
+pub fn kernels_in(path: &Path) -> Vec<KernelSource> {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let file: syn::File = syn::parse_str(&src).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
+    let mut out = Vec::new();
+    for item in file.items {
+        let syn::Item::Fn(mut f) = item else { continue };
+        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("kernel")) else { continue };
+        let attr = f.attrs.remove(pos);
+        let attr = match attr.meta {
+            syn::Meta::List(l) => l.tokens,
+            _ => Default::default(),
+        };
+        out.push(KernelSource { file: path.to_path_buf(), name: f.sig.ident.to_string(), attr, item: quote::quote!(#f) });
+    }
+    out
+}
+
+/// `ptxas`: `TESSEL_PTXAS` if set, else the first `ptxas` on `PATH`.
+pub fn find_ptxas() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("TESSEL_PTXAS") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join("ptxas")).find(|p| p.is_file())
+}
+
+/// Whether a missing `ptxas` fails the tests (CI sets `TESSEL_REQUIRE_PTXAS=1`).
+pub fn ptxas_required() -> bool {
+    std::env::var("TESSEL_REQUIRE_PTXAS").is_ok_and(|v| v == "1")
+}
+
+/// Assembles `ptx` for sm_90a. `Ok(log)` when ptxas exits 0 and reports no wgmma serialization
+/// (`C75xx`, hopper-ptx-facts §8) and no warning; otherwise `Err` with what it said.
+pub fn assemble(ptxas: &Path, tag: &str, ptx: &str) -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("tessel-ptxas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let input = dir.join(format!("{tag}.ptx"));
+    std::fs::write(&input, ptx).map_err(|e| e.to_string())?;
+    let output = Command::new(ptxas)
+        .arg("-arch=sm_90a")
+        .arg(&input)
+        .arg("-o")
+        .arg(dir.join(format!("{tag}.cubin")))
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let log = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    if !output.status.success() {
+        return Err(format!("ptxas failed ({}) on {}:\n{log}", output.status, input.display()));
+    }
+    if log.contains("C75") || log.to_lowercase().contains("warning") {
+        return Err(format!("ptxas accepted {} with complaints:\n{log}", input.display()));
+    }
+    Ok(log)
+}

@@ -1,0 +1,77 @@
+//! The front end's test suite (`tests/ui`, see `tests/ui/README.md`).
+//!
+//! - `ui`: trybuild compiles every case with rustc: the compile-fail cases must print exactly their
+//!   `.stderr` (message, span, help), the pass cases must build.
+//! - `cases_through_the_compiler`: the same cases handed to `tessel_compiler::compile` directly, which
+//!   is quick and checks what a `.stderr` cannot say by itself: a pass case has no error at all, and
+//!   a compile-fail case has exactly one (one rejection per file), except the cases named
+//!   `*several-errors*` that show errors reported together.
+//! - `readme_covers_the_catalog`: every row of the error catalog names a case that exists.
+
+#[path = "ui/support.rs"]
+mod support;
+
+use support::{case_files, describe, kernels_of, FAIL_AREAS};
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    for area in FAIL_AREAS {
+        t.compile_fail(format!("tests/ui/{area}/*.rs"));
+    }
+    t.pass("tests/ui/pass/*.rs");
+}
+
+#[test]
+fn cases_through_the_compiler() {
+    let mut problems = Vec::new();
+    let mut pass_kernels = 0;
+    for path in case_files("pass") {
+        for k in kernels_of(&path) {
+            pass_kernels += 1;
+            if let Err(e) = tessel_compiler::compile(k.attr, k.item) {
+                problems.push(format!("{} `{}` is rejected: {:#?}", path.display(), k.name, describe(&e)));
+            }
+        }
+    }
+    for area in FAIL_AREAS {
+        for path in case_files(area) {
+            let several = path.to_string_lossy().contains("several-errors");
+            let errors: Vec<String> = kernels_of(&path)
+                .into_iter()
+                .flat_map(|k| tessel_compiler::compile(k.attr, k.item).err().map(|e| describe(&e)).unwrap_or_default())
+                .collect();
+            println!("{}: {errors:?}", path.strip_prefix(support::root()).unwrap_or(&path).display());
+            let ok = if several { errors.len() >= 2 } else { errors.len() == 1 };
+            if !ok {
+                problems.push(format!("{} has {} errors: {errors:#?}", path.display(), errors.len()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(pass_kernels >= 20, "only {pass_kernels} pass kernels");
+    println!("{pass_kernels} pass kernels accepted");
+}
+
+/// The rows of `shared/error-catalog.md`, multi-form rows once per form.
+const CATALOG_ROWS: &[&str] = &[
+    "SEED 000", "SEED 001", "SEED 002", "SEED 003", "SEED 004", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "B2",
+    "B3", "B4", "C2", "C3", "C4", "C5", "C6", "C6'", "C7", "D2", "D3", "D4", "D5", "D6 M", "D6 N", "D6 K", "D7",
+    "D8 acc", "D8 A", "D8 B", "E1", "E2", "E3", "E4", "E5", "E6", "E7", "E8 M", "E8 N", "E8 N int", "E8 K", "E9",
+    "E10", "E11", "E11'", "E12", "E12'", "E13", "E14", "E14'", "E15", "E15'", "E16", "E16'", "E17",
+];
+
+#[test]
+fn readme_covers_the_catalog() {
+    let readme = std::fs::read_to_string(support::root().join("tests/ui/README.md")).expect("tests/ui/README.md");
+    let mut missing = Vec::new();
+    for row in CATALOG_ROWS {
+        let line = readme.lines().find(|l| l.starts_with(&format!("| {row} |")));
+        let file = line.and_then(|l| l.split('|').nth(2)).map(|f| f.trim().trim_matches('`'));
+        match file {
+            Some(f) if support::root().join("tests/ui").join(f).is_file() => {}
+            _ => missing.push(*row),
+        }
+    }
+    assert!(missing.is_empty(), "catalog rows without a case in tests/ui/README.md: {missing:?}");
+}

@@ -1,0 +1,13 @@
+//! SEED 001: an i8 mma with an f32 accumulator (copied from a float kernel).
+
+use tessel::prelude::*;
+
+#[kernel(grid = (1))]
+fn i8_acc_f32() {
+    run_scoped(|a_s: Smem<i8, 64, 32>, b_s: Smem<i8, 32, 64>| {
+        let acc = splat::<f32>(0.0, [64, 64]).to_layout(Layout::MmaAcc);
+        let out = mma(acc, a_s.load(Layout::MmaLhs), b_s.load(Layout::MmaRhs));
+    });
+}
+
+fn main() {}
