@@ -13,19 +13,21 @@ use tessel::Element;
 #[kernel(grid = (M / 64, N / 64))]
 fn matmul(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<f32, 64, 64>,
-                a_s: Smem<bf16, 64, 64, Swizzle128>,
-                b_s: Smem<bf16, 64, 64, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 64 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar); // TMA: one arrival on `bar`
-            copy_gmem_to_smem(b.tile([k, j]), b_s, bar); // the second arrival
-            barrier_wait(bar); // both tiles have landed
-            wgmma(acc, a_s, b_s); // acc += a_s @ b_s on the tensor cores
-            wgmma_wait(0); // a_s and b_s may be overwritten after this
-        }
-        c.tile([i, j]).store(acc.load());
-    });
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar); // TMA: one arrival on `bar`
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar); // the second arrival
+                barrier_wait(bar); // both tiles have landed
+                wgmma(acc, a_s, b_s); // acc += a_s @ b_s on the tensor cores
+                wgmma_wait(0); // a_s and b_s may be overwritten after this
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
 }
 
 fn main() -> tessel::Result<()> {

@@ -12,7 +12,8 @@ use crate::signature::Dim;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchPlan<const DIMS: usize> {
     /// Grid (from the kernel's `grid = (..)`), block (128 threads per warpgroup) and dynamic
-    /// shared memory (the kernel's peak plus 1024 bytes of alignment slack).
+    /// shared memory (the kernel's buffers and barriers, scratch for layout changes, and 1024 bytes
+    /// to align the base).
     pub config: LaunchConfig,
     /// The runtime dimensions, as the kernel's 32-bit parameters.
     pub dims: [i32; DIMS],

@@ -10,115 +10,127 @@ use tessel::prelude::*;
 #[kernel(grid = (M / 64, N / 128))]
 fn gemm_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<f32, 64, 128>,
-                a_s: Smem<bf16, 64, 64, Swizzle128>,
-                b_s: Smem<bf16, 64, 128, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 64 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-            copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
-            barrier_wait(bar);
-            wgmma(acc, a_s, b_s);
-            wgmma_wait(0);
-        }
-        c.tile([i, j]).store(acc.load());
-    });
+    run_scoped(
+        |acc: Acc<f32, 64, 128>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
 }
 
 /// f16 x f16 -> f16 accumulator and output, two 64-row tiles per program (M = 128).
 #[kernel(grid = (M / 128, N / 64))]
 fn gemm_f16_f16(a: Gmem<f16, M, K>, b: Gmem<f16, K, N>, c: GmemMut<f16, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<f16, 128, 64>,
-                a_s: Smem<f16, 128, 64, Swizzle128>,
-                b_s: Smem<f16, 64, 64, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 64 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-            copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
-            barrier_wait(bar);
-            wgmma(acc, a_s, b_s);
-            wgmma_wait(0);
-        }
-        c.tile([i, j]).store(acc.load());
-    });
+    run_scoped(
+        |acc: Acc<f16, 128, 64>,
+         a_s: Smem<f16, 128, 64, Swizzle128>,
+         b_s: Smem<f16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
 }
 
 /// bf16 -> f32 accumulate -> bf16 output, A from registers, B K-major (stored N x K, used as `.t()`).
 #[kernel(grid = (M / 64, N / 64))]
 fn gemm_bf16_rega(a: Gmem<bf16, M, K>, b: Gmem<bf16, N, K>, c: GmemMut<bf16, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<f32, 64, 64>,
-                a_s: Smem<bf16, 64, 64, Swizzle128>,
-                b_s: Smem<bf16, 64, 64, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 64 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-            copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-            barrier_wait(bar);
-            let a_r = a_s.load(Layout::Wgmma);
-            wgmma(acc, a_r, b_s.t());
-            wgmma_wait(0);
-        }
-        c.tile([i, j]).store(acc.load().cast::<bf16>());
-    });
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                let a_r = a_s.load(Layout::Wgmma);
+                wgmma(acc, a_r, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load().cast::<bf16>());
+        },
+    );
 }
 
 /// tf32 (f32 data) -> f32, both operands K-major.
 #[kernel(grid = (M / 64, N / 64))]
 fn gemm_tf32(a: Gmem<f32, M, K>, b: Gmem<f32, N, K>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<f32, 64, 64>,
-                a_s: Smem<tf32, 64, 32, Swizzle128>,
-                b_s: Smem<tf32, 64, 32, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 32 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-            copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-            barrier_wait(bar);
-            wgmma(acc, a_s, b_s.t());
-            wgmma_wait(0);
-        }
-        c.tile([i, j]).store(acc.load());
-    });
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<tf32, 64, 32, Swizzle128>,
+         b_s: Smem<tf32, 64, 32, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 32 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
 }
 
 /// e4m3 x e5m2 -> f32 (the fp8 mix), K-major, 128-wide K tiles.
 #[kernel(grid = (M / 64, N / 64))]
 fn gemm_fp8(a: Gmem<f8e4m3, M, K>, b: Gmem<f8e5m2, N, K>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<f32, 64, 64>,
-                a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
-                b_s: Smem<f8e5m2, 64, 128, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 128 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-            copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-            barrier_wait(bar);
-            wgmma(acc, a_s, b_s.t());
-            wgmma_wait(0);
-        }
-        c.tile([i, j]).store(acc.load());
-    });
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
+         b_s: Smem<f8e5m2, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 128 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
 }
 
 /// i8 x i8 -> i32, K-major.
 #[kernel(grid = (M / 64, N / 64))]
 fn gemm_i8(a: Gmem<i8, M, K>, b: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|acc: Acc<i32, 64, 64>,
-                a_s: Smem<i8, 64, 128, Swizzle128>,
-                b_s: Smem<i8, 64, 128, Swizzle128>,
-                bar: Barrier<2>| {
-        for k in 0..K / 128 {
-            copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-            copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-            barrier_wait(bar);
-            wgmma(acc, a_s, b_s.t());
-            wgmma_wait(0);
-        }
-        c.tile([i, j]).store(acc.load());
-    });
+    run_scoped(
+        |acc: Acc<i32, 64, 64>,
+         a_s: Smem<i8, 64, 128, Swizzle128>,
+         b_s: Smem<i8, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 128 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
 }
 
 fn device() -> Device {
@@ -158,9 +170,69 @@ macro_rules! gemm_case {
     };
 }
 
-gemm_case!(bf16_f32, gemm_bf16, bf16, bf16, f32, b_kn = true, ints = false, tol = 1e-5, shapes = [(64, 128, 64), (256, 384, 512), (1024, 512, 256)]);
-gemm_case!(f16_f16, gemm_f16_f16, f16, f16, f16, b_kn = true, ints = false, tol = 2e-2, shapes = [(128, 64, 64), (256, 192, 512)]);
-gemm_case!(bf16_regs_a, gemm_bf16_rega, bf16, bf16, bf16, b_kn = false, ints = false, tol = 1e-2, shapes = [(64, 64, 64), (192, 256, 320)]);
-gemm_case!(tf32_f32, gemm_tf32, f32, f32, f32, b_kn = false, ints = false, tol = 5e-3, shapes = [(64, 64, 32), (256, 128, 512)]);
-gemm_case!(fp8_mix_f32, gemm_fp8, F8E4M3, F8E5M2, f32, b_kn = false, ints = false, tol = 5e-3, shapes = [(64, 64, 128), (128, 192, 512)]);
-gemm_case!(i8_i32, gemm_i8, i8, i8, i32, b_kn = false, ints = true, tol = 0.0, shapes = [(64, 64, 128), (256, 128, 1024)]);
+gemm_case!(
+    bf16_f32,
+    gemm_bf16,
+    bf16,
+    bf16,
+    f32,
+    b_kn = true,
+    ints = false,
+    tol = 1e-5,
+    shapes = [(64, 128, 64), (256, 384, 512), (1024, 512, 256)]
+);
+gemm_case!(
+    f16_f16,
+    gemm_f16_f16,
+    f16,
+    f16,
+    f16,
+    b_kn = true,
+    ints = false,
+    tol = 2e-2,
+    shapes = [(128, 64, 64), (256, 192, 512)]
+);
+gemm_case!(
+    bf16_regs_a,
+    gemm_bf16_rega,
+    bf16,
+    bf16,
+    bf16,
+    b_kn = false,
+    ints = false,
+    tol = 1e-2,
+    shapes = [(64, 64, 64), (192, 256, 320)]
+);
+gemm_case!(
+    tf32_f32,
+    gemm_tf32,
+    f32,
+    f32,
+    f32,
+    b_kn = false,
+    ints = false,
+    tol = 5e-3,
+    shapes = [(64, 64, 32), (256, 128, 512)]
+);
+gemm_case!(
+    fp8_mix_f32,
+    gemm_fp8,
+    F8E4M3,
+    F8E5M2,
+    f32,
+    b_kn = false,
+    ints = false,
+    tol = 5e-3,
+    shapes = [(64, 64, 128), (128, 192, 512)]
+);
+gemm_case!(
+    i8_i32,
+    gemm_i8,
+    i8,
+    i8,
+    i32,
+    b_kn = false,
+    ints = true,
+    tol = 0.0,
+    shapes = [(64, 64, 128), (256, 128, 1024)]
+);

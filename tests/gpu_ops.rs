@@ -74,37 +74,39 @@ fn mma_i8(a: Gmem<i8, M, K>, b: Gmem<i8, K, N>, c: GmemMut<i32, M, N>) {
 #[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(STAGES = 2))]
 fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(collective_axes = [wg],
-               |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
-                b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
-                full: Barrier<3, STAGES>,
-                empty: Barrier<2, STAGES>| {
-        if warpgroup_id() == 0 {
-            set_max_registers(40);
-            for k in 0..K / 64 {
-                let s = k % STAGES;
-                if k >= STAGES {
-                    barrier_wait(empty.at(s));
-                }
-                copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
-                copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
-                copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
-            }
-        } else {
-            set_max_registers(232);
-            let h = warpgroup_id() - 1;
-            run_scoped(|acc: Acc<f32, 64, 64>| {
+    run_scoped(
+        collective_axes = [wg],
+        |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
+         full: Barrier<3, STAGES>,
+         empty: Barrier<2, STAGES>| {
+            if warpgroup_id() == 0 {
+                set_max_registers(40);
                 for k in 0..K / 64 {
                     let s = k % STAGES;
-                    barrier_wait(full.at(s));
-                    wgmma(acc, a_s.at(s).at(h), b_s.at(s));
-                    wgmma_wait(0);
-                    barrier_arrive(empty.at(s));
+                    if k >= STAGES {
+                        barrier_wait(empty.at(s));
+                    }
+                    copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
+                    copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
+                    copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
                 }
-                c.tile([2 * i + h, j], [64, 64]).store(acc.load());
-            });
-        }
-    });
+            } else {
+                set_max_registers(232);
+                let h = warpgroup_id() - 1;
+                run_scoped(|acc: Acc<f32, 64, 64>| {
+                    for k in 0..K / 64 {
+                        let s = k % STAGES;
+                        barrier_wait(full.at(s));
+                        wgmma(acc, a_s.at(s).at(h), b_s.at(s));
+                        wgmma_wait(0);
+                        barrier_arrive(empty.at(s));
+                    }
+                    c.tile([2 * i + h, j], [64, 64]).store(acc.load());
+                });
+            }
+        },
+    );
 }
 
 fn device() -> Device {
@@ -116,7 +118,7 @@ fn device() -> Device {
 fn tma_round_trip() {
     let dev = device();
     let x = Rng::new(1).tensor::<f32>(&[128, 192], 1.0);
-    let want: Vec<f64> = values(&x).iter().map(|v| v + 1.0).collect();
+    let want: Vec<f64> = values(&x).iter().map(|v| (*v as f32 + 1.0) as f64).collect();
     let dx = DeviceTensor::from_host(&dev, &x).unwrap();
     let mut dy = DeviceTensor::<f32>::zeros(&dev, [128, 192]).unwrap();
     dy.poison(f32::NAN).unwrap();

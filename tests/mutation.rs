@@ -20,7 +20,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 /// Mutants made from each pass kernel.
-const MUTANTS_PER_KERNEL: usize = 200;
+const MUTANTS_PER_KERNEL: usize = 150;
 const SEED: u64 = 0x7e55_e1c0_ffee_2024;
 
 /// Tokens that tend to matter to the compiler: edge-case numbers, dtypes, layouts, transforms, the
@@ -124,7 +124,13 @@ impl Pool {
 
 /// One random mutation of `ts`, whose trees are `places`: delete a tree, swap it with the next,
 /// replace it by a tree of the same kernel or an interesting token, or insert an interesting token.
-fn mutate(ts: &TokenStream, places: &[(Path, TokenTree)], kernel: &Pool, odd: &Pool, rng: &mut XorShift) -> TokenStream {
+fn mutate(
+    ts: &TokenStream,
+    places: &[(Path, TokenTree)],
+    kernel: &Pool,
+    odd: &Pool,
+    rng: &mut XorShift,
+) -> TokenStream {
     if places.is_empty() {
         return odd.all[rng.below(odd.all.len())].clone().into();
     }
@@ -183,6 +189,26 @@ fn last_panic() -> String {
     LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take().unwrap_or_default()
 }
 
+/// One mutant of a kernel: one mutation, or two (a third of the time, the second on the result),
+/// in the attribute (one time in six) or the function.
+fn mutant_of(
+    k: &support::Kernel,
+    attr_places: &[(Path, TokenTree)],
+    item_places: &[(Path, TokenTree)],
+    kernel: &Pool,
+    odd: &Pool,
+    rng: &mut XorShift,
+) -> (TokenStream, TokenStream) {
+    let (mut attr, mut item) = (k.attr.clone(), k.item.clone());
+    for round in 0..1 + rng.below(3) / 2 {
+        let in_attr = rng.below(6) == 0;
+        let (ts, original) = if in_attr { (&mut attr, attr_places) } else { (&mut item, item_places) };
+        let places = if round == 0 { original.to_vec() } else { places_of(ts) };
+        *ts = mutate(ts, &places, kernel, odd, rng);
+    }
+    (attr, item)
+}
+
 /// Splits `#[kernel(ATTR)] ITEM` parsed from `text` back into the attribute's tokens and the item.
 fn split(text: &str) -> Option<(TokenStream, TokenStream)> {
     let mut trees = text.parse::<TokenStream>().ok()?.into_iter();
@@ -194,13 +220,9 @@ fn split(text: &str) -> Option<(TokenStream, TokenStream)> {
     Some((attr, trees.collect()))
 }
 
-/// Runs one mutant through the compiler and records what happened.
-fn run_mutant(attr: &TokenStream, item: &TokenStream, tally: &mut Tally) {
-    let text = format!("\n#[kernel({attr})]\n{item}\n");
-    let Some((attr, item)) = split(&text) else {
-        tally.unlexable += 1;
-        return;
-    };
+/// Runs one mutant (its text, and the attribute and item read back from it) through the compiler
+/// and records what happened.
+fn run_mutant(text: &str, attr: TokenStream, item: TokenStream, tally: &mut Tally) {
     tally.run += 1;
     let lines = text.lines().count();
     let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::compile(attr.clone(), item.clone())));
@@ -210,7 +232,7 @@ fn run_mutant(attr: &TokenStream, item: &TokenStream, tally: &mut Tally) {
             tally.accepted += 1;
             match catch_unwind(AssertUnwindSafe(|| tessel_compiler::expand(attr, item))) {
                 Err(_) => tally.panics.push(format!("back end: {}\n{text}", last_panic())),
-                Ok(out) if out.to_string().contains("compile_error") => tally.back_end_errors.push(text),
+                Ok(out) if out.to_string().contains("compile_error") => tally.back_end_errors.push(text.to_string()),
                 Ok(_) => {}
             }
         }
@@ -221,7 +243,7 @@ fn run_mutant(attr: &TokenStream, item: &TokenStream, tally: &mut Tally) {
             if errors.clone().into_iter().any(|e| e.to_string().contains("goes on a plain `fn`")) {
                 tally.not_rust += 1;
             } else {
-                check_spans(&errors, lines, &text, tally);
+                check_spans(&errors, lines, text, tally);
             }
         }
     }
@@ -238,7 +260,9 @@ fn check_spans(errors: &syn::Error, lines: usize, text: &str, tally: &mut Tally)
             && (start.line, start.column) <= (end.line, end.column);
         if !inside {
             let first = e.to_string().lines().next().unwrap_or_default().to_string();
-            tally.bad_spans.push(format!("{}:{}..{}:{} `{first}`\n{text}", start.line, start.column, end.line, end.column));
+            tally
+                .bad_spans
+                .push(format!("{}:{}..{}:{} `{first}`\n{text}", start.line, start.column, end.line, end.column));
         }
     }
 }
@@ -255,15 +279,25 @@ fn mutants_never_panic_and_point_inside() {
             let (attr_places, item_places) = (places_of(&k.attr), places_of(&k.item));
             let kernel = Pool::new(attr_places.iter().chain(&item_places).map(|(_, t)| t.clone()));
             for _ in 0..MUTANTS_PER_KERNEL {
-                let (mut attr, mut item) = (k.attr.clone(), k.item.clone());
-                // One mutation, or two (a third of the time), the second on the mutated kernel.
-                for round in 0..1 + rng.below(3) / 2 {
-                    let in_attr = rng.below(6) == 0;
-                    let (ts, original) = if in_attr { (&mut attr, &attr_places) } else { (&mut item, &item_places) };
-                    let places = if round == 0 { original.clone() } else { places_of(ts) };
-                    *ts = mutate(ts, &places, &kernel, &odd, &mut rng);
+                // Most random edits break Rust's syntax, and rustc rejects such a function before
+                // `#[kernel]` sees it: retry a few times for a mutant that is still a Rust `fn`.
+                let mut mutant = None;
+                for _ in 0..4 {
+                    let (attr, item) = mutant_of(&k, &attr_places, &item_places, &kernel, &odd, &mut rng);
+                    let is_fn = syn::parse2::<syn::ItemFn>(item.clone()).is_ok();
+                    mutant = Some((attr, item));
+                    if is_fn {
+                        break;
+                    }
                 }
-                run_mutant(&attr, &item, &mut tally);
+                let mutant = mutant.and_then(|(attr, item)| {
+                    let text = format!("\n#[kernel({attr})]\n{item}\n");
+                    split(&text).map(|(attr, item)| (text, attr, item))
+                });
+                match mutant {
+                    Some((text, attr, item)) => run_mutant(&text, attr, item, &mut tally),
+                    None => tally.unlexable += 1,
+                }
             }
         }
     }

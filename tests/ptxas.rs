@@ -9,7 +9,15 @@
 #[path = "ptx/support.rs"]
 mod support;
 
-use support::{assemble, find_ptxas, kernels_in, ptxas_required, rust_files};
+use std::path::Path;
+use support::{assemble, find_ptxas, kernels_in, ptxas_required, rust_files, KernelSource};
+
+/// Compiles one kernel and assembles its PTX; `Err` says which kernel and why.
+fn check(ptxas: &Path, k: &KernelSource) -> Result<(), String> {
+    let stem = k.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let result = k.ptx().and_then(|ptx| assemble(ptxas, &format!("{stem}-{}", k.name), &ptx));
+    result.map(|_| ()).map_err(|e| format!("{}: {e}", k.label()))
+}
 
 #[test]
 fn every_kernel_assembles() {
@@ -19,18 +27,23 @@ fn every_kernel_assembles() {
         return;
     };
     let files: Vec<_> = ["tests/ui/pass", "tests/ptx/in", "examples"].iter().flat_map(|d| rust_files(d)).collect();
-    let mut failures = Vec::new();
-    let mut total = 0;
-    for file in &files {
-        let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        for k in kernels_in(file) {
-            total += 1;
-            let result = k.ptx().and_then(|ptx| assemble(&ptxas, &format!("{stem}-{}", k.name), &ptx));
-            if let Err(e) = result {
-                failures.push(format!("{}: {e}", k.label()));
-            }
-        }
-    }
+    // ptxas runs are independent: spread the files over the machine's cores (token streams are not
+    // `Send`, so each worker reads its own files).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let shards: Vec<_> = (0..threads)
+            .map(|t| {
+                let (files, ptxas) = (&files, &ptxas);
+                s.spawn(move || {
+                    let kernels: Vec<_> = files.iter().skip(t).step_by(threads).flat_map(|f| kernels_in(f)).collect();
+                    (kernels.len(), kernels.iter().filter_map(|k| check(ptxas, k).err()).collect())
+                })
+            })
+            .collect();
+        shards.into_iter().map(|h| h.join().unwrap_or_else(|_| (1, vec!["a ptxas worker panicked".into()]))).collect()
+    });
+    let total: usize = results.iter().map(|r| r.0).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
     println!("ptxas accepted {}/{total} kernels", total - failures.len());
     assert!(total > 0, "no kernels found");
     assert!(failures.is_empty(), "{} kernel(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));

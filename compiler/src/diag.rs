@@ -308,9 +308,9 @@ impl Diag {
             AccFromLayout { layout } => {
                 format!("the register array is in {layout}; convert it first: `x.to_layout(Layout::Wgmma)`")
             }
-            CannotConvert { from, to: Layout::Splat } => format!(
-                "an array in {from} cannot become a splat; build one with `splat::<T>(value, [..])`"
-            ),
+            CannotConvert { from, to: Layout::Splat } => {
+                format!("an array in {from} cannot become a splat; build one with `splat::<T>(value, [..])`")
+            }
             CannotConvert { from, to } => format!(
                 "tessel has no conversion from {from} to {to}; go through shared memory \
                  (`smem.store(x)` then `smem.load({to})`) or produce the array in {to} directly"

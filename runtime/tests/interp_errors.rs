@@ -53,7 +53,10 @@ fn dimensions_tiles_do_not_cover() {
 fn wrong_rank_dtype_and_mutability() {
     let (a, b) = (randn::<bf16>(&[64, 64], 1, 1.0), randn::<bf16>(&[64, 64], 2, 1.0));
     let mut c3 = poisoned::<f32>(&[64, 64, 1], f64::NAN);
-    assert_eq!(run(&a, &b, &mut c3).unwrap_err().to_string(), "`c` must have rank 2, but its shape is [64, 64, 1] (rank 3)");
+    assert_eq!(
+        run(&a, &b, &mut c3).unwrap_err().to_string(),
+        "`c` must have rank 2, but its shape is [64, 64, 1] (rank 3)"
+    );
 
     let a32 = randn::<f32>(&[64, 64], 1, 1.0);
     let mut c = poisoned::<f32>(&[64, 64], f64::NAN);

@@ -161,7 +161,8 @@ fn tf32_gemm_truncates_its_operands() {
     let rel = assert_close("tf32 gemm vs f32 inputs", &c, &exact, 5e-3);
     assert!(rel > 1e-5, "tf32 operands should lose precision (error {rel:e})");
     let trunc = |v: f64| f32::from_bits((v as f32).to_bits() & !0x1fff) as f64;
-    let (at, btt): (Vec<f64>, Vec<f64>) = (values(&a).into_iter().map(trunc).collect(), values(&bt).into_iter().map(trunc).collect());
+    let (at, btt): (Vec<f64>, Vec<f64>) =
+        (values(&a).into_iter().map(trunc).collect(), values(&bt).into_iter().map(trunc).collect());
     assert_close("tf32 gemm vs tf32 inputs", &c, &matmul_ref(&at, &btt, m, k, n, true), 1e-5);
 }
 

@@ -134,7 +134,8 @@ fn run_state_seeds_the_accumulator_and_slices_load_windows() {
     let c0 = randn::<f32>(&[m, n], 45, 10.0);
     let mut c = poisoned::<f32>(&[m, n], f64::NAN);
     let mut left = poisoned::<f32>(&[m, 32], f64::NAN);
-    let args = &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::Tensor(&c0), Arg::TensorMut(&mut c), Arg::TensorMut(&mut left)];
+    let args =
+        &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::Tensor(&c0), Arg::TensorMut(&mut c), Arg::TensorMut(&mut left)];
     interpret(&RUN_STATE, args).unwrap();
     let mut want = matmul_ref(&values(&a), &values(&b), m, k, n, false);
     for (w, c) in want.iter_mut().zip(values(&c0)) {

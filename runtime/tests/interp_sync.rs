@@ -213,6 +213,9 @@ fn two_loads_on_a_one_arrival_barrier_deadlock_by_parity() {
         &ONE_ARRIVAL_TWO_LOADS,
         &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::TensorMut(&mut c)],
     ));
-    assert!(msg.contains("warpgroup 0 waits on barrier `bar` for phase 0 (parity 0), but it has completed 2 phase(s)"), "{msg}");
+    assert!(
+        msg.contains("warpgroup 0 waits on barrier `bar` for phase 0 (parity 0), but it has completed 2 phase(s)"),
+        "{msg}"
+    );
     assert!(msg.contains("Declare `Barrier<n>`"), "{msg}");
 }

@@ -66,5 +66,11 @@ pub fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     }
     let rel = worst.0 / scale;
     println!("{what}: max relative error {rel:.3e} (tolerance {tol:.1e})");
-    assert!(rel <= tol, "{what}: element {} is {} but should be {} (relative error {rel:.3e} > {tol:.1e})", worst.1, got[worst.1], want[worst.1]);
+    assert!(
+        rel <= tol,
+        "{what}: element {} is {} but should be {} (relative error {rel:.3e} > {tol:.1e})",
+        worst.1,
+        got[worst.1],
+        want[worst.1]
+    );
 }

@@ -34,7 +34,9 @@ fn first_difference(expected: &str, found: &str) -> String {
         match (e.next(), f.next()) {
             (Some(a), Some(b)) if a == b => continue,
             (None, None) => break,
-            (a, b) => return format!("line {n}:\n  expected: {}\n  found:    {}", a.unwrap_or("<end>"), b.unwrap_or("<end>")),
+            (a, b) => {
+                return format!("line {n}:\n  expected: {}\n  found:    {}", a.unwrap_or("<end>"), b.unwrap_or("<end>"))
+            }
         }
     }
     "no difference".into()
@@ -84,4 +86,48 @@ fn every_input_states_expectations() {
     for input in rust_files("tests/ptx/in") {
         assert!(!expectations(&input).is_empty(), "{} has no `// expect:` line", input.display());
     }
+}
+
+/// Scratch shared memory: per warpgroup, the largest array a `to_layout` moves or the column partials
+/// of a reduction (4 warps x N x 4 bytes), after the program's allocations rounded up to 1024.
+#[test]
+fn dynamic_shared_memory_covers_scratch() {
+    let sizes = |stem: &str| {
+        let k = &kernels_in(&root().join(format!("tests/ptx/in/{stem}.rs")))[0];
+        let c = k.compiled().unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let scratch = tessel_compiler::ptx::scratch_bytes(&c.kernel, &c.facts);
+        (c.facts.smem_bytes, scratch, tessel_compiler::ptx::dynamic_smem_bytes(&c.kernel, &c.facts))
+    };
+    let slack = tessel_compiler::ptx::SMEM_SLACK;
+    // [64, 16] f32 arrays through scratch; the column sum needs only 4 x 16 x 4 = 256 bytes.
+    assert_eq!(sizes("relayout"), (0, 64 * 16 * 4, 64 * 16 * 4 + slack));
+    // Column reductions of [.., 16] arrays (f32, i8, i32 all reduce in 4 bytes).
+    assert_eq!(sizes("reduce_cols"), (0, 256, 256 + slack));
+    // No scratch: the program's 8 KiB buffer and the slack.
+    assert_eq!(sizes("smem_swizzle"), (8192, 0, 8192 + slack));
+}
+
+/// With shared buffers and several warpgroups: scratch starts after the buffers (rounded up to 1024)
+/// and each warpgroup has its own.
+#[test]
+fn scratch_follows_the_buffers_once_per_warpgroup() {
+    let src = r#"
+        #[kernel(grid = (M / 64), warpgroups = 2, warpgroup_axis = wg)]
+        fn two(x: Gmem<f32, M, 40>, y: GmemMut<f32, M, 40>) {
+            let i = program_id(0);
+            run_scoped(collective_axes = [wg], |buf: Smem<f32, 10, 40>| {
+                buf.store(x.tile([i, 0], [10, 40]).load(Layout::Strided));
+                let v = x.tile([i, 0], [64, 40]).load(Layout::Strided).to_layout(Layout::Wgmma);
+                y.tile([i, 0], [64, 40]).store(v.to_layout(Layout::Strided));
+            });
+        }
+    "#;
+    let k = &support::kernels_in_source(src, Path::new("inline"))[0];
+    let c = k.compiled().unwrap_or_else(|e| panic!("{e}"));
+    // [64, 40] f32 = 10240 bytes (a multiple of 128); the 1600-byte buffer rounds up to 2048.
+    assert_eq!(c.facts.smem_bytes, 1600);
+    assert_eq!(tessel_compiler::ptx::scratch_bytes(&c.kernel, &c.facts), 10240);
+    assert_eq!(tessel_compiler::ptx::dynamic_smem_bytes(&c.kernel, &c.facts), 2048 + 2 * 10240 + 1024);
+    let ptx = k.ptx().unwrap_or_else(|e| panic!("{e}"));
+    assert!(ptx.contains(", 10240, ") && ptx.contains(", 2048;"), "scratch address: wg * 10240 + base + 2048");
 }

@@ -20,9 +20,14 @@ impl KernelSource {
         format!("{}::{}", self.file.display(), self.name)
     }
 
+    /// The checked kernel, or the front end's errors as text.
+    pub fn compiled(&self) -> Result<tessel_compiler::Compiled, String> {
+        tessel_compiler::compile(self.attr.clone(), self.item.clone()).map_err(|e| render(&e))
+    }
+
     /// The kernel's PTX, or the front end's or writer's errors as text.
     pub fn ptx(&self) -> Result<String, String> {
-        let compiled = tessel_compiler::compile(self.attr.clone(), self.item.clone()).map_err(|e| render(&e))?;
+        let compiled = self.compiled()?;
         tessel_compiler::ptx::emit(&compiled.kernel, &compiled.facts).map_err(|e| render(&e))
     }
 }
@@ -48,7 +53,12 @@ pub fn rust_files(dir: &str) -> Vec<PathBuf> {
 /// Every `#[kernel(..)]` function of a file, in order (as `compiler/tests/dump.rs` reads them).
 pub fn kernels_in(path: &Path) -> Vec<KernelSource> {
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let file: syn::File = syn::parse_str(&src).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
+    kernels_in_source(&src, path)
+}
+
+/// Every `#[kernel(..)]` function of a source text (`path` names it in messages).
+pub fn kernels_in_source(src: &str, path: &Path) -> Vec<KernelSource> {
+    let file: syn::File = syn::parse_str(src).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
     let mut out = Vec::new();
     for item in file.items {
         let syn::Item::Fn(mut f) = item else { continue };
@@ -58,7 +68,12 @@ pub fn kernels_in(path: &Path) -> Vec<KernelSource> {
             syn::Meta::List(l) => l.tokens,
             _ => Default::default(),
         };
-        out.push(KernelSource { file: path.to_path_buf(), name: f.sig.ident.to_string(), attr, item: quote::quote!(#f) });
+        out.push(KernelSource {
+            file: path.to_path_buf(),
+            name: f.sig.ident.to_string(),
+            attr,
+            item: quote::quote!(#f),
+        });
     }
     out
 }

@@ -38,7 +38,7 @@ pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
         #[allow(clippy::too_many_arguments)]
         pub fn interpret(#(#decls),*) -> ::tessel::Result<()> {
             self::check_args(#(#shapes),*)?;
-            ::tessel::__private::interp::interpret(&SOURCE, &mut [#(#args),*])
+            ::tessel::__private::interp::interpret(&self::SOURCE, &mut [#(#args),*])
         }
     }
 }

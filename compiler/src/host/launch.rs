@@ -15,10 +15,6 @@ use crate::typeck::Facts;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Extra dynamic shared memory the kernel asks for, so that it can round its base up to 1024
-/// bytes (the alignment of 128-byte-swizzled buffers); see the ABI in `crate::ptx`.
-const SMEM_ALIGN_SLACK: u64 = 1024;
-
 /// `pub fn check_args(<shapes and scalars>) -> Result<LaunchPlan<DIMS>>`.
 pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostParam]) -> TokenStream {
     let decls = params.iter().map(|p| p.declare(p.shape_type()));
@@ -39,7 +35,8 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
     });
     let grid = grid::grid(ctx, kernel, facts);
     let block = 128 * kernel.attr.warpgroups.value;
-    let smem = u32::try_from(facts.smem_bytes + SMEM_ALIGN_SLACK).unwrap_or(u32::MAX);
+    let smem = crate::ptx::dynamic_smem_bytes(kernel, facts);
+    check_smem(ctx, kernel, smem);
     let cluster = kernel.attr.cluster.value;
     let n_dims = facts.runtime_dims.len();
     quote! {
@@ -63,6 +60,15 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
                 [#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*],
             )
         }
+    }
+}
+
+/// The launch's dynamic shared memory (buffers, scratch and alignment slack) must fit a block:
+/// `typeck` checked the buffers alone (A9), so only scratch or slack can tip it over here.
+fn check_smem(ctx: &Ctxt, kernel: &Kernel, bytes: u32) {
+    let max = crate::legality::MAX_SMEM_BYTES;
+    if u64::from(bytes) > max {
+        ctx.error(kernel.name.span(), crate::diag::Diag::SmemExceeded { bytes: u64::from(bytes), max });
     }
 }
 

@@ -236,3 +236,17 @@ fn raw_and_shadowing_parameter_names_are_fine() {
     assert!(body.contains("self :: check_args (r#type . shape () , stream . shape () , check_args)"), "{body}");
     assert!(body.contains("ptr_type"), "{body}");
 }
+
+#[test]
+fn alignment_slack_past_the_shared_memory_limit_is_an_error() {
+    let attr = quote!(grid = (M / 64));
+    let item = quote! {
+        fn big(x: GmemMut<f32, M, 64>) {
+            run_scoped(|s: Smem<u8, 2, 116000>| {});
+        }
+    };
+    assert!(crate::compile(attr.clone(), item.clone()).is_ok(), "the buffers alone fit");
+    let errors = errors(&expand(attr, item));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("max_smem_bytes=232448"), "{errors:?}");
+}

@@ -36,7 +36,9 @@ impl Gen<'_> {
                 let v = self.expr(value);
                 let v = self.materialize(v, &Ty::Scalar(from));
                 match v {
-                    Val::Scalar { reg, .. } => Val::Scalar { reg: scalar::convert(self, from, dtype.value, &reg), dtype: dtype.value },
+                    Val::Scalar { reg, .. } => {
+                        Val::Scalar { reg: scalar::convert(self, from, dtype.value, &reg), dtype: dtype.value }
+                    }
                     other => other,
                 }
             }
@@ -59,17 +61,18 @@ impl Gen<'_> {
                 Val::Unit
             }
             K::Mma { acc, a, b } => mma::emit_mma(self, e, acc, a, b),
-            K::CopyGmemToSmem { src, dst, barrier, multicast } => tma::emit_load(self, e, src, dst, barrier, multicast.is_some()),
+            K::CopyGmemToSmem { src, dst, barrier, multicast } => {
+                tma::emit_load(self, e, src, dst, barrier, multicast.is_some())
+            }
             K::CopySmemToGmem { src, dst } => tma::emit_store(self, e, src, dst),
             K::CommitSmem => sync::emit_commit_smem(self),
-            K::WaitSmemToGmem(n) => {
-                self.w.ins(format!("cp.async.bulk.wait_group {}", n.value));
-                Val::Unit
-            }
+            K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
             K::BarrierArrive(b) => sync::emit_arrive(self, b),
             K::BarrierWait(b) => sync::emit_wait(self, b),
             K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, n.value),
-            K::RunScoped { collective_axes, params, body } => sync::emit_run_scoped(self, collective_axes.is_some(), params, body),
+            K::RunScoped { collective_axes, params, body } => {
+                sync::emit_run_scoped(self, collective_axes.is_some(), params, body)
+            }
             K::RunState { init, param, body } => sync::emit_run_state(self, init, param, body),
             K::Math { func, arg } => regs::emit_math(self, e, *func, arg),
             K::Math2 { func, lhs, rhs } => regs::emit_math2(self, e, *func, lhs, rhs),

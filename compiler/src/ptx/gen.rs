@@ -10,8 +10,6 @@ use std::collections::HashMap;
 
 /// Per-thread registers computed once in the prologue.
 pub struct Lanes {
-    /// Thread index in the whole program (`%tid.x`).
-    pub tid_all: String,
     /// Thread index within the warpgroup, 0..128.
     pub tid: String,
     /// Warp within the warpgroup, 0..4.

@@ -52,7 +52,12 @@ pub fn fragment(g: &mut Gen, layout: Layout, shape: &[i64], dtype: DType) -> Fra
         Layout::Splat => Frag { base: vec![], offsets: vec![vec![]], flat: false, total },
         Layout::Strided => {
             let per = (total + 127) / 128;
-            Frag { base: vec![g.lanes.tid.clone()], offsets: (0..per).map(|k| vec![128 * k]).collect(), flat: true, total }
+            Frag {
+                base: vec![g.lanes.tid.clone()],
+                offsets: (0..per).map(|k| vec![128 * k]).collect(),
+                flat: true,
+                total,
+            }
         }
         Layout::Wgmma => {
             let (m, n) = (shape[0], shape[1]);

@@ -45,7 +45,7 @@ pub fn emit_at(g: &mut Gen, base: &Expr, index: &Expr) -> Val {
         Val::Barrier { addr, alloc, .. } => {
             let r = g.w.reg(Class::B32);
             g.w.ins(format!("mad.lo.u32 {r}, {i}, 8, {addr}"));
-            Val::Barrier { addr: r, alloc, index: Some(i), array: false }
+            Val::Barrier { addr: r, alloc, index: Some(i) }
         }
         other => other,
     }
@@ -98,14 +98,13 @@ fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
     let eb = elem_bytes(ty.dtype);
     let n = stored_starts.len();
     let f = full.len();
-    let (rows, cols) = (full[f - 2.min(f - 1)], full[f - 1]);
+    let cols = full[f - 1];
     let mut off = 0;
-    for d in 0..n.saturating_sub(2) {
+    for (d, start) in stored_starts.iter().enumerate().take(n.saturating_sub(2)) {
         let dim = f - n + d;
-        off += stored_starts[d] * full[dim + 1..].iter().product::<i64>() * eb;
+        off += start * full[dim + 1..].iter().product::<i64>() * eb;
     }
     let (r0, c0) = if n >= 2 { (stored_starts[n - 2], stored_starts[n - 1]) } else { (0, stored_starts[n - 1]) };
-    let _ = rows;
     if ty.swizzle != 0 {
         off + r0 * ty.swizzle as i64
     } else {
@@ -184,7 +183,8 @@ pub fn smem_addr(g: &mut Gen, base: &str, ty: &SmemTy, coords: &[String]) -> Str
     let full = alloc_stored(g, ty);
     let eb = elem_bytes(ty.dtype);
     let n = coords.len();
-    let (mut r, mut c) = if n >= 2 { (Some(coords[n - 2].clone()), coords[n - 1].clone()) } else { (None, coords[0].clone()) };
+    let (mut r, mut c) =
+        if n >= 2 { (Some(coords[n - 2].clone()), coords[n - 1].clone()) } else { (None, coords[0].clone()) };
     if ty.transposed && n >= 2 {
         let row = r.take().unwrap_or_default();
         r = Some(c);
@@ -232,14 +232,29 @@ pub fn swizzle(g: &mut Gen, addr: &str, swizzle: u32) -> String {
 }
 
 /// Global address (`.b64`) of an element of a tile: block index times tile shape plus coordinates.
-fn gmem_addr(g: &mut Gen, base: &str, param: usize, index: &[String], tile: &[i64], coords: &[String], dtype: DType) -> String {
+///
+/// Also returns the predicate "inside the array": register loads and stores of global tiles are
+/// bounds-checked against the array's dimensions (launch passes the runtime ones), so a grid larger
+/// than the arrays can neither read nor write outside them. Loads outside read 0.
+fn gmem_addr(
+    g: &mut Gen,
+    base: &str,
+    param: usize,
+    index: &[String],
+    tile: &[i64],
+    coords: &[String],
+    dtype: DType,
+) -> (String, String) {
     let dims = gmem_dims(g, param);
     let n = coords.len();
     let lin = g.w.reg(Class::B64);
     g.w.ins(format!("mov.u64 {lin}, 0"));
+    let inside = g.w.reg(Class::Pred);
+    g.w.ins(format!("setp.eq.u32 {inside}, 0, 0"));
     for d in 0..n {
         let gc = g.w.reg(Class::B32);
         g.w.ins(format!("mad.lo.u32 {gc}, {}, {}, {}", index[d], tile[d], coords[d]));
+        g.w.ins(format!("setp.lt.and.u32 {inside}, {gc}, {}, {inside}", dims[d]));
         let stride = g.w.reg(Class::B64);
         g.w.ins(format!("mov.u64 {stride}, 1"));
         for dim in &dims[d + 1..] {
@@ -253,7 +268,7 @@ fn gmem_addr(g: &mut Gen, base: &str, param: usize, index: &[String], tile: &[i6
     }
     let addr = g.w.reg(Class::B64);
     g.w.ins(format!("mad.lo.u64 {addr}, {lin}, {}, {base}", elem_bytes(dtype)));
-    addr
+    (addr, inside)
 }
 
 /// The dimensions of a global parameter as registers or immediates.
@@ -296,10 +311,26 @@ enum Place {
     Gmem { addr: String, param: usize, index: Vec<String>, tile: Vec<i64> },
 }
 
-fn elem_address(g: &mut Gen, place: &Place, coords: &[String], dtype: DType) -> (String, &'static str) {
+/// The element's address, its state space, and for global memory the in-bounds predicate.
+fn elem_address(g: &mut Gen, place: &Place, coords: &[String], dtype: DType) -> (String, &'static str, Option<String>) {
     match place {
-        Place::Smem { addr, ty } => (smem_addr(g, addr, ty, coords), "shared"),
-        Place::Gmem { addr, param, index, tile } => (gmem_addr(g, addr, *param, index, tile, coords, dtype), "global"),
+        Place::Smem { addr, ty } => (smem_addr(g, addr, ty, coords), "shared", None),
+        Place::Gmem { addr, param, index, tile } => {
+            let (a, inside) = gmem_addr(g, addr, *param, index, tile, coords, dtype);
+            (a, "global", Some(inside))
+        }
+    }
+}
+
+/// Combines the "element exists" and "inside the array" predicates into one guard prefix.
+fn guard(g: &mut Gen, exists: Option<String>, inside: Option<String>) -> Option<String> {
+    match (exists, inside) {
+        (Some(a), Some(b)) => {
+            let p = g.w.reg(Class::Pred);
+            g.w.ins(format!("and.pred {p}, {a}, {b}"));
+            Some(p)
+        }
+        (a, b) => a.or(b),
     }
 }
 
@@ -316,10 +347,17 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
     let mut regs = Vec::new();
     for el in 0..frag.len() {
         let coords = elem_coords(g, &frag, el, &rt.shape);
-        let (addr, space) = elem_address(g, &place, &coords, rt.dtype);
+        let (addr, space, inside) = elem_address(g, &place, &coords, rt.dtype);
         let r = g.w.reg_for(rt.dtype);
-        let guard = exists(g, &frag, el).map(|p| format!("@{p} ")).unwrap_or_default();
+        let ex = exists(g, &frag, el);
+        let guarded = guard(g, ex, inside);
         let target = if rt.dtype == DType::Bool { g.w.reg(Class::B32) } else { r.clone() };
+        if guarded.is_some() {
+            // Elements that do not exist or lie outside the array read as 0.
+            let zero = g.const_reg(if rt.dtype == DType::Bool { DType::U32 } else { rt.dtype }, 0.0);
+            g.mov(if rt.dtype == DType::Bool { DType::U32 } else { rt.dtype }, &target, &zero);
+        }
+        let guard = guarded.map(|p| format!("@{p} ")).unwrap_or_default();
         g.w.ins(format!("{guard}ld.{space}.{} {target}, [{addr}]", mem_type(rt.dtype)));
         if rt.dtype == DType::Bool {
             g.w.ins(format!("setp.ne.u32 {r}, {target}, 0"));
@@ -363,8 +401,9 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
     let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
     for (el, r) in regs.iter().enumerate().take(frag.len()) {
         let coords = elem_coords(g, &frag, el, &vt.shape);
-        let (addr, space) = elem_address(g, place, &coords, vt.dtype);
-        let guard = exists(g, &frag, el).map(|p| format!("@{p} ")).unwrap_or_default();
+        let (addr, space, inside) = elem_address(g, place, &coords, vt.dtype);
+        let ex = exists(g, &frag, el);
+        let guard = guard(g, ex, inside).map(|p| format!("@{p} ")).unwrap_or_default();
         let src = if vt.dtype == DType::Bool {
             let b = g.w.reg(Class::B32);
             g.w.ins(format!("selp.u32 {b}, 1, 0, {r}"));
@@ -378,7 +417,13 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
 }
 
 /// A splat's single register repeated for every element of `layout`; other arrays unchanged.
-pub fn regs_for_layout(g: &mut Gen, vt: &RegsTy, regs: &[String], layout: crate::syntax::ast::Layout, shape: &[i64]) -> Vec<String> {
+pub fn regs_for_layout(
+    _g: &mut Gen,
+    vt: &RegsTy,
+    regs: &[String],
+    layout: crate::syntax::ast::Layout,
+    shape: &[i64],
+) -> Vec<String> {
     if vt.layout == crate::syntax::ast::Layout::Splat && layout != vt.layout {
         let n = super::layout::count(layout, shape, vt.dtype);
         return (0..n).map(|_| regs[0].clone()).collect();

@@ -135,7 +135,7 @@ fn tile(g: &mut Gen, p: &Plan, dtype: DType, a: &[String], b: &[String], jb: usi
 /// - fp8 (the byte in the low half of a `.b16`): two pairs, then `prmt` takes bytes 0 and 2 of each.
 /// - i8 (sign-extended `.b32`): `prmt` takes byte 0 of each.
 /// - i4 (sign-extended `.b32`): `bfi` inserts the low nibble of each at 4e.
-fn pack(g: &mut Gen, dtype: DType, elems: &[String]) -> String {
+pub(super) fn pack(g: &mut Gen, dtype: DType, elems: &[String]) -> String {
     let r = g.w.reg(Class::B32);
     match (dtype, elems) {
         (DType::Bf16 | DType::F16, [lo, hi]) => g.w.ins(format!("mov.b32 {r}, {{{lo}, {hi}}}")),

@@ -32,6 +32,7 @@ mod tma;
 mod value;
 mod walk;
 mod wgmma;
+mod wgmma_a8;
 mod writer;
 
 use crate::syntax::ast::{Kernel, ParamTy};
@@ -74,9 +75,7 @@ fn ptx_version(kernel: &Kernel, facts: &Facts) -> &'static str {
     let mut fp8_mma = false;
     walk::for_each_expr(kernel, &mut |e| {
         if let crate::syntax::ast::ExprKind::Mma { a, .. } = &e.kind {
-            let is_fp8 = |t: Option<&crate::typeck::Ty>| {
-                matches!(t, Some(crate::typeck::Ty::Regs(r)) if matches!(r.dtype, DType::F8E4M3 | DType::F8E5M2))
-            };
+            let is_fp8 = |t: Option<&crate::typeck::Ty>| matches!(t, Some(crate::typeck::Ty::Regs(r)) if matches!(r.dtype, DType::F8E4M3 | DType::F8E5M2));
             fp8_mma |= is_fp8(facts.types.get(a.id as usize));
         }
     });
@@ -177,7 +176,7 @@ fn prologue(w: &mut Writer, kernel: &Kernel) -> Lanes {
     let (leader, first) = (w.reg(Class::Pred), w.reg(Class::Pred));
     w.ins(format!("setp.eq.u32 {leader}, {tid}, 0"));
     w.ins(format!("setp.eq.u32 {first}, {tid_all}, 0"));
-    Lanes { tid_all, tid, w: wn, g, t, row16, t2, wg, leader, first }
+    Lanes { tid, w: wn, g, t, row16, t2, wg, leader, first }
 }
 
 /// The program's shared memory, rounded up to 1024 bytes so swizzled buffers are aligned.

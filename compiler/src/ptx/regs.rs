@@ -163,7 +163,9 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
             let a = g.materialize(a, &Ty::Scalar(d));
             let b = g.materialize(b, &Ty::Scalar(d));
             match (a, b) {
-                (Val::Scalar { reg: x, .. }, Val::Scalar { reg: y, .. }) => Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d },
+                (Val::Scalar { reg: x, .. }, Val::Scalar { reg: y, .. }) => {
+                    Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d }
+                }
                 _ => Val::Unit,
             }
         }

@@ -284,7 +284,18 @@ fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
         let ft = if from.bits() == 64 { f } else { ft };
         (ft, tt)
     } else {
-        (if from.is_int() && from.bits() < 32 { if from.class() == DClass::Unsigned { "u32" } else { "s32" } } else { f }, t)
+        (
+            if from.is_int() && from.bits() < 32 {
+                if from.class() == DClass::Unsigned {
+                    "u32"
+                } else {
+                    "s32"
+                }
+            } else {
+                f
+            },
+            t,
+        )
     };
     if to.is_int() && to.bits() < 32 {
         let tt = if to.class() == DClass::Unsigned { "u32" } else { "s32" };

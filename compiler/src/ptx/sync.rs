@@ -113,19 +113,15 @@ fn bind_alloc(g: &mut Gen, alloc: usize) -> Val {
             };
             Val::Smem { addr, ty }
         }
-        AllocKind::Barrier { count, .. } => {
+        AllocKind::Barrier { .. } => {
             let addr = g.w.reg(Class::B32);
             g.w.ins(format!("add.u32 {addr}, {}, {}", g.smem_base, a.offset));
             let mask = g.w.reg(Class::B32);
             g.w.ins(format!("mov.b32 {mask}, 0"));
             g.parity.insert(alloc, mask);
-            Val::Barrier { addr, alloc, index: None, array: *count > 1 || is_array(g, alloc) }
+            Val::Barrier { addr, alloc, index: None }
         }
     }
-}
-
-fn is_array(g: &Gen, alloc: usize) -> bool {
-    matches!(g.facts.allocs[alloc].kind, AllocKind::Barrier { count, .. } if count > 1)
 }
 
 /// One thread initialises every mbarrier; the init is fenced and made visible to the program (and
@@ -237,5 +233,14 @@ pub fn emit_set_max_registers(g: &mut Gen, n: u32) -> Val {
     } else if n < cap {
         g.w.ins(format!("setmaxnreg.dec.sync.aligned.u32 {n}"));
     }
+    Val::Unit
+}
+
+/// `wait_smem_to_gmem(n)`: the thread that issued the TMA stores waits until at most `n` of them are
+/// still reading shared memory (`.read`), then the warpgroup synchronizes so no thread rewrites the
+/// buffers early. Bulk groups belong to the issuing thread (PTX ISA, cp.async.bulk.wait_group).
+pub fn emit_wait_smem_to_gmem(g: &mut Gen, n: u32) -> Val {
+    g.w.ins(format!("@{} cp.async.bulk.wait_group.read {n}", g.lanes.leader));
+    sync_warpgroup(g);
     Val::Unit
 }

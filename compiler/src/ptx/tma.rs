@@ -102,9 +102,10 @@ pub fn emit_load(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, m
 fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (i64, Option<(String, String)>) {
     let rank = ty.stored.len();
     let rows = ty.stored[rank - 2] / cluster;
-    let row_bytes = ty.stored[rank - 1].min(if ty.swizzle != 0 { legality::swizzle_elems(ty.swizzle, ty.dtype) } else { i64::MAX })
-        * ty.dtype.bits() as i64
-        / 8;
+    let row_bytes =
+        ty.stored[rank - 1].min(if ty.swizzle != 0 { legality::swizzle_elems(ty.swizzle, ty.dtype) } else { i64::MAX })
+            * ty.dtype.bits() as i64
+            / 8;
     let r = g.w.reg(Class::B32);
     g.w.ins(format!("mov.u32 {r}, %cluster_ctarank"));
     let (row_off, byte_off) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
@@ -124,7 +125,10 @@ pub fn emit_store(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr) -> Val {
         let src = g.w.reg(Class::B32);
         g.w.ins(format!("add.u32 {src}, {}, {byte_off}", copy.smem));
         let coords = coord_list(g, &copy, inner, None);
-        g.w.ins(format!("cp.async.bulk.tensor.{}d.global.shared::cta.bulk_group [{}, {coords}], [{src}]", copy.rank, copy.tmap));
+        g.w.ins(format!(
+            "cp.async.bulk.tensor.{}d.global.shared::cta.bulk_group [{}, {coords}], [{src}]",
+            copy.rank, copy.tmap
+        ));
     }
     g.w.ins("cp.async.bulk.commit_group");
     g.w.put_label(&skip);

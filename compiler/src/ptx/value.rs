@@ -8,22 +8,45 @@ use crate::types::DType;
 pub enum Val {
     Unit,
     /// A scalar in one register.
-    Scalar { reg: String, dtype: DType },
+    Scalar {
+        reg: String,
+        dtype: DType,
+    },
     /// A compile-time integer that has no register yet (literals and consts).
     Const(i64),
     Tuple(Vec<Val>),
     /// A global parameter: its index and the `.b64` register with its address.
-    Gmem { param: usize, addr: String },
+    Gmem {
+        param: usize,
+        addr: String,
+    },
     /// `a.tile([i, k], [..])`: block indices (`.b32` registers).
-    Tile { param: usize, addr: String, index: Vec<String> },
+    Tile {
+        param: usize,
+        addr: String,
+        index: Vec<String>,
+    },
     /// A shared-memory view: the `.b32` shared address of the buffer's first element (of the view's
     /// slab), plus what typeck knows.
-    Smem { addr: String, ty: SmemTy },
+    Smem {
+        addr: String,
+        ty: SmemTy,
+    },
     /// A barrier: the `.b32` shared address of its mbarrier, and which allocation and element it is
     /// (for the per-thread parity bits).
-    Barrier { addr: String, alloc: usize, index: Option<String>, array: bool },
+    Barrier {
+        addr: String,
+        alloc: usize,
+        index: Option<String>,
+    },
     /// An accumulator: this thread's registers in the WGMMA layout, and its type.
-    Acc { regs: Vec<String>, ty: AccTy },
+    Acc {
+        regs: Vec<String>,
+        ty: AccTy,
+    },
     /// A register array: this thread's elements, in the order `layout::elements` gives.
-    Regs { regs: Vec<String>, ty: RegsTy },
+    Regs {
+        regs: Vec<String>,
+        ty: RegsTy,
+    },
 }

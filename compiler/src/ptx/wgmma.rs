@@ -98,7 +98,14 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr) -> Val {
     // the wgmma makes ptxas inject a warpgroup.arrive (C7519, hopper-ptx-facts §8.1).
     let a_regs: Vec<Vec<String>> = match &av {
         Val::Regs { regs, ty } => (0..m / 64)
-            .map(|mt| (0..k / row.k_step).map(|ks| a_fragment(g, regs, ty.shape[1], mt, ks, row.k_step)).collect())
+            .map(|mt| {
+                (0..k / row.k_step)
+                    .map(|ks| match ty.dtype.bits() {
+                        8 => super::wgmma_a8::fragment(g, ty.dtype, regs, ty.shape[1], mt, ks),
+                        _ => a_fragment(g, regs, ty.shape[1], mt, ks, row.k_step),
+                    })
+                    .collect()
+            })
             .collect(),
         _ => Vec::new(),
     };

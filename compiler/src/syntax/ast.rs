@@ -83,6 +83,8 @@ pub enum Dim {
 }
 
 /// The type annotations of the language (closure parameters of `run_scoped`, `let x: T`).
+// AST nodes are built once per kernel; boxing variants would only add noise.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum TypeExpr {
     /// `Acc<f32, 64, 128>`: a WGMMA accumulator, allocated zeroed in registers.
@@ -248,6 +250,7 @@ pub enum ReduceOp {
 }
 
 /// One entry of `r.slice([.., 0..32, s])`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum SliceArg {
     /// `..`: the whole dimension.

@@ -2,17 +2,16 @@
 //! (`acc.load()`, `x.cast::<bf16>()`), each checked for its arity here and for its types in `typeck`.
 
 use super::ast::*;
-use super::expr::{lower_block, lower_expr};
+use super::expr::{first_span, loc_of, lower_block, lower_expr};
 use super::types::{dtype_of, layout_path, type_expr};
-use crate::diag::Ctxt;
-use proc_macro2::Span;
+use crate::diag::{Ctxt, Loc};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned as _;
 
 type Args = Punctuated<syn::Expr, syn::Token![,]>;
 
 /// The arguments, if there are exactly as many as the signature `form` shows.
-fn arity<'a>(ctx: &Ctxt, span: Span, form: &str, args: &'a Args, n: usize) -> Option<Vec<&'a syn::Expr>> {
+fn arity<'a>(ctx: &Ctxt, span: Loc, form: &str, args: &'a Args, n: usize) -> Option<Vec<&'a syn::Expr>> {
     if args.len() == n {
         return Some(args.iter().collect());
     }
@@ -35,15 +34,18 @@ fn lit_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
             return Some(Spanned::new(v, i.span()));
         }
     }
-    ctx.type_error(e.span(), "expected an integer literal", "this argument must be known when the kernel is compiled");
+    ctx.type_error(loc_of(e), "expected an integer literal", "this argument must be known when the kernel is compiled");
     None
 }
 
 fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {
     if let syn::Expr::Array(a) = e {
-        return Some(ShapeExpr { dims: a.elems.iter().map(|d| lower_expr(ctx, d)).collect(), span: a.span() });
+        return Some(ShapeExpr {
+            dims: a.elems.iter().map(|d| lower_expr(ctx, d)).collect(),
+            span: a.bracket_token.span.join(),
+        });
     }
-    ctx.type_error(e.span(), "expected a shape `[d0, d1, ..]`", "shapes are arrays of compile-time integers");
+    ctx.type_error(loc_of(e), "expected a shape `[d0, d1, ..]`", "shapes are arrays of compile-time integers");
     None
 }
 
@@ -51,7 +53,7 @@ fn layout_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Layout>> {
     if let syn::Expr::Path(p) = e {
         return layout_path(ctx, &p.path);
     }
-    ctx.type_error(e.span(), "expected a layout such as `Layout::Wgmma`", "name one of the `Layout` variants");
+    ctx.type_error(loc_of(e), "expected a layout such as `Layout::Wgmma`", "name one of the `Layout` variants");
     None
 }
 
@@ -59,13 +61,13 @@ fn index_list(ctx: &Ctxt, e: &syn::Expr) -> Option<Vec<Expr>> {
     if let syn::Expr::Array(a) = e {
         return Some(a.elems.iter().map(|d| lower_expr(ctx, d)).collect());
     }
-    ctx.type_error(e.span(), "expected block indices `[i, j]`", "write the block index of each dimension");
+    ctx.type_error(loc_of(e), "expected block indices `[i, j]`", "write the block index of each dimension");
     None
 }
 
 /// `f(args)` for the language's free functions.
 pub fn lower_call(ctx: &Ctxt, call: &syn::ExprCall) -> ExprKind {
-    let span = call.span();
+    let span = Loc::new(first_span(&call.func), call.paren_token.span.close());
     let syn::Expr::Path(p) = &*call.func else {
         ctx.unsupported(call.func.span(), "calls of computed functions");
         return ExprKind::Invalid;
@@ -86,7 +88,7 @@ pub fn lower_call(ctx: &Ctxt, call: &syn::ExprCall) -> ExprKind {
 
 fn lower_named_call(
     ctx: &Ctxt,
-    span: Span,
+    span: Loc,
     name: &str,
     a: &Args,
     dtype_arg: impl Fn() -> Option<Spanned<crate::types::DType>>,
@@ -147,7 +149,7 @@ fn lower_named_call(
         _ => match math_fn(name) {
             Some(func) => ExprKind::Math { func, arg: boxed(ctx, arity(ctx, span, &format!("{name}(x)"), a, 1)?[0]) },
             None => {
-                ctx.unsupported(span, format!("call to `{name}`, which is not a tessel operation"));
+                ctx.unsupported(span.start, format!("call to `{name}`, which is not a tessel operation"));
                 return None;
             }
         },
@@ -170,7 +172,7 @@ fn math_fn(name: &str) -> Option<MathFn> {
 }
 
 /// `copy_gmem_to_smem(src, dst, bar)` or `copy_gmem_to_smem(src, dst, bar, multicast = true)`.
-fn lower_tma_load(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
+fn lower_tma_load(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let form = "copy_gmem_to_smem(src, dst, bar)";
     let multicast = match a.len() {
         3 => None,
@@ -207,7 +209,7 @@ fn is_true(e: &syn::Expr) -> bool {
 }
 
 /// `run_scoped(|a: T, ..| body)` or `run_scoped(collective_axes = [wg], |..| body)`.
-fn lower_run_scoped(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
+fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let (collective_axes, closure) = match a.len() {
         1 => (None, &a[0]),
         2 => (Some(collective_axes(ctx, &a[0])?), &a[1]),
@@ -263,7 +265,7 @@ fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {
                     })
                     .collect();
                 if let Some(axes) = axes {
-                    let loc = crate::diag::Loc::new(asg.span(), arr.bracket_token.span.close());
+                    let loc = Loc::new(first_span(&asg.left), arr.bracket_token.span.close());
                     return Some(CollectiveAxes { axes, loc });
                 }
             }
@@ -280,12 +282,12 @@ fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {
 fn closure_body(ctx: &Ctxt, body: &syn::Expr) -> Block {
     match body {
         syn::Expr::Block(b) => lower_block(ctx, &b.block),
-        other => Block { stmts: vec![], tail: Some(Box::new(lower_expr(ctx, other))), span: other.span() },
+        other => Block { stmts: vec![], tail: Some(Box::new(lower_expr(ctx, other))), span: first_span(other) },
     }
 }
 
 /// `run_state(init, |acc| body)`.
-fn lower_run_state(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
+fn lower_run_state(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let v = arity(ctx, span, "run_state(Acc::from_regs(x), |acc| { .. })", a, 2)?;
     let syn::Expr::Closure(c) = v[1] else {
         ctx.type_error(
@@ -318,7 +320,7 @@ fn lower_run_state(ctx: &Ctxt, span: Span, a: &Args) -> Option<ExprKind> {
 
 /// `receiver.method(args)`.
 pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
-    let span = m.span();
+    let span = Loc::new(m.method.span(), m.paren_token.span.close());
     let name = m.method.to_string();
     let recv = || boxed(ctx, &m.receiver);
     let a = &m.args;
@@ -415,7 +417,7 @@ fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
             })
             .collect();
         if let Some(perm) = perm {
-            return Some(Spanned::new(perm, arr.span()));
+            return Some(Spanned::new(perm, arr.bracket_token.span.join()));
         }
     }
     ctx.type_error(
@@ -427,7 +429,7 @@ fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
 }
 
 /// `r.slice([.., 0..32])`.
-fn lower_slice(ctx: &Ctxt, span: Span, base: Box<Expr>, a: &Args) -> Option<ExprKind> {
+fn lower_slice(ctx: &Ctxt, span: Loc, base: Box<Expr>, a: &Args) -> Option<ExprKind> {
     let v = arity(ctx, span, ".slice([.., start..end])", a, 1)?;
     let syn::Expr::Array(arr) = v[0] else {
         ctx.type_error(v[0].span(), "expected `[.., start..end, ..]`", "one range per dimension");

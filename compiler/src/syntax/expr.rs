@@ -6,7 +6,7 @@
 use super::ast::*;
 use super::calls::{lower_call, lower_method};
 use super::types::type_expr;
-use crate::diag::Ctxt;
+use crate::diag::{Ctxt, Loc};
 use crate::types::DType;
 use syn::spanned::Spanned as _;
 
@@ -26,7 +26,7 @@ pub fn lower_block(ctx: &Ctxt, block: &syn::Block) -> Block {
             _ => lower_stmt(ctx, stmt, &mut stmts),
         }
     }
-    Block { stmts, tail, span: block.span() }
+    Block { stmts, tail, span: block.brace_token.span.join() }
 }
 
 /// Control flow written without a trailing semicolon is a statement, not the block's value.
@@ -53,7 +53,7 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
 }
 
 fn lower_let(ctx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
-    let span = local.span();
+    let span = local.let_token.span;
     let (pat, ty) = match &local.pat {
         syn::Pat::Type(pt) => (&*pt.pat, type_expr(ctx, &pt.ty)),
         p => (p, None),
@@ -91,7 +91,7 @@ fn pattern_names(ctx: &Ctxt, pat: &syn::Pat) -> Option<Vec<(syn::Ident, bool)>> 
 }
 
 fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
-    let span = e.span();
+    let span = first_span(e);
     match e {
         syn::Expr::ForLoop(f) => lower_for(ctx, f),
         syn::Expr::If(i) => lower_if(ctx, i),
@@ -102,7 +102,8 @@ fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
         syn::Expr::Binary(b) if compound_op(&b.op).is_some() => {
             let Some(name) = assign_target(ctx, &b.left) else { return Stmt::Expr(invalid(ctx, span)) };
             let op = compound_op(&b.op).unwrap_or(BinOp::Add);
-            let lhs = Expr { id: ctx.next_id(), kind: ExprKind::Var(name.clone()), span: b.left.span(), end: b.left.span() };
+            let (left, left_end) = (first_span(&b.left), last_span(&b.left));
+            let lhs = Expr { id: ctx.next_id(), kind: ExprKind::Var(name.clone()), span: left, end: left_end };
             let value = Expr {
                 id: ctx.next_id(),
                 kind: ExprKind::Binary { op, lhs: Box::new(lhs), rhs: Box::new(lower_expr(ctx, &b.right)) },
@@ -121,7 +122,7 @@ fn assign_target(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
             return Some(id.clone());
         }
     }
-    ctx.unsupported(e.span(), "assignment to anything but a local variable");
+    ctx.unsupported(loc_of(e), "assignment to anything but a local variable");
     None
 }
 
@@ -137,7 +138,7 @@ fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
 }
 
 fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop) -> Stmt {
-    let span = f.span();
+    let span = f.for_token.span;
     let var = match &*f.pat {
         syn::Pat::Ident(pi) => pi.ident.clone(),
         syn::Pat::Wild(w) => syn::Ident::new("_", w.span()),
@@ -168,17 +169,22 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop) -> Stmt {
 fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
     let otherwise = i.else_branch.as_ref().map(|(_, e)| match &**e {
         syn::Expr::Block(b) => lower_block(ctx, &b.block),
-        syn::Expr::If(nested) => Block { stmts: vec![lower_if(ctx, nested)], tail: None, span: nested.span() },
+        syn::Expr::If(nested) => Block { stmts: vec![lower_if(ctx, nested)], tail: None, span: nested.if_token.span },
         other => {
             ctx.unsupported(other.span(), "this `else` branch");
             Block { stmts: vec![], tail: None, span: other.span() }
         }
     });
-    Stmt::If { cond: lower_expr(ctx, &i.cond), then: lower_block(ctx, &i.then_branch), otherwise, span: i.span() }
+    Stmt::If {
+        cond: lower_expr(ctx, &i.cond),
+        then: lower_block(ctx, &i.then_branch),
+        otherwise,
+        span: i.if_token.span,
+    }
 }
 
 pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
-    let span = e.span();
+    let span = first_span(e);
     let kind = match e {
         syn::Expr::Lit(l) => lower_lit(ctx, &l.lit),
         syn::Expr::Path(p) => match p.path.get_ident() {
@@ -214,11 +220,62 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
             ExprKind::Invalid
         }
         other => {
-            ctx.unsupported(span, describe(other));
+            // Keywords (`while`, `match`, ..) are pointed at; other syntax is underlined whole.
+            let keyword = matches!(
+                other,
+                syn::Expr::While(_)
+                    | syn::Expr::Loop(_)
+                    | syn::Expr::Match(_)
+                    | syn::Expr::If(_)
+                    | syn::Expr::ForLoop(_)
+                    | syn::Expr::Closure(_)
+                    | syn::Expr::Async(_)
+                    | syn::Expr::Unsafe(_)
+                    | syn::Expr::Macro(_)
+            );
+            ctx.unsupported(if keyword { span.into() } else { loc_of(other) }, describe(other));
             ExprKind::Invalid
         }
     };
     Expr { id: ctx.next_id(), kind, span, end: last_span(e) }
+}
+
+/// From the first token of an expression to its last.
+pub fn loc_of(e: &syn::Expr) -> Loc {
+    Loc::new(first_span(e), last_span(e))
+}
+
+/// The span of an expression's first token. syn's `Spanned::span` prints the whole expression to
+/// find it, which is quadratic over nested expressions; this walks down the left edge instead.
+pub fn first_span(e: &syn::Expr) -> proc_macro2::Span {
+    use syn::Expr as E;
+    match e {
+        E::Binary(b) => first_span(&b.left),
+        E::MethodCall(m) => first_span(&m.receiver),
+        E::Call(c) => first_span(&c.func),
+        E::Field(f) => first_span(&f.base),
+        E::Index(i) => first_span(&i.expr),
+        E::Cast(c) => first_span(&c.expr),
+        E::Assign(a) => first_span(&a.left),
+        E::Try(t) => first_span(&t.expr),
+        E::Await(a) => first_span(&a.base),
+        E::Group(g) => first_span(&g.expr),
+        E::Range(r) => r.start.as_deref().map_or_else(|| last_token(&r.limits), first_span),
+        E::Path(p) if p.qself.is_none() && p.attrs.is_empty() => match (&p.path.leading_colon, p.path.segments.first())
+        {
+            (None, Some(seg)) => seg.ident.span(),
+            _ => e.span(),
+        },
+        E::Lit(l) if l.attrs.is_empty() => l.lit.span(),
+        E::Paren(p) if p.attrs.is_empty() => p.paren_token.span.open(),
+        E::Tuple(t) if t.attrs.is_empty() => t.paren_token.span.open(),
+        E::Array(a) if a.attrs.is_empty() => a.bracket_token.span.open(),
+        E::ForLoop(f) if f.attrs.is_empty() && f.label.is_none() => f.for_token.span,
+        E::If(i) if i.attrs.is_empty() => i.if_token.span,
+        E::While(w) if w.attrs.is_empty() && w.label.is_none() => w.while_token.span,
+        E::Match(m) if m.attrs.is_empty() => m.match_token.span,
+        other => other.span(),
+    }
 }
 
 /// The span of an expression's last token, for diagnostics that underline the whole expression

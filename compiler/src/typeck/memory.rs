@@ -304,7 +304,14 @@ fn moves_minor(p: &[usize], n: usize) -> bool {
 }
 
 /// `copy_gmem_to_smem(src, dst, bar)`: a TMA load that completes on `bar`.
-pub(super) fn check_copy_in(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, multicast: Option<Span>) -> Ty {
+pub(super) fn check_copy_in(
+    ck: &mut Checker,
+    call: &Expr,
+    src: &Expr,
+    dst: &Expr,
+    bar: &Expr,
+    multicast: Option<Span>,
+) -> Ty {
     let st = ck.check_expr(src);
     let dt = ck.check_expr(dst);
     check_single_barrier(ck, bar);
@@ -450,11 +457,9 @@ fn check_single_barrier(ck: &mut Checker, bar: &Expr) {
         Ty::Barrier(b) if b.array.is_none() => {}
         Ty::Barrier(_) => ck.ctx.type_error(bar, "this is an array of barriers", "pick one: `bars.at(i)`"),
         Ty::Error => {}
-        other => ck.ctx.type_error(
-            bar,
-            format!("expected a barrier, got {other}"),
-            "allocate `bar: Barrier` in run_scoped",
-        ),
+        other => {
+            ck.ctx.type_error(bar, format!("expected a barrier, got {other}"), "allocate `bar: Barrier` in run_scoped")
+        }
     }
 }
 

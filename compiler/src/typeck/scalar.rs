@@ -116,11 +116,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
         }
     }
     if a != b {
-        ck.ctx.type_error(
-            e,
-            format!("mismatched scalar types {a} and {b}"),
-            format!("convert one side with `as {a}`"),
-        );
+        ck.ctx.type_error(e, format!("mismatched scalar types {a} and {b}"), format!("convert one side with `as {a}`"));
         return Ty::Error;
     }
     scalar_result(ck, e, op, a)
@@ -166,11 +162,7 @@ pub(super) fn expect_int(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> boo
         Ty::Scalar(d) if d.is_int() => true,
         Ty::Error => false,
         other => {
-            ck.ctx.type_error(
-                e,
-                format!("{what} must be an integer scalar, got {other}"),
-                "use an `i32` expression",
-            );
+            ck.ctx.type_error(e, format!("{what} must be an integer scalar, got {other}"), "use an `i32` expression");
             false
         }
     }

@@ -68,10 +68,25 @@ pub(crate) struct Block {
 #[derive(Debug)]
 pub(crate) enum Stmt {
     /// `let a = e;` or `let (a, b) = e;` (`None`: a `_` pattern).
-    Let { targets: Vec<Option<usize>>, init: Expr },
-    Assign { slot: usize, value: Expr },
-    For { slot: usize, start: Expr, end: Expr, body: Block },
-    If { cond: Expr, then: Block, otherwise: Option<Block> },
+    Let {
+        targets: Vec<Option<usize>>,
+        init: Expr,
+    },
+    Assign {
+        slot: usize,
+        value: Expr,
+    },
+    For {
+        slot: usize,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
+    If {
+        cond: Expr,
+        then: Block,
+        otherwise: Option<Block>,
+    },
     Expr(Expr),
 }
 

@@ -304,7 +304,9 @@ impl Lowerer<'_> {
                 Expr::Math2 { func: *func, lhs, rhs }
             }
             K::Cast { value, dtype } => Expr::Cast { value: self.boxed(value)?, dtype: dtype.value },
-            K::Reduce { value, op, axis } => Expr::Reduce { value: self.boxed(value)?, op: *op, axis: axis.value as usize },
+            K::Reduce { value, op, axis } => {
+                Expr::Reduce { value: self.boxed(value)?, op: *op, axis: axis.value as usize }
+            }
             K::Broadcast { value, .. } => {
                 let spread = match self.ty(value) {
                     Ty::Regs(r) if r.layout == Layout::WgmmaRow => Spread::Rows,

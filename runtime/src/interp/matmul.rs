@@ -28,7 +28,9 @@ fn accumulate(acc: &mut Array, a: &Array, b: &Array, k_step: usize) -> Result<()
     let k_step = k_step.max(1);
     match acc.dtype {
         DType::F32 => blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| x as f32 as f64),
-        DType::F16 => blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| round(DType::F16, x as f32 as f64)),
+        DType::F16 => {
+            blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| round(DType::F16, x as f32 as f64))
+        }
         DType::I32 => blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| wrap(DType::I32, x as i64) as f64),
         other => return Err(error(format!("internal: a {other} accumulator"))),
     }

@@ -100,7 +100,10 @@ impl TileRef {
     }
 
     fn describe(&self, g: &GlobalBuf, block: &[usize]) -> String {
-        format!("`{}.tile({:?})` of shape {block:?} is outside `{}`, of shape {:?}", g.name, self.index, g.name, g.shape)
+        format!(
+            "`{}.tile({:?})` of shape {block:?} is outside `{}`, of shape {:?}",
+            g.name, self.index, g.name, g.shape
+        )
     }
 
     /// A register load of the block (`.load(layout)`); a block outside the array is an error.

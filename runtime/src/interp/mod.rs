@@ -46,7 +46,8 @@
 //!   one arrival on `bar` (in PTX: `mbarrier.arrive.expect_tx` plus the copy's `complete_tx`).
 //!   With `multicast = true` the tile lands in the same buffer of every program of the cluster and
 //!   arrives once, on the issuing program's barrier: every program of the cluster issues the same
-//!   copy and waits on its own barrier.
+//!   copy and waits on its own barrier. The copy lands in the peers when it is issued, so reusing
+//!   a multicast destination needs the cluster's programs in step, or it races (on the GPU too).
 //! - `copy_smem_to_gmem(src, tile)` writes synchronously, dropping elements outside the array;
 //!   `commit_smem`, `wait_smem_to_gmem`, `wgmma_wait`, `set_max_registers` do nothing.
 //!

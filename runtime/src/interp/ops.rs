@@ -38,8 +38,12 @@ fn element(s: Scalar, dtype: DType) -> f64 {
 fn sides(l: Value, r: Value) -> Result<(DType, Vec<usize>, Operand, Operand)> {
     Ok(match (l, r) {
         (Value::Regs(a), Value::Regs(b)) => (a.dtype, a.shape.clone(), Operand::Array(a), Operand::Array(b)),
-        (Value::Regs(a), Value::Scalar(s)) => (a.dtype, a.shape.clone(), Operand::Array(a.clone()), Operand::Splat(element(s, a.dtype))),
-        (Value::Scalar(s), Value::Regs(b)) => (b.dtype, b.shape.clone(), Operand::Splat(element(s, b.dtype)), Operand::Array(b)),
+        (Value::Regs(a), Value::Scalar(s)) => {
+            (a.dtype, a.shape.clone(), Operand::Array(a.clone()), Operand::Splat(element(s, a.dtype)))
+        }
+        (Value::Scalar(s), Value::Regs(b)) => {
+            (b.dtype, b.shape.clone(), Operand::Splat(element(s, b.dtype)), Operand::Array(b))
+        }
         _ => return Err(error("internal: an elementwise operation without a register array")),
     })
 }
@@ -81,7 +85,9 @@ impl Warpgroup<'_> {
                 Array { dtype: *dtype, shape: shape.clone(), data }
             }
             Expr::Math { func, arg } => match self.eval(arg)? {
-                Value::Scalar(s) => return Ok(Value::Scalar(Scalar::of(s.dtype(), math(*func, s.dtype(), s.to_f64())))),
+                Value::Scalar(s) => {
+                    return Ok(Value::Scalar(Scalar::of(s.dtype(), math(*func, s.dtype(), s.to_f64()))))
+                }
                 v => map(&*v.regs()?, |x, d| math(*func, d, x)),
             },
             Expr::Math2 { func, lhs, rhs } => {

@@ -57,7 +57,11 @@ pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
             .collect();
         for h in handles {
             if let Err(p) = h.join() {
-                record(&failed, usize::MAX, Error::Internal(format!("an interpreter worker panicked: {}", panic_text(&p))));
+                record(
+                    &failed,
+                    usize::MAX,
+                    Error::Internal(format!("an interpreter worker panicked: {}", panic_text(&p))),
+                );
             }
         }
     });

@@ -79,14 +79,20 @@ pub fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) -> f64 {
         panic!("{what}: element {i} is {} (unwritten or overflowed); want {}", got[i], want[i]);
     }
     let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
-    let (worst, at) = got
-        .iter()
-        .zip(want)
-        .enumerate()
-        .map(|(i, (g, w))| ((g - w).abs(), i))
-        .fold((0.0, 0), |a, b| if b.0 > a.0 { b } else { a });
+    let (worst, at) = got.iter().zip(want).enumerate().map(|(i, (g, w))| ((g - w).abs(), i)).fold((0.0, 0), |a, b| {
+        if b.0 > a.0 {
+            b
+        } else {
+            a
+        }
+    });
     let rel = worst / scale;
-    assert!(rel <= tol, "{what}: relative error {rel:.3e} > {tol:.1e} at element {at}: got {}, want {}", got[at], want[at]);
+    assert!(
+        rel <= tol,
+        "{what}: relative error {rel:.3e} > {tol:.1e} at element {at}: got {}, want {}",
+        got[at],
+        want[at]
+    );
     rel
 }
 

@@ -1,7 +1,13 @@
-"""GPU check of tessel's register-array ops (mma, reductions, relayouts) via the CUDA driver API.
+"""Runs the golden PTX kernels that need no tensor maps on a GPU and checks them against a CPU reference.
 
-Pure Python + ctypes (no numpy needed). Loads tests/ptx/out/<name>.ptx, launches, compares with a
-CPU reference. Usage: python3 check.py [names...]
+A quick check of the PTX writer's fragment math (mma, wgmma A from registers, reductions, layout
+changes, swizzled shared memory) without building the Rust launch path: pure Python + ctypes over the
+CUDA driver API (no numpy). Usage, on a machine with an NVIDIA GPU (sm_90):
+
+    python3 tests/ptx/gpu_check.py [check names...]
+
+Each launch follows the kernel ABI of compiler/src/ptx/mod.rs: the parameters in order, then the
+runtime dimensions; outputs are poisoned first. Exits non-zero on any mismatch.
 """
 import ctypes as C, struct, random, sys, math, os
 
@@ -16,13 +22,11 @@ ck(cu.cuInit(0), "init")
 dev = C.c_int(); ck(cu.cuDeviceGet(C.byref(dev), 0), "dev")
 ctx = C.c_void_p(); ck(cu.cuDevicePrimaryCtxRetain(C.byref(ctx), dev), "ctx"); ck(cu.cuCtxSetCurrent(ctx), "cur")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out")
 
 def load(name):
-    ptx = open(f"{ROOT}/tests/ptx/out/{name}.ptx", "rb").read() + b"\0"
+    ptx = open(f"{OUT}/{name}.ptx", "rb").read() + b"\0"
     mod = C.c_void_p()
-    logbuf = C.create_string_buffer(8192)
-    opts = (C.c_int * 3)(4, 5, 12)  # INFO_LOG_BUFFER_SIZE_BYTES=4? use simple load instead
     ck(cu.cuModuleLoadData(C.byref(mod), ptx), f"load {name}")
     f = C.c_void_p(); ck(cu.cuModuleGetFunction(C.byref(f), mod, name.encode()), "func")
     return f
@@ -180,6 +184,35 @@ def check_scalars():
         acc = acc + alpha if k % 2 == 0 else acc * 0.5
     compare("scalars", unpack("f", fetch(py, 4 * N)), [f32r(v + acc) for v in x], 1e-6, 1e-6)
 
+def i8s(n): return [random.randint(-128, 127) for _ in range(n)]
+
+def run_wgmma(name, a_bytes, b_bytes, M, K, N, out_fmt, want, rtol=0.0, atol=0.0):
+    pa, pb, pc = alloc(len(a_bytes), a_bytes), alloc(len(b_bytes), b_bytes), alloc(4 * M * N)
+    launch(load(name), (M // 64, N // 64), [pa, pb, pc, M, K, N])
+    compare(name, unpack(out_fmt, fetch(pc, 4 * M * N)), want, rtol, atol)
+
+def matmul_bt(a, bt, M, K, N):
+    return [sum(a[i * K + k] * bt[j * K + k] for k in range(K)) for i in range(M) for j in range(N)]
+
+def check_wgmma_a_i8_regs():
+    M, K, N = 128, 128, 64
+    a, bt = i8s(M * K), i8s(N * K)
+    run_wgmma("wgmma_a_i8_regs", pack("b", a), pack("b", bt), M, K, N, "i", matmul_bt(a, bt, M, K, N))
+
+def check_wgmma_a_fp8_regs():
+    M, K, N = 64, 128, 64
+    # Small integers: every partial sum is exact even in the fp8 tensor core's narrow accumulator.
+    codes = [c for c in range(256) if (c & 0x7F) != 0x7F and e4m3_val(c) in (-4, -3, -2, -1, 0, 1, 2, 3, 4)]
+    ac = [random.choice(codes) for _ in range(M * K)]; bc = [random.choice(codes) for _ in range(N * K)]
+    a = [e4m3_val(c) for c in ac]; bt = [e4m3_val(c) for c in bc]
+    run_wgmma("wgmma_a_fp8_regs", bytes(ac), bytes(bc), M, K, N, "f", matmul_bt(a, bt, M, K, N), 1e-3, 1e-2)
+
+def check_wgmma_a_regs():
+    M, K, N = 64, 128, 64
+    ab = [bf16_bits(x) for x in gauss(M * K)]; bb = [bf16_bits(x) for x in gauss(N * K)]
+    a = [2 * bf16_val(x) for x in ab]; bt = [bf16_val(x) for x in bb]
+    run_wgmma("wgmma_a_regs", pack("H", ab), pack("H", bb), M, K, N, "f", matmul_bt(a, bt, M, K, N), 1e-4, 1e-4)
+
 CHECKS = {k[6:]: v for k, v in globals().items() if k.startswith("check_")}
 random.seed(1)
 for name in (sys.argv[1:] or list(CHECKS)):
@@ -190,69 +223,4 @@ for name in (sys.argv[1:] or list(CHECKS)):
         print(f"  ERR {name}: {e}")
         failures.append(name)
 print("FAILURES:", failures if failures else "none")
-
-# ---- pass cases (tests/ui/pass/register-math.rs), PTX dumped to .regops-gpu/ptx ----
-def load_pass(name):
-    global ROOT
-    saved = ROOT
-    try:
-        ROOT = os.path.dirname(os.path.abspath(__file__)) + "/ptx/.."
-        ptx = open(f"{os.path.dirname(os.path.abspath(__file__))}/ptx/{name}.ptx", "rb").read() + b"\0"
-        mod = C.c_void_p(); ck(cu.cuModuleLoadData(C.byref(mod), ptx), f"load {name}")
-        f = C.c_void_p(); ck(cu.cuModuleGetFunction(C.byref(f), mod, name.encode()), "func")
-        return f
-    finally:
-        ROOT = saved
-
-def check_softmax_rows():
-    M, N = 128, 128
-    x = [f32r(v) for v in gauss(M * N)]
-    px, py = alloc(4 * M * N, pack("f", x)), alloc(2 * M * N)
-    launch(load_pass("softmax_rows"), (M // 64,), [px, py, M])
-    want = []
-    for r in range(M):
-        row = x[r * N:(r + 1) * N]; m = max(row); e = [math.exp(v - m) for v in row]; s = sum(e)
-        want += [v / s for v in e]
-    compare("softmax_rows", [bf16_val(b) for b in unpack("H", fetch(py, 2 * M * N))], want, 1e-2, 1e-4)
-
-def check_masked_stats():
-    M, N, eps = 128, 128, 0.5
-    x = [f32r(v) for v in gauss(M * N)]
-    px, py, pc = alloc(4 * M * N, pack("f", x)), alloc(4 * M * N), alloc(4 * N)
-    launch(load_pass("masked_stats"), (M // 64, N // 64), [px, py, pc, eps, M, N])
-    mixed = []
-    for r in range(M):
-        for c in range(N):
-            v = x[r * N + c]; keep = 1.0 if r >= c else 0.0
-            clipped = min(max(v * keep, 0.0), 6.0); norm = 1 / math.sqrt(clipped * clipped + eps)
-            mixed.append(math.tanh(norm) + math.log2(abs(-v) + 1.0) - math.sqrt(clipped) * math.exp(v) / (1 / (norm + 1.0)) + v * math.log(2))
-    compare("masked_stats mixed", unpack("f", fetch(py, 4 * M * N)), mixed, 5e-3, 5e-3)
-    # col_min is written by every program row i; the last writer wins, so compare against any tile row.
-    got = unpack("f", fetch(pc, 4 * N))
-    cands = [[min(mixed[(t * 64 + rr) * N + c] for rr in range(64)) for t in range(M // 64)] for c in range(N)]
-    compare("masked_stats col_min (close to some tile's)", got, [min(cs, key=lambda w: abs(w - g)) for g, cs in zip(got, cands)], 5e-3, 5e-3)
-
-def check_carried():
-    M, N = 128, 128
-    hv = [struct.unpack("e", struct.pack("e", v * 40))[0] for v in gauss(M * N)]
-    ph = alloc(2 * M * N, pack("e", hv))
-    py, pz, pw = alloc(4 * M * N), alloc(2 * M * N), alloc(4 * M * N)
-    launch(load_pass("carried"), (M // 64, N // 64), [ph, py, pz, pw, M, N])
-    compare("carried y = -0.375 v (loop-carried, to_layout in a branch)", unpack("f", fetch(py, 4 * M * N)), [-0.375 * v for v in hv], 1e-6, 1e-6)
-    compare("carried z = v (layout_cast MmaLhs)", unpack("e", fetch(pz, 2 * M * N)), hv)
-    def bits(v, conv):
-        i = conv(v); s = ((((i << 2) & 0xFFFFFFFF) >> 1) if False else ((i << 2) >> 1)) & 255 | 2
-        return int(math.fmod(s, 7))
-    got = unpack("i", fetch(pw, 4 * M * N))
-    compare("carried w with truncating float->int (interpreter semantics)", got, [bits(v, lambda v: int(v)) for v in hv])
-    compare("carried w with rounding float->int", got, [bits(v, lambda v: int(round(v))) for v in hv])
-
-CHECKS = {k[6:]: v for k, v in globals().items() if k.startswith("check_")}
-for name in ["softmax_rows", "masked_stats", "carried"]:
-    print(name)
-    try:
-        CHECKS[name]()
-    except Exception as e:
-        print(f"  ERR {name}: {e}")
-        failures.append(name)
-print("FAILURES (pass cases):", failures if failures else "none")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,224 @@
+//! The interpreter through the API `#[kernel]` generates (`<kernel>::interpret`), without a GPU:
+//! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a
+//! relayout round trip, and errors (a deadlock, bad arguments) returned rather than panics or hangs.
+//! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
+
+mod common;
+
+use common::{assert_close, matmul, values, Rng};
+use tessel::prelude::*;
+
+/// A 64 x 128 tile per program: an accumulator and B buffer wider than one 128-byte swizzle row.
+#[kernel(grid = (M / 64, N / 128))]
+fn gemm_wide(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 128>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+#[test]
+fn wide_tiles() {
+    let mut rng = Rng::new(101);
+    let (m, n, k) = (128, 256, 192);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    gemm_wide::interpret(&a, &b, &mut c).unwrap();
+    assert_close("gemm_wide", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
+}
+
+/// A in registers, B K-major through `.t()`, a bf16 epilogue cast.
+#[kernel(grid = (M / 64, N / 64))]
+fn gemm_rega(a: Gmem<bf16, M, K>, b: Gmem<bf16, N, K>, c: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s.load(Layout::Wgmma), b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load().cast::<bf16>());
+        },
+    );
+}
+
+#[test]
+fn registers_a_and_a_bf16_epilogue() {
+    let mut rng = Rng::new(102);
+    let (m, n, k) = (64, 128, 256);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[n, k], 1.0));
+    let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+    gemm_rega::interpret(&a, &b, &mut c).unwrap();
+    // bf16 output: half an ulp of bf16 (2^-9) on top of the f32 accumulation.
+    assert_close("gemm_rega", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, false), 1e-2);
+}
+
+/// Warpgroup 0 produces through a two-stage ring (three TMA loads per stage), warpgroups 1 and 2
+/// consume their half of the rows each.
+#[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(STAGES = 2))]
+fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        collective_axes = [wg],
+        |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
+         full: Barrier<3, STAGES>,
+         empty: Barrier<2, STAGES>| {
+            if warpgroup_id() == 0 {
+                set_max_registers(40);
+                for k in 0..K / 64 {
+                    let s = k % STAGES;
+                    if k >= STAGES {
+                        barrier_wait(empty.at(s));
+                    }
+                    copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
+                    copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
+                    copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
+                }
+            } else {
+                set_max_registers(232);
+                let h = warpgroup_id() - 1;
+                run_scoped(|acc: Acc<f32, 64, 64>| {
+                    for k in 0..K / 64 {
+                        let s = k % STAGES;
+                        barrier_wait(full.at(s));
+                        wgmma(acc, a_s.at(s).at(h), b_s.at(s));
+                        wgmma_wait(0);
+                        barrier_arrive(empty.at(s));
+                    }
+                    c.tile([2 * i + h, j], [64, 64]).store(acc.load());
+                });
+            }
+        },
+    );
+}
+
+#[test]
+fn warp_specialized_pipeline() {
+    let mut rng = Rng::new(103);
+    let (m, n, k) = (256, 128, 512);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    specialized::interpret(&a, &b, &mut c).unwrap();
+    assert_close("specialized", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
+}
+
+/// Both programs of a cluster multicast the same A tile and each multiplies it by its own B tile.
+/// One K step only: reusing a multicast destination needs the cluster's programs in step (a
+/// cluster barrier, which the language does not have yet); without it the copy of step k + 1 may
+/// land in a peer still multiplying step k, on the GPU and in the interpreter alike.
+#[kernel(grid = (M / 64, N / 64), cluster = (1, 2))]
+fn multicast_a(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar, multicast = true);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+#[test]
+fn cluster_multicast() {
+    let mut rng = Rng::new(104);
+    let (m, n, k) = (128, 256, 64);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    multicast_a::interpret(&a, &b, &mut c).unwrap();
+    assert_close("multicast", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
+    // Three column blocks are not whole clusters of two.
+    let b3 = rng.tensor::<bf16>(&[k, 192], 1.0);
+    let mut c3 = HostTensor::<f32>::zeros([m, 192]).unwrap();
+    let err = multicast_a::interpret(&a, &b3, &mut c3).unwrap_err();
+    assert!(err.to_string().contains("is not a whole number of clusters"), "{err}");
+}
+
+/// Column sums across warps, then a relayout to the strided layout and back.
+#[kernel(grid = (M / 64,))]
+fn colsum(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let c = v.sum(0).broadcast([64, 64], Layout::Wgmma);
+    let out = (v + c).to_layout(Layout::Strided);
+    y.tile([i, 0], [64, 64]).store(out.to_layout(Layout::Wgmma));
+}
+
+#[test]
+fn column_sums_and_relayouts() {
+    let x = Rng::new(105).tensor::<f32>(&[128, 64], 1.0);
+    let mut y = HostTensor::new([128, 64], vec![f32::NAN; 128 * 64]).unwrap();
+    colsum::interpret(&x, &mut y).unwrap();
+    let xv = x.data();
+    let mut want = Vec::new();
+    for r in 0..128 {
+        let block = r / 64 * 64;
+        for c in 0..64 {
+            // Left-to-right f32 sums, as the interpreter's reference semantics say.
+            let sum = (block + 1..block + 64).fold(xv[block * 64 + c], |s, rr| s + xv[rr * 64 + c]);
+            want.push((xv[r * 64 + c] + sum) as f64);
+        }
+    }
+    assert_eq!(values(&y), want);
+}
+
+/// Each warpgroup waits for the other: an error names both, and `interpret` returns it.
+#[kernel(grid = (1,), warpgroups = 2, warpgroup_axis = wg)]
+fn crossed(y: GmemMut<f32, 64, 64>) {
+    run_scoped(collective_axes = [wg], |ping: Barrier, pong: Barrier| {
+        if warpgroup_id() == 0 {
+            barrier_wait(pong);
+            barrier_arrive(ping);
+        } else {
+            barrier_wait(ping);
+            barrier_arrive(pong);
+        }
+    });
+    y.tile([0, 0]).store(splat::<f32>(1.0, [64, 64]));
+}
+
+#[test]
+fn a_deadlock_is_an_error_not_a_hang() {
+    let mut y = HostTensor::new([64, 64], vec![f32::NAN; 64 * 64]).unwrap();
+    let err = crossed::interpret(&mut y).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Interpreter(_)), "{msg}");
+    assert!(msg.contains("warpgroup 0 waits on barrier `pong` for phase 0"), "{msg}");
+    assert!(msg.contains("warpgroup 1 waits on barrier `ping` for phase 0"), "{msg}");
+    assert!(y.data().iter().all(|v| v.is_nan()), "nothing is written back after an error");
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let a = HostTensor::<bf16>::zeros([64, 100]).unwrap();
+    let b = HostTensor::<bf16>::zeros([100, 128]).unwrap();
+    let mut c = HostTensor::<f32>::zeros([64, 128]).unwrap();
+    let err = gemm_wide::interpret(&a, &b, &mut c).unwrap_err();
+    assert!(matches!(err, Error::Divisibility { dim: "K", value: 100, divisor: 64, .. }), "{err}");
+}
