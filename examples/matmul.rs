@@ -57,6 +57,14 @@ fn run<T: Element>(
             let mut dc = DeviceTensor::<T>::zeros(dev, [m, n])?;
             launch(dev, &da, &db, &mut dc)?;
             c = dc.to_host()?;
+            // A rough wall-clock rate over 20 launches; examples/bench_matmul.rs measures properly.
+            let start = std::time::Instant::now();
+            for _ in 0..20 {
+                launch(dev, &da, &db, &mut dc)?;
+            }
+            dev.synchronize()?;
+            let secs = start.elapsed().as_secs_f64() / 20.0;
+            println!("{name}: {:.0} TFLOP/s (wall clock, 20 launches)", 2.0 * (m * n * k) as f64 / secs / 1e12);
         }
         None => interpret(&a, &b, &mut c)?,
     }

@@ -54,6 +54,8 @@ pub enum Diag {
     AccFromLayout { layout: Layout },
     /// C2
     CannotConvert { from: Layout, to: Layout },
+    /// C2, from `layout_cast`: the registers do not line up (`to_layout` may still convert)
+    CannotReinterpret { from: Layout, to: Layout },
     /// C3
     IncompatibleLayouts { lhs: Layout, rhs: Layout },
     /// C4
@@ -180,7 +182,9 @@ impl Diag {
             AccStoreSliced => "Non-trivial indexing on WGMMAAbstractAccumulatorRef is not supported for stores.".into(),
             NotAnAcc { what } => format!("acc must be a WGMMAAccumulatorAbstractRef, got {what}"),
             AccFromLayout { .. } => "Only WGMMA layouts supported in WGMMAAccumulator".into(),
-            CannotConvert { from, to } => format!("Cannot convert from {from} to {to}"),
+            CannotConvert { from, to } | CannotReinterpret { from, to } => {
+                format!("Cannot convert from {from} to {to}")
+            }
             IncompatibleLayouts { .. } => "Incompatible FragmentedArray layouts".into(),
             IncompatibleShapes { .. } => "Incompatible FragmentedArray shapes".into(),
             BroadcastLayout { .. } => "Source and destination layouts aren't compatible for a broadcast".into(),
@@ -261,8 +265,8 @@ impl Diag {
     pub fn help(&self) -> String {
         use Diag::*;
         match self {
-            AccUnsigned { .. } => "PTX integer WGMMA accumulates in signed 32-bit: declare the \
-                accumulator `Acc<i32, ..>` (an 8-bit accumulator does not exist in PTX)"
+            AccUnsigned { .. } => "PTX integer WGMMA accumulates in signed 32-bit (`.s32`): declare the \
+                accumulator `Acc<i32, ..>`; PTX has no unsigned or 8-bit accumulator"
                 .into(),
             AccCollective => "allocate the accumulator in its own `run_scoped(|acc: Acc<..>| ..)` \
                 without collective_axes, and keep the shared buffers and barriers in the collective one"
@@ -308,6 +312,10 @@ impl Diag {
             AccFromLayout { layout } => {
                 format!("the register array is in {layout}; convert it first: `x.to_layout(Layout::Wgmma)`")
             }
+            CannotReinterpret { from, to } => format!(
+                "`layout_cast` reinterprets registers in place, and {from} and {to} place elements \
+                 differently: move the data with `.to_layout({to})`"
+            ),
             CannotConvert { from, to: Layout::Splat } => {
                 format!("an array in {from} cannot become a splat; build one with `splat::<T>(value, [..])`")
             }
@@ -342,7 +350,9 @@ impl Diag {
                 accumulator (`splat::<i32>(0, [M, N]).to_layout(Layout::MmaAcc)`)"
                 .into(),
             MmaIntAccUnsigned { .. } => "PTX integer mma.sync accumulates in `.s32`: use `i32`".into(),
-            MmaFloatAcc { .. } => "floating-point mma.sync in tessel accumulates in `f32`".into(),
+            MmaFloatAcc { .. } => "floating-point mma.sync in tessel accumulates in `f32`: use \
+                `splat::<f32>(0.0, [M, N]).to_layout(Layout::MmaAcc)`"
+                .into(),
             MmaOperandType { .. } => "mma.sync operands are bf16, f16, f8e4m3, f8e5m2, i8 or i4".into(),
             MmaDtypeMismatch { .. } => "A and B of an mma must have the same dtype".into(),
             MmaDimMismatch { .. } => "mma takes A as M x K, B as K x N and the accumulator as M x N".into(),
@@ -354,7 +364,9 @@ impl Diag {
                 mma_layout(*operand),
                 mma_layout(*operand)
             ),
-            WgmmaOutDtype { .. } => "WGMMA writes `f32`, `f16` or `i32` accumulators".into(),
+            WgmmaOutDtype { .. } => "WGMMA writes `f32`, `f16` or `i32` accumulators: initialise \
+                `run_state` from one of these, e.g. `Acc::from_regs(x.cast::<f32>())`"
+                .into(),
             WgmmaAccForElement { allowed, .. } => format!(
                 "declare the accumulator `Acc<{}, ..>`",
                 rust_name(allowed.first().copied().unwrap_or(DType::F32))
@@ -370,13 +382,15 @@ impl Diag {
                 16 (PTX ISA, wgmma.mma_async shapes)"
                 .into(),
             WgmmaKStep { k_step, .. } => {
-                format!("one wgmma instruction consumes K = {k_step} of this dtype")
+                format!("one wgmma instruction consumes K = {k_step} of this dtype: make K a multiple of {k_step}")
             }
             WgmmaTranspose { .. } => "8- and 32-bit WGMMA operands must be K-major: keep A as an \
                 [M, K] buffer (not `Transposed`) and store B as an [N, K] buffer passed as `b_s.t()`"
                 .into(),
             WgmmaBInRegisters { .. } => "B always comes from shared memory: copy it into an `Smem<..>` buffer".into(),
-            WgmmaRegADtype { .. } => "keep A in shared memory, or cast it to a 16- or 8-bit type".into(),
+            WgmmaRegADtype { .. } => "A in registers is 16- or 8-bit: keep A in shared memory (tf32 \
+                takes both operands from there), or cast it, e.g. `.cast::<bf16>()`, with B in the same dtype"
+                .into(),
             WgmmaRegALayout { .. } => "convert A first: `a.to_layout(Layout::Wgmma)` (K-major WGMMA fragments)".into(),
             WgmmaUnsigned { .. } => "tessel's integer WGMMA takes signed `i8` operands".into(),
             WgmmaSwizzleMismatch { a, b } => {

@@ -146,3 +146,27 @@ fn run_state_seeds_the_accumulator_and_slices_load_windows() {
     let want_left: Vec<f64> = (0..m * 32).map(|x| cv[(x / 32) * n + x % 32]).collect();
     assert_same("left", &values(&left), &want_left);
 }
+
+static SHORT_CIRCUIT: KernelSource = KernelSource {
+    attr: "grid = (1)",
+    item: r#"
+fn guarded(y: GmemMut<i32, 64, 8>, d: i32) {
+    let mut q = 0;
+    if d != 0 && 7 / d > 1 {
+        q = 1;
+    }
+    if d == 0 || 7 % d == 0 {
+        q = q + 2;
+    }
+    y.tile([0, 0]).store(splat::<i32>(q, [64, 8]));
+}"#,
+};
+
+#[test]
+fn scalar_and_or_short_circuit() {
+    for (d, want) in [(0, 2.0), (3, 1.0), (7, 2.0)] {
+        let mut y = poisoned::<i32>(&[64, 8], -1.0);
+        interpret(&SHORT_CIRCUIT, &mut [Arg::TensorMut(&mut y), Arg::I32(d)]).unwrap();
+        assert!(values(&y).iter().all(|&v| v == want), "d = {d}: {:?}", &values(&y)[..1]);
+    }
+}

@@ -163,6 +163,8 @@ fn a_deadlock_names_the_barriers_and_the_waiting_warpgroups() {
     assert!(values(&y).iter().all(|v| v.is_nan()));
 }
 
+/// Warpgroup 0 has nothing to wait for, but leaving a scope with barriers is a program-wide
+/// barrier (`bar.sync 0`), where it waits for warpgroup 1, which waits for a phase forever.
 static ENDS_WHILE_WAITING: KernelSource = KernelSource {
     attr: "grid = (1), warpgroups = 2, warpgroup_axis = wg",
     item: r#"
@@ -176,11 +178,45 @@ fn orphan(y: GmemMut<f32, 64, 64>) {
 };
 
 #[test]
-fn a_warpgroup_left_waiting_when_the_others_finish_is_a_deadlock() {
+fn leaving_a_scope_waits_for_every_warpgroup() {
     let mut y = poisoned::<f32>(&[64, 64], f64::NAN);
     let msg = interpreter_error(interpret(&ENDS_WHILE_WAITING, &mut [Arg::TensorMut(&mut y)]));
+    assert!(msg.contains("warpgroup 0 waits at the program-wide barrier of a `run_scoped`"), "{msg}");
+    assert!(msg.contains("(1 of 2 running warpgroup(s) there"), "{msg}");
     assert!(msg.contains("warpgroup 1 waits on barrier `go` for phase 0"), "{msg}");
-    assert!(msg.contains("1 warpgroup(s) finished"), "{msg}");
+}
+
+/// Shared memory is reused across scopes: the entry of the second scope waits for both warpgroups
+/// to leave the first, so warpgroup 1 reads `first` before warpgroup 0 overwrites it as `second`.
+static REUSE: KernelSource = KernelSource {
+    attr: "grid = (1), warpgroups = 2, warpgroup_axis = wg",
+    item: r#"
+fn reuse(x: Gmem<f32, 64, 32>, y: GmemMut<f32, 64, 32>) {
+    run_scoped(collective_axes = [wg], |first: Smem<f32, 64, 32>, ready: Barrier| {
+        if warpgroup_id() == 0 {
+            first.store(x.tile([0, 0], [64, 32]).load(Layout::Strided));
+            barrier_arrive(ready);
+        } else {
+            barrier_wait(ready);
+            y.tile([0, 0], [64, 32]).store(first.load(Layout::Strided));
+        }
+    });
+    run_scoped(collective_axes = [wg], |second: Smem<f32, 64, 32>| {
+        if warpgroup_id() == 0 {
+            second.store(splat::<f32>(0.0, [64, 32]));
+        }
+    });
+}"#,
+};
+
+#[test]
+fn scopes_that_reuse_shared_memory_are_ordered() {
+    let x = randn::<f32>(&[64, 32], 27, 1.0);
+    for _ in 0..20 {
+        let mut y = poisoned::<f32>(&[64, 32], f64::NAN);
+        interpret(&REUSE, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y)]).unwrap();
+        assert_same("y", &values(&y), &values(&x));
+    }
 }
 
 /// Two TMA loads complete two phases of a `Barrier<1>`: the first wait's parity then names the

@@ -1,10 +1,11 @@
 //! TMA copies in the interpreter: staged buffers (`.at`), transposed views, TMA stores, zero fill
-//! and clipping outside the array, register accesses outside it, uninitialised shared memory.
+//! and clipping outside the array, register accesses outside it (zero / dropped, like the PTX's
+//! bounds checks), uninitialised shared memory.
 
 mod interp_support;
 
 use interp_support::*;
-use tessel_runtime::{interpret, Arg, Error, KernelSource};
+use tessel_runtime::{interpret, Arg, KernelSource};
 
 static STAGED: KernelSource = KernelSource {
     attr: "grid = (R / 128)",
@@ -79,17 +80,13 @@ fn oob(x: Gmem<f32, R, 32>, y: GmemMut<f32, R, 32>) {
 };
 
 #[test]
-fn register_loads_outside_the_array_are_errors() {
+fn register_loads_outside_the_array_read_zero_like_the_gpu() {
     let x = randn::<f32>(&[192, 32], 53, 1.0);
     let mut y = poisoned::<f32>(&[192, 32], f64::NAN);
-    let err = interpret(&OOB_LOAD, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y)]).unwrap_err();
-    let msg = err.to_string();
-    assert!(matches!(err, Error::Interpreter(_)), "{msg}");
-    assert!(
-        msg.contains("`oob`, program (2, 0, 0), warpgroup 0: a register load of `x.tile([3, 0])` of shape [64, 32] is outside `x`, of shape [192, 32]"),
-        "{msg}"
-    );
-    assert!(values(&y).iter().all(|v| v.is_nan()), "outputs are not written back on an error");
+    interpret(&OOB_LOAD, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y)]).unwrap();
+    let mut want: Vec<f64> = values(&x)[64 * 32..].to_vec();
+    want.extend(std::iter::repeat_n(0.0, 64 * 32));
+    assert_same("y", &values(&y), &want);
 }
 
 static UNINIT: KernelSource = KernelSource {

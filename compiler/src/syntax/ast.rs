@@ -52,6 +52,13 @@ pub struct KernelAttr {
     pub consts: Vec<ConstDef>,
 }
 
+impl KernelAttr {
+    /// Programs per cluster, saturating (an attribute may say anything until it is checked).
+    pub fn cluster_size(&self) -> u32 {
+        self.cluster.value.iter().fold(1u32, |n, d| n.saturating_mul(*d))
+    }
+}
+
 /// `NAME = 64` in `consts(..)`, or `const NAME: usize = 64;` in the body.
 #[derive(Clone, Debug)]
 pub struct ConstDef {

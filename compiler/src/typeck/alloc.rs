@@ -75,6 +75,10 @@ fn allocate(ck: &mut Checker, name: &syn::Ident, ty: &TypeExpr, collective: bool
             if !check_acc_alloc(ck, dtype, &shape, at) {
                 return Ty::Error;
             }
+            let ty = Ty::Acc(AccTy { dtype: dtype.value, shape: shape.clone(), sliced: false });
+            if !super::regs::check_register_budget(ck, &ty, at) {
+                return Ty::Error;
+            }
             push_alloc(ck, name, AllocKind::Acc { dtype: dtype.value, shape: shape.clone() }, 0, 0);
             Ty::Acc(AccTy { dtype: dtype.value, shape, sliced: false })
         }
@@ -82,7 +86,7 @@ fn allocate(ck: &mut Checker, name: &syn::Ident, ty: &TypeExpr, collective: bool
             check_per_warpgroup(ck, collective, *span);
             let Some(stored) = ck.static_shape(shape) else { return Ty::Error };
             let Some(smem) = smem_type(ck, dtype.value, stored, transforms) else { return Ty::Error };
-            let bytes = (smem.stored.iter().product::<i64>() as u64 * dtype.value.bits() as u64).div_ceil(8);
+            let bytes = buffer_bytes(&smem.stored, dtype.value);
             let align = if smem.swizzle != 0 { SMEM_ALIGN_SWIZZLED } else { SMEM_ALIGN_PLAIN };
             let kind = AllocKind::Smem {
                 dtype: dtype.value,
@@ -262,11 +266,17 @@ fn check_swizzle_width(
     None
 }
 
+/// Bytes of a buffer, saturating: a buffer too large to count is rejected by A9 like any other.
+fn buffer_bytes(stored: &[i64], dtype: DType) -> u64 {
+    let bits = stored.iter().try_fold(u64::from(dtype.bits()), |bits, d| bits.checked_mul(u64::try_from(*d).ok()?));
+    bits.map_or(u64::MAX, |bits| bits.div_ceil(8))
+}
+
 /// Places an allocation in shared memory (bytes > 0) and records it.
 fn push_alloc(ck: &mut Checker, name: &syn::Ident, kind: AllocKind, bytes: u64, align: u64) -> usize {
-    let offset = if bytes > 0 { ck.smem_cursor.div_ceil(align) * align } else { 0 };
+    let offset = if bytes > 0 { ck.smem_cursor.div_ceil(align).saturating_mul(align) } else { 0 };
     if bytes > 0 {
-        ck.smem_cursor = offset + bytes;
+        ck.smem_cursor = offset.saturating_add(bytes);
     }
     ck.facts.allocs.push(Alloc { name: name.to_string(), kind, offset, bytes });
     ck.facts.allocs.len() - 1
@@ -324,11 +334,30 @@ pub(super) fn check_set_max_registers(ck: &mut Checker, n: &Spanned<u32>) -> Ty 
         );
         return Ty::Unit;
     }
-    if ck.kernel.attr.max_registers.is_none() {
+    let Some(cap) = &ck.kernel.attr.max_registers else {
         ck.ctx.type_error(
             n.span,
             "set_max_registers needs a register cap at entry",
             "add `max_registers = ..` to #[kernel] (ptxas ignores setmaxnreg without `.maxnreg`, warning C7508)",
+        );
+        return Ty::Unit;
+    };
+    // `setmaxnreg.inc` takes registers from the program's pool (the cap for every thread) and waits
+    // until they are free (hopper-ptx-facts §7): even with every other warpgroup down at 24, more
+    // than this never comes, and the warpgroup would wait forever.
+    let wgs = u64::from(ck.kernel.attr.warpgroups.value.max(1));
+    let most = (u64::from(cap.value) * wgs).saturating_sub(24 * (wgs - 1));
+    if u64::from(n.value) > most {
+        ck.ctx.type_error(
+            n.span,
+            format!(
+                "set_max_registers({}) can never be granted: `max_registers = {}` for {wgs} warpgroup{} leaves \
+                 one warpgroup at most {most}",
+                n.value,
+                cap.value,
+                if wgs == 1 { "" } else { "s" }
+            ),
+            "raise max_registers, or lower the other warpgroups first with set_max_registers",
         );
     }
     Ty::Unit

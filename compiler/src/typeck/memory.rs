@@ -113,12 +113,20 @@ fn use_tensor_map(ck: &mut Checker, call: &Expr, g: &GmemTy, s: &SmemTy, multica
 pub(super) fn check_at(ck: &mut Checker, base: &Expr, index: &Expr) -> Ty {
     let bt = ck.check_expr(base);
     let it = ck.check_expr(index);
-    scalar::expect_int(ck, index, &it, "an `.at` index");
+    let known = scalar::expect_int(ck, index, &it, "an `.at` index").then(|| scalar::eval_const(ck, index)).flatten();
     match bt {
         Ty::Smem(s) if s.stored.len() >= 2 && !(s.transposed && s.stored.len() == 2) => {
+            if !check_at_index(ck, index, known, s.stored[0], "a buffer of {len} slabs along its first dimension") {
+                return Ty::Error;
+            }
             let mut stored = s.stored.clone();
             stored.remove(0);
             Ty::Smem(SmemTy { stored, ..s })
+        }
+        Ty::Barrier(BarrierTy { array: Some(n), .. })
+            if !check_at_index(ck, index, known, n.into(), "an array of {len} barriers") =>
+        {
+            Ty::Error
         }
         Ty::Barrier(b) if b.array.is_some() => Ty::Barrier(BarrierTy { array: None, ..b }),
         Ty::Error => Ty::Error,
@@ -126,6 +134,21 @@ pub(super) fn check_at(ck: &mut Checker, base: &Expr, index: &Expr) -> Ty {
             ck.ctx.type_error(base, format!("`.at(i)` selects a slab of a shared buffer of 2 or more dimensions or a barrier of an array, not {other}"), "index pipeline stages of `Smem<T, STAGES, ..>` or `Barrier<arrivals, STAGES>`");
             Ty::Error
         }
+    }
+}
+
+/// A compile-time `.at` index lies inside the array (a runtime one is the kernel's business).
+fn check_at_index(ck: &mut Checker, index: &Expr, known: Option<i64>, len: i64, what: &str) -> bool {
+    match known {
+        Some(i) if !(0..len).contains(&i) => {
+            ck.ctx.type_error(
+                index,
+                format!("index {i} is out of range for {}", what.replace("{len}", &len.to_string())),
+                format!("`.at(i)` takes 0 to {}", len - 1),
+            );
+            false
+        }
+        _ => true,
     }
 }
 
@@ -316,8 +339,7 @@ pub(super) fn check_copy_in(
     let dt = ck.check_expr(dst);
     check_single_barrier(ck, bar);
     if let Some(span) = multicast {
-        let size: u32 = ck.kernel.attr.cluster.value.iter().product();
-        if size < 2 {
+        if ck.kernel.attr.cluster_size() < 2 {
             ck.ctx.type_error(
                 span,
                 "multicast needs a cluster of two or more programs",
@@ -327,7 +349,7 @@ pub(super) fn check_copy_in(
     }
     match (st, dt) {
         (Ty::Tile(g, shape), Ty::Smem(s)) => {
-            let share = multicast.map_or(1, |_| ck.kernel.attr.cluster.value.iter().product::<u32>());
+            let share = multicast.map_or(1, |_| ck.kernel.attr.cluster_size());
             let rows = s.stored.len().checked_sub(2).map_or(1, |i| s.stored[i]);
             if share > 1 && (s.stored.len() < 2 || rows % share as i64 != 0) {
                 let span = multicast.unwrap_or(dst.span);
@@ -429,7 +451,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
         }
     }
     check_tile_divides(ck, g, stored, gspan);
-    let inner_bytes = stored[stored.len() - 1] * s.dtype.bits() as i64 / 8;
+    let inner_bytes = stored[stored.len() - 1].saturating_mul(s.dtype.bits() as i64) / 8;
     let mut ok = true;
     if inner_bytes % TMA_ALIGN_BYTES != 0 {
         ck.ctx.type_error(

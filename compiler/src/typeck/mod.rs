@@ -21,6 +21,10 @@ use proc_macro2::Span;
 use std::collections::HashMap;
 pub use ty::*;
 
+/// 32-bit registers of one SM, and at most those for one block (CUDA Programming Guide, technical
+/// specifications for compute capability 9.0: 64K per SM, 64K per block).
+const SM_REGISTERS: u64 = 65_536;
+
 /// What checking learned about a kernel: the type of every expression and the memory plan.
 #[derive(Clone, Debug)]
 pub struct Facts {
@@ -186,7 +190,9 @@ impl<'a> Checker<'a> {
         let attr = &self.kernel.attr;
         for g in &attr.grid {
             let ty = self.check_expr(g);
-            scalar::expect_int(self, g, &ty, "a grid dimension");
+            if scalar::expect_int(self, g, &ty, "a grid dimension") {
+                scalar::check_grid_extent(self, g);
+            }
         }
         let wg = &attr.warpgroups;
         if wg.value == 0 || wg.value > 8 {
@@ -197,7 +203,7 @@ impl<'a> Checker<'a> {
             );
         }
         let c = &attr.cluster;
-        let size: u32 = c.value.iter().product();
+        let size = attr.cluster_size();
         if size == 0 || size > 8 {
             self.ctx.type_error(
                 c.span,
@@ -206,11 +212,27 @@ impl<'a> Checker<'a> {
             );
         }
         if let Some(n) = &attr.max_registers {
+            let threads = 128 * u64::from(wg.value);
             if !crate::legality::max_registers_legal(n.value) {
                 self.ctx.type_error(
                     n.span,
                     format!("max_registers must be a multiple of 8 from 24 to 256, got {}", n.value),
                     "PTX `.maxnreg` and `setmaxnreg` take 24..=256 in steps of 8",
+                );
+            } else if u64::from(n.value) * threads > SM_REGISTERS {
+                self.ctx.type_error(
+                    n.span,
+                    format!(
+                        "max_registers = {} for {threads} threads needs {} registers, more than an SM's {}",
+                        n.value,
+                        u64::from(n.value) * threads,
+                        SM_REGISTERS
+                    ),
+                    format!(
+                        "with {} warpgroups, max_registers is at most {}",
+                        wg.value,
+                        SM_REGISTERS / threads / 8 * 8
+                    ),
                 );
             }
         }
@@ -494,7 +516,10 @@ impl<'a> Checker<'a> {
     // ---- expressions --------------------------------------------------------------------------
 
     fn check_expr(&mut self, e: &Expr) -> Ty {
-        let ty = self.infer(e);
+        let mut ty = self.infer(e);
+        if !matches!(e.kind, ExprKind::Var(_)) && !regs::check_register_budget(self, &ty, e) {
+            ty = Ty::Error;
+        }
         self.record(e, ty)
     }
 

@@ -2,10 +2,40 @@
 //! changes. Catalog rows C2-C7; layout inference (what each op produces and requires) lives here.
 
 use super::{scalar, Checker, RegsTy, Ty};
-use crate::diag::Diag;
+use crate::diag::{Diag, Loc};
 use crate::syntax::ast::{BinOp, Expr, Layout, MathFn, ReduceOp, ShapeExpr, Spanned};
 use crate::types::DType;
 use proc_macro2::Span;
+
+/// The most 32-bit registers one thread can hold (PTX `.maxnreg` and `setmaxnreg` stop at 255-256).
+const MAX_THREAD_REGISTERS: u64 = 255;
+
+/// tessel: a register array or an accumulator lives in the registers of its warpgroup's 128 threads,
+/// each of which holds at most 255. A larger one cannot exist, and would make the PTX writer emit
+/// an instruction per element. Splats count too: they become arrays of their shape when used.
+pub(super) fn check_register_budget(ck: &mut Checker, ty: &Ty, at: impl Into<Loc>) -> bool {
+    let (what, dtype, shape) = match ty {
+        Ty::Regs(r) => ("register array", r.dtype, &r.shape),
+        Ty::Acc(a) => ("accumulator", a.dtype, &a.shape),
+        _ => return true,
+    };
+    let bits = shape.iter().try_fold(u64::from(dtype.bits()), |bits, d| bits.checked_mul(u64::try_from(*d).ok()?));
+    let per_thread = bits.map(|bits| bits.div_ceil(32 * 128));
+    if per_thread.is_some_and(|n| n <= MAX_THREAD_REGISTERS) {
+        return true;
+    }
+    let needs = per_thread.map_or_else(|| "more".to_string(), |n| n.to_string());
+    ck.ctx.type_error(
+        at,
+        format!(
+            "this {what} of {} {dtype} needs {needs} registers per thread, but a thread has at most 255",
+            crate::diag::shape_str(shape)
+        ),
+        "a warpgroup's 128 threads hold it together: split it into smaller tiles (e.g. several \
+         accumulators, or one per warpgroup)",
+    );
+    false
+}
 
 /// Whether `layout` can hold `shape`; reports C6 or a tessel error otherwise.
 pub(super) fn check_layout_shape(ck: &mut Checker, layout: Layout, shape: &[i64], span: Span) -> bool {
@@ -352,6 +382,10 @@ pub(super) fn check_to_layout(ck: &mut Checker, value: &Expr, layout: &Spanned<L
 pub(super) fn check_layout_cast(ck: &mut Checker, value: &Expr, layout: &Spanned<Layout>) -> Ty {
     let Some(r) = expect_regs(ck, value, "`.layout_cast`") else { return Ty::Error };
     let ok = r.layout == Layout::Splat || reinterpretable(r.layout, layout.value, r.dtype, &r.shape);
+    if !ok && conversion_exists(r.layout, layout.value) {
+        ck.ctx.error(layout.span, Diag::CannotReinterpret { from: r.layout, to: layout.value });
+        return Ty::Error;
+    }
     if !ok {
         ck.ctx.error(layout.span, Diag::CannotConvert { from: r.layout, to: layout.value });
         return Ty::Error;

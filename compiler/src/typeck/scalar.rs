@@ -168,6 +168,30 @@ pub(super) fn expect_int(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> boo
     }
 }
 
+/// A grid extent is computed on the host at launch: integer arithmetic over literals, consts,
+/// runtime dimensions and integer parameters, and nothing that exists only on the device
+/// (`program_id`, `warpgroup_id`, ..). Reports the first part that is not; returns whether all are.
+pub(super) fn check_grid_extent(ck: &mut Checker, e: &Expr) -> bool {
+    use BinOp::*;
+    match &e.kind {
+        ExprKind::Int(..) | ExprKind::Var(_) | ExprKind::Invalid => true,
+        ExprKind::ScalarCast { value: inner, .. } | ExprKind::Unary { op: UnOp::Neg, operand: inner } => {
+            check_grid_extent(ck, inner)
+        }
+        ExprKind::Binary { op: Add | Sub | Mul | Div | Rem | Shl | Shr | BitAnd | BitOr | BitXor, lhs, rhs } => {
+            check_grid_extent(ck, lhs) && check_grid_extent(ck, rhs)
+        }
+        _ => {
+            ck.ctx.unsupported(
+                e,
+                "this expression in the grid (a grid extent is integer arithmetic over runtime \
+                 dimensions, consts and integer parameters, computed at launch)",
+            );
+            false
+        }
+    }
+}
+
 /// `program_id(axis)` and `num_programs(axis)`: the axis must exist in the grid.
 pub(super) fn check_grid_axis(ck: &mut Checker, axis: &Spanned<u32>) -> Ty {
     let rank = ck.kernel.attr.grid.len().max(1) as u32;

@@ -125,7 +125,7 @@ fn param_value(prog: &Program, p: &ParamInfo, a: &Arg<'_>) -> Result<ParamValue>
             for (cell, v) in data.iter().zip(&values) {
                 cell.store(round(*dtype, *v).to_bits(), std::sync::atomic::Ordering::Relaxed);
             }
-            Ok(ParamValue::Gmem(GlobalBuf { name: p.name, dtype: *dtype, shape, data }))
+            Ok(ParamValue::Gmem(GlobalBuf { dtype: *dtype, shape, data }))
         }
         ParamKind::Scalar(dtype) => {
             let s = match (dtype, a) {

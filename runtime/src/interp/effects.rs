@@ -17,9 +17,9 @@ pub(crate) fn stopped() -> Error {
 }
 
 impl Warpgroup<'_> {
-    /// Evaluates a memory or barrier expression; `None` if `e` is of another kind.
-    pub(crate) fn eval_memory(&mut self, e: &Expr) -> Result<Option<Value>> {
-        Ok(Some(match e {
+    /// Evaluates a memory or barrier expression.
+    pub(crate) fn eval_memory(&mut self, e: &Expr) -> Result<Value> {
+        Ok(match e {
             Expr::Tile { gmem, index, shape } => {
                 let Value::Gmem(param) = self.eval(gmem)? else {
                     return Err(error("internal: `.tile` of something other than a global array"));
@@ -71,8 +71,8 @@ impl Warpgroup<'_> {
                 self.wait(b)?;
                 Value::Unit
             }
-            _ => return Ok(None),
-        }))
+            _ => return Err(error("internal: not a memory expression")),
+        })
     }
 
     /// `.at(i)`: a slab of a buffer or one barrier of an array; an index outside is an error.
@@ -128,6 +128,14 @@ impl Warpgroup<'_> {
         }
         self.state().arrive((bar.alloc, bar.index));
         Ok(())
+    }
+
+    /// The program-wide barrier of a `run_scoped` (`bar.sync 0`).
+    pub(crate) fn sync_program(&mut self) -> Result<()> {
+        match self.state().sync_program(self.wg, &self.place()) {
+            WaitEnd::Done => Ok(()),
+            WaitEnd::Stopped => Err(stopped()),
+        }
     }
 
     /// `barrier_wait`: waits for the phase after this warpgroup's previous waits on the barrier.

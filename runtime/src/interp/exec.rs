@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use tessel_compiler::syntax::ast::BinOp;
 use tessel_compiler::typeck::AllocKind;
 use tessel_compiler::types::DType;
 
@@ -159,24 +160,25 @@ impl<'a> Warpgroup<'a> {
                 Value::Scalar(s) => Value::Scalar(scalar_unop(*op, s)),
                 v => Value::Regs(Rc::new(super::ops::unary(*op, &*v.regs()?))),
             },
-            Expr::Binary { op, lhs, rhs } => {
-                let (l, r) = (self.eval(lhs)?, self.eval(rhs)?);
-                match (l, r) {
-                    (Value::Scalar(a), Value::Scalar(b)) => Value::Scalar(scalar_binop(*op, a, b)?),
-                    (l, r) => super::ops::binary(*op, l, r)?,
-                }
-            }
+            Expr::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs)?,
             Expr::ScalarCast { value, dtype } => Value::Scalar(self.eval_scalar(value)?.cast(*dtype)),
             Expr::ProgramId(axis) => Value::Scalar(Scalar::Int(self.program[*axis] as i64, DType::I32)),
             Expr::NumPrograms(axis) => Value::Scalar(Scalar::Int(self.launch.grid[*axis] as i64, DType::I32)),
             Expr::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
             Expr::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
             Expr::Nop => Value::Unit,
-            Expr::RunScoped { allocs, body } => {
+            Expr::RunScoped { allocs, body, sync_entry, sync_exit } => {
+                if *sync_entry {
+                    self.sync_program()?;
+                }
                 for (slot, how) in allocs {
                     self.frame[*slot] = self.allocate(how)?;
                 }
-                self.block(body)?
+                let value = self.block(body)?;
+                if *sync_exit {
+                    self.sync_program()?;
+                }
+                value
             }
             Expr::RunState { init, slot, body } => {
                 let init = self.eval(init)?.regs()?;
@@ -185,11 +187,40 @@ impl<'a> Warpgroup<'a> {
             }
             Expr::Wgmma { acc, a, b } => self.wgmma(acc, a, b)?,
             Expr::Mma { acc, a, b } => self.mma(acc, a, b)?,
-            _ => match self.eval_memory(e)? {
-                Some(v) => v,
-                None => self.eval_regs(e)?,
-            },
+            Expr::Tile { .. }
+            | Expr::At { .. }
+            | Expr::Slice { .. }
+            | Expr::Transpose { .. }
+            | Expr::Load(_)
+            | Expr::Store { .. }
+            | Expr::CopyIn { .. }
+            | Expr::CopyOut { .. }
+            | Expr::Arrive(_)
+            | Expr::Wait(_) => self.eval_memory(e)?,
+            Expr::Splat { .. }
+            | Expr::Iota { .. }
+            | Expr::Math { .. }
+            | Expr::Math2 { .. }
+            | Expr::Cast { .. }
+            | Expr::Reduce { .. }
+            | Expr::Broadcast { .. }
+            | Expr::Relayout(_) => self.eval_regs(e)?,
         })
+    }
+
+    /// `lhs op rhs`. `&&` and `||` on scalars short-circuit, as in Rust: the right side may be one
+    /// that fails when the left decides (`k > 0 && n / k > 1`).
+    fn binary(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr) -> Result<Value> {
+        let l = self.eval(lhs)?;
+        if let (BinOp::And | BinOp::Or, Value::Scalar(Scalar::Bool(b))) = (op, &l) {
+            if *b == (op == BinOp::Or) {
+                return Ok(l);
+            }
+        }
+        match (l, self.eval(rhs)?) {
+            (Value::Scalar(a), Value::Scalar(b)) => Ok(Value::Scalar(scalar_binop(op, a, b)?)),
+            (l, r) => super::ops::binary(op, l, r),
+        }
     }
 
     /// One `run_scoped` parameter: a zeroed accumulator, the program's buffer, or its barriers,

@@ -199,9 +199,13 @@ pub(crate) enum Expr {
     /// `wgmma_wait`, `commit_smem`, `wait_smem_to_gmem`, `set_max_registers`: ordering and
     /// resource hints that a synchronous interpreter has no use for.
     Nop,
+    /// `run_scoped`; entering it is a program-wide barrier when it allocates shared memory or
+    /// barriers (`sync_entry`), and so is leaving it when it allocates barriers (`sync_exit`).
     RunScoped {
         allocs: Vec<(usize, Allocation)>,
         body: Block,
+        sync_entry: bool,
+        sync_exit: bool,
     },
     /// `run_state(Acc::from_regs(init), |slot| body)`.
     RunState {

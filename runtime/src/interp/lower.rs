@@ -241,14 +241,34 @@ impl Lowerer<'_> {
             K::RunScoped { params, body, .. } => self.run_scoped(params, body)?,
             K::RunState { init, param, body } => self.run_state(init, param, body)?,
             K::AccFromRegs(_) => return Err(internal("Acc::from_regs outside run_state passed checking")),
-            _ => self.memory_expr(e)?.map_or_else(|| self.regs_expr(e), Ok)?,
+            K::Tile { .. }
+            | K::At { .. }
+            | K::Slice { .. }
+            | K::Transpose { .. }
+            | K::Load { .. }
+            | K::Store { .. }
+            | K::Wgmma { .. }
+            | K::Mma { .. }
+            | K::CopyGmemToSmem { .. }
+            | K::CopySmemToGmem { .. }
+            | K::BarrierArrive(_)
+            | K::BarrierWait(_) => self.memory_expr(e)?,
+            K::Splat { .. }
+            | K::Iota { .. }
+            | K::Math { .. }
+            | K::Math2 { .. }
+            | K::Cast { .. }
+            | K::Reduce { .. }
+            | K::Broadcast { .. }
+            | K::ToLayout { .. }
+            | K::LayoutCast { .. } => self.regs_expr(e)?,
         })
     }
 
     /// Views, loads, stores, copies, barriers and matrix products.
-    fn memory_expr(&mut self, e: &ast::Expr) -> Result<Option<Expr>> {
+    fn memory_expr(&mut self, e: &ast::Expr) -> Result<Expr> {
         use ExprKind as K;
-        Ok(Some(match &e.kind {
+        Ok(match &e.kind {
             K::Tile { gmem, index, .. } => {
                 let shape = match self.ty(e) {
                     Ty::Tile(_, shape) => shape.as_ref().map(|s| s.iter().map(|&d| d as usize).collect()),
@@ -278,8 +298,8 @@ impl Lowerer<'_> {
             K::CopySmemToGmem { src, dst } => Expr::CopyOut { src: self.boxed(src)?, dst: self.boxed(dst)? },
             K::BarrierArrive(b) => Expr::Arrive(self.boxed(b)?),
             K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
-            _ => return Ok(None),
-        }))
+            _ => return Err(internal("not a memory expression")),
+        })
     }
 
     /// Register-array operations.
@@ -416,11 +436,15 @@ impl Lowerer<'_> {
             allocs.push(how);
             names.push(name.to_string());
         }
+        // As the PTX writer: shared memory or barriers make the entry a program-wide barrier, and
+        // barriers the exit too.
+        let sync_entry = allocs.iter().any(|a| !matches!(a, Allocation::Acc { .. }));
+        let sync_exit = allocs.iter().any(|a| matches!(a, Allocation::Barrier { .. }));
         self.scopes.push(HashMap::new());
         let allocs = allocs.into_iter().zip(&names).map(|(a, n)| (self.bind(n), a)).collect();
         let body = self.block(body);
         self.scopes.pop();
-        Ok(Expr::RunScoped { allocs, body: body? })
+        Ok(Expr::RunScoped { allocs, body: body?, sync_entry, sync_exit })
     }
 
     fn run_state(&mut self, init: &ast::Expr, param: &proc_macro2::Ident, body: &ast::Block) -> Result<Expr> {

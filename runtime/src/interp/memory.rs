@@ -63,7 +63,6 @@ pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
 /// A tensor argument, for the whole launch.
 #[derive(Debug)]
 pub(crate) struct GlobalBuf {
-    pub name: &'static str,
     pub dtype: DType,
     pub shape: Vec<usize>,
     pub data: Vec<AtomicU64>,
@@ -99,37 +98,19 @@ impl TileRef {
         self.index.iter().zip(block).map(|(&i, &b)| i.saturating_mul(b as i64)).collect()
     }
 
-    fn describe(&self, g: &GlobalBuf, block: &[usize]) -> String {
-        format!(
-            "`{}.tile({:?})` of shape {block:?} is outside `{}`, of shape {:?}",
-            g.name, self.index, g.name, g.shape
-        )
-    }
-
-    /// A register load of the block (`.load(layout)`); a block outside the array is an error.
+    /// A register load of the block (`.load(layout)`). Like the PTX (which bounds-checks every
+    /// global register access against the array's dimensions), elements outside the array read as 0.
     pub(crate) fn load(&self, g: &GlobalBuf, block: &[usize]) -> Result<Array> {
         let origin = self.origin(block);
         let mut data = Vec::with_capacity(block.iter().product());
-        let mut outside = false;
-        for_each_index(block, |e| match g.offset(&origin, e) {
-            Some(i) => data.push(load(&g.data, i)),
-            None => outside = true,
-        });
-        if outside {
-            return Err(error(format!("a register load of {}", self.describe(g, block))));
-        }
+        for_each_index(block, |e| data.push(g.offset(&origin, e).map_or(0.0, |i| load(&g.data, i))));
         Ok(Array { dtype: g.dtype, shape: block.to_vec(), data })
     }
 
-    /// A register store of `value` into the block; a block outside the array is an error.
+    /// A register store of `value` into the block; elements outside the array are dropped, as in PTX.
     pub(crate) fn store(&self, g: &GlobalBuf, value: &Array) -> Result<()> {
         let block = self.shape.clone().unwrap_or_else(|| value.shape.clone());
         let origin = self.origin(&block);
-        let mut outside = false;
-        for_each_index(&block, |e| outside |= g.offset(&origin, e).is_none());
-        if outside {
-            return Err(error(format!("a register store into {}", self.describe(g, &block))));
-        }
         let mut k = 0;
         for_each_index(&block, |e| {
             if let Some(i) = g.offset(&origin, e) {

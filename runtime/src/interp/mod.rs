@@ -4,8 +4,8 @@
 //! the attribute and function as token text) and the arguments in parameter order. The source is
 //! compiled once per process by the same front end as the macro (`tessel_compiler::compile`), and
 //! the checked program is executed, so the GPU and the CPU run one program. Every failure is an
-//! [`Error`](crate::Error): bad arguments give the GPU launch's errors, a deadlock or an
-//! out-of-bounds register access gives [`Error::Interpreter`](crate::Error::Interpreter).
+//! [`Error`]: bad arguments give the GPU launch's errors, a deadlock or an
+//! out-of-bounds register access gives [`Error::Interpreter`].
 //!
 //! # Semantics (the reference for both back ends)
 //!
@@ -29,8 +29,8 @@
 //! Casts: float to float rounds as above; float to integer truncates toward zero and saturates,
 //! NaN giving 0 (`cvt.rzi.sat`, like Rust's `as`); integer to integer wraps; to bool is `!= 0`.
 //! Reductions (`sum`, `max`, `min` along an axis) combine left to right, rounding each step.
-//! Scalar arithmetic is the same, with untyped literals taking the other operand's dtype; runtime
-//! dimensions and consts are `i32` values. 64-bit integers in arrays and tensors are exact only up
+//! Scalar arithmetic is the same, with untyped literals taking the other operand's dtype (and `&&`,
+//! `||` short-circuiting, as in Rust); runtime dimensions and consts are `i32` values. 64-bit integers in arrays and tensors are exact only up
 //! to 2^53 (tensors cross [`HostArray`] as `f64`).
 //!
 //! **Memory.** Each tensor argument becomes a global buffer of values for the launch (stores round
@@ -40,14 +40,17 @@
 //! and do not change which element an index names. Accumulators are per warpgroup and start at
 //! zero (`Acc::from_regs` in `run_state` starts from a register array).
 //! - `x.tile([i, j], [r, c]).load(..)` / `c.tile([i, j]).store(v)`: the block at element offset
-//!   `index * shape`; a block outside the array is an error (the GPU would fault or corrupt).
+//!   `index * shape`; elements outside the array read as 0 and are not written (the PTX bounds-checks
+//!   every global register access the same way).
 //! - `copy_gmem_to_smem(tile, dst, bar)` (TMA): copies synchronously, block `index * dst's stored
 //!   shape`, elements outside the array reading as 0 (the tensor map's zero fill), then counts as
 //!   one arrival on `bar` (in PTX: `mbarrier.arrive.expect_tx` plus the copy's `complete_tx`).
 //!   With `multicast = true` the tile lands in the same buffer of every program of the cluster and
 //!   arrives once, on the issuing program's barrier: every program of the cluster issues the same
-//!   copy and waits on its own barrier. The copy lands in the peers when it is issued, so reusing
-//!   a multicast destination needs the cluster's programs in step, or it races (on the GPU too).
+//!   copy and waits on its own barrier (the PTX splits the rows among the programs, each barrier
+//!   expecting the whole buffer: with every program issuing the same copy, the two agree). The
+//!   copy lands in the peers when it is issued, so reusing a multicast destination needs the
+//!   cluster's programs in step, or it races (on the GPU too).
 //! - `copy_smem_to_gmem(src, tile)` writes synchronously, dropping elements outside the array;
 //!   `commit_smem`, `wait_smem_to_gmem`, `wgmma_wait`, `set_max_registers` do nothing.
 //!
@@ -66,12 +69,17 @@
 //! phase it waits for completes: each warpgroup counts its own waits on each barrier and waits with
 //! that count's parity, exactly like `mbarrier.try_wait.parity` with a per-thread parity bit (so two
 //! TMA loads on a `Barrier<1>` complete two phases, and the wait for the first phase then waits for
-//! the third). Barriers are initialised when a warpgroup first enters (for the n-th time) the
-//! `run_scoped` that allocates them. When every running warpgroup of a program waits for a phase
-//! that has not completed, or a warpgroup finishes while the others wait so, the launch stops with
-//! an error naming each waiting warpgroup, its barrier (`bar`, `full.at(2)`), the phase it waits
-//! for and the barrier's arrivals. The interpreter never hangs and never panics: a panic inside it
-//! is reported as [`Error::Internal`](crate::Error::Internal).
+//! the third). As in the PTX, entering a `run_scoped` that allocates shared memory or barriers,
+//! and leaving one that allocates barriers, is a program-wide barrier (`bar.sync 0`): every
+//! warpgroup must execute such a scope (a finished warpgroup counts as arrived), and a scope's
+//! shared memory is never reused by the next scope while a warpgroup still uses it. Barriers are
+//! initialised at each entry of their scope. (The cluster barrier the PTX adds around barrier
+//! scopes in a cluster is not modelled: the interpreter's copies and barriers need no ordering
+//! between programs.) When every running warpgroup of a program is blocked (waiting for a phase
+//! that has not completed, or at a program-wide barrier), the launch stops with an error naming
+//! each blocked warpgroup, its barrier (`bar`, `full.at(2)`), the phase it waits for and the
+//! barrier's arrivals. The interpreter never hangs and never panics: a panic inside it
+//! is reported as [`Error::Internal`].
 
 mod bind;
 mod effects;
@@ -177,10 +185,14 @@ fn cache() -> &'static Cache {
 /// nothing is written back.
 pub fn interpret(source: &'static KernelSource, args: &mut [Arg<'_>]) -> Result<()> {
     let prog = program(source)?;
-    let launch = bind::bind(&prog, args)?;
-    schedule::run(&prog, &launch)?;
-    bind::write_back(&prog, &launch, args);
-    Ok(())
+    // Worker threads catch their own panics; this catches any elsewhere (binding, writing back).
+    catch_unwind(AssertUnwindSafe(|| {
+        let launch = bind::bind(&prog, args)?;
+        schedule::run(&prog, &launch)?;
+        bind::write_back(&prog, &launch, args);
+        Ok(())
+    }))
+    .unwrap_or_else(|_| Err(Error::Internal(format!("the interpreter panicked running `{}`", prog.name))))
 }
 
 /// The checked, lowered program of `source`, from the cache or compiled now.

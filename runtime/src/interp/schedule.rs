@@ -38,30 +38,34 @@ pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failed: Failure = Mutex::new(None);
+    let work = || {
+        while !stop.load(Ordering::Relaxed) {
+            let c = next.fetch_add(1, Ordering::Relaxed);
+            if c >= clusters {
+                break;
+            }
+            if let Err(e) = run_cluster(prog, launch, c) {
+                record(&failed, c, e);
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    };
     thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    while !stop.load(Ordering::Relaxed) {
-                        let c = next.fetch_add(1, Ordering::Relaxed);
-                        if c >= clusters {
-                            break;
-                        }
-                        if let Err(e) = run_cluster(prog, launch, c) {
-                            record(&failed, c, e);
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                })
-            })
-            .collect();
+        let mut handles = Vec::new();
+        for _ in 0..workers {
+            // A worker that cannot start leaves its share to the others; with none, nothing ran.
+            match thread::Builder::new().spawn_scoped(s, work) {
+                Ok(h) => handles.push(h),
+                Err(e) if handles.is_empty() => {
+                    record(&failed, 0, Error::Internal(format!("no interpreter thread: {e}")))
+                }
+                Err(_) => break,
+            }
+        }
         for h in handles {
             if let Err(p) = h.join() {
-                record(
-                    &failed,
-                    usize::MAX,
-                    Error::Internal(format!("an interpreter worker panicked: {}", panic_text(&p))),
-                );
+                let msg = format!("an interpreter worker panicked: {}", panic_text(&p));
+                record(&failed, usize::MAX, Error::Internal(msg));
             }
         }
     });
@@ -87,10 +91,19 @@ fn run_cluster(prog: &Program, launch: &Launch, c: usize) -> Result<()> {
     } else {
         thread::scope(|s| {
             let mut handles = Vec::new();
-            for rank in 0..size {
+            'spawn: for rank in 0..size {
                 for wg in 0..prog.warpgroups {
                     let states = &states;
-                    handles.push(s.spawn(move || run_warpgroup(prog, launch, states, rank, program(rank), wg)));
+                    let body = move || run_warpgroup(prog, launch, states, rank, program(rank), wg);
+                    match thread::Builder::new().spawn_scoped(s, body) {
+                        Ok(h) => handles.push(h),
+                        Err(e) => {
+                            // The started warpgroups may wait for this one: stop them all.
+                            let err = Error::Internal(format!("could not start a warpgroup thread: {e}"));
+                            states.iter().for_each(|st| st.fail(err.clone()));
+                            break 'spawn;
+                        }
+                    }
                 }
             }
             for h in handles {

@@ -7,8 +7,12 @@
 //! completed phases has the other parity. (So a warpgroup two phases behind waits for a third
 //! phase, as on the GPU.)
 //!
-//! Deadlock: when every warpgroup of the program that has not finished is waiting for a phase that
-//! has not completed, nothing can complete it. The last warpgroup to block (or to finish) sees this
+//! Entering a `run_scoped` that allocates shared memory or barriers, and leaving one that allocates
+//! barriers, is a program-wide barrier (`bar.sync 0` in the PTX): it completes when every
+//! warpgroup that has not finished has reached it (a finished warpgroup counts as arrived).
+//!
+//! Deadlock: when every warpgroup of the program that has not finished is blocked (waiting for a
+//! barrier phase that has not completed, or at a program-wide barrier), nothing can unblock it. The last warpgroup to block (or to finish) sees this
 //! under the lock, records an error naming each waiting warpgroup and its barrier, and wakes the
 //! others, who give up. Any other failure of a warpgroup wakes and stops the others the same way.
 
@@ -20,6 +24,12 @@ use tessel_compiler::typeck::{Alloc, AllocKind};
 
 use super::memory::cells;
 use crate::Error;
+
+/// A warpgroup waiting for a barrier phase, for the message.
+struct Waiting {
+    key: (usize, usize),
+    phase: u64,
+}
 
 /// One mbarrier object.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,26 +44,48 @@ struct BarrierState {
 
 /// What a blocked warpgroup waits for.
 #[derive(Clone, Copy, Debug)]
-struct Waiting {
-    key: (usize, usize),
-    /// The warpgroup's count of earlier waits on this barrier: it waits for that phase.
-    phase: u64,
+enum Blocked {
+    /// A phase of a barrier (alloc, index): the warpgroup's count of earlier waits on it.
+    Phase { key: (usize, usize), phase: u64 },
+    /// The program-wide barrier, until its generation moves on.
+    Program { generation: u64 },
+}
+
+/// The program-wide barrier of `run_scoped` (`bar.sync 0`).
+#[derive(Clone, Copy, Debug, Default)]
+struct ProgramBarrier {
+    arrived: usize,
+    generation: u64,
 }
 
 #[derive(Debug, Default)]
 struct SyncState {
     barriers: HashMap<(usize, usize), BarrierState>,
+    program: ProgramBarrier,
     /// Warpgroups that have not finished.
     live: usize,
-    waiting: Vec<Option<Waiting>>,
+    waiting: Vec<Option<Blocked>>,
     /// The first failure of any warpgroup of the program; the others stop when they see it.
     failure: Option<Error>,
 }
 
 impl SyncState {
-    fn satisfied(&self, w: Waiting) -> bool {
-        let completed = self.barriers.get(&w.key).map_or(0, |b| b.completed);
-        completed % 2 != w.phase % 2
+    fn satisfied(&self, b: Blocked) -> bool {
+        match b {
+            Blocked::Phase { key, phase } => {
+                let completed = self.barriers.get(&key).map_or(0, |b| b.completed);
+                completed % 2 != phase % 2
+            }
+            Blocked::Program { generation } => self.program.generation != generation,
+        }
+    }
+
+    /// Completes the program-wide barrier if every running warpgroup has reached it.
+    fn release_program(&mut self, wake: &Condvar) {
+        if self.program.arrived > 0 && self.program.arrived >= self.live {
+            self.program = ProgramBarrier { arrived: 0, generation: self.program.generation + 1 };
+            wake.notify_all();
+        }
     }
 
     fn deadlocked(&self) -> bool {
@@ -135,8 +167,21 @@ impl ProgramState {
 
     /// Blocks warpgroup `wg` until the phase `phase` of barrier `key` completes (by parity).
     pub(crate) fn wait(&self, wg: usize, key: (usize, usize), phase: u64, place: &Place) -> WaitEnd {
+        let s = self.lock();
+        self.block(s, wg, Blocked::Phase { key, phase }, place)
+    }
+
+    /// The program-wide barrier: blocks warpgroup `wg` until every running warpgroup reached it.
+    pub(crate) fn sync_program(&self, wg: usize, place: &Place) -> WaitEnd {
         let mut s = self.lock();
-        let me = Waiting { key, phase };
+        let me = Blocked::Program { generation: s.program.generation };
+        s.program.arrived += 1;
+        s.release_program(&self.wake);
+        self.block(s, wg, me, place)
+    }
+
+    /// Waits (under the lock) until `me` is satisfied, the program fails, or it deadlocks.
+    fn block(&self, mut s: MutexGuard<'_, SyncState>, wg: usize, me: Blocked, place: &Place) -> WaitEnd {
         loop {
             if s.failure.is_some() {
                 s.waiting[wg] = None;
@@ -164,6 +209,7 @@ impl ProgramState {
         let mut s = self.lock();
         s.live = s.live.saturating_sub(1);
         s.waiting[wg] = None;
+        s.release_program(&self.wake);
         if s.failure.is_none() && s.deadlocked() {
             let msg = deadlock_message(&s, place);
             s.failure = Some(Error::Interpreter(msg));
@@ -190,7 +236,20 @@ impl ProgramState {
 fn deadlock_message(s: &SyncState, place: &Place) -> String {
     let mut parts = Vec::new();
     for (wg, w) in s.waiting.iter().enumerate() {
-        let Some(w) = w else { continue };
+        let (key, phase) = match w {
+            None => continue,
+            Some(Blocked::Phase { key, phase }) => (*key, *phase),
+            Some(Blocked::Program { .. }) => {
+                parts.push(format!(
+                    "warpgroup {wg} waits at the program-wide barrier of a `run_scoped` that allocates shared \
+                     memory or barriers ({} of {} running warpgroup(s) there; every warpgroup must enter and leave \
+                     such a scope)",
+                    s.program.arrived, s.live
+                ));
+                continue;
+            }
+        };
+        let w = Waiting { key, phase };
         let b = s.barriers.get(&w.key).copied().unwrap_or_default();
         let mut part = format!(
             "warpgroup {wg} waits on barrier {} for phase {} (parity {}), but it has completed {} phase(s) and has \

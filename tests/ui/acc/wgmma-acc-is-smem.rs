@@ -4,11 +4,9 @@ use tessel::prelude::*;
 
 #[kernel(grid = (1))]
 fn smem_as_acc() {
-    run_scoped(
-        |c_s: Smem<f32, 64, 64>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>| {
-            wgmma(c_s, a_s, b_s);
-        },
-    );
+    run_scoped(|c_s: Smem<f32, 64, 64>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>| {
+        wgmma(c_s, a_s, b_s);
+    });
 }
 
 fn main() {}

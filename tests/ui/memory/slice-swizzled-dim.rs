@@ -4,11 +4,9 @@ use tessel::prelude::*;
 
 #[kernel(grid = (1))]
 fn slice_minor() {
-    run_scoped(
-        |acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 128, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>| {
-            wgmma(acc, a_s.slice([.., 0..64]), b_s);
-        },
-    );
+    run_scoped(|acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 128, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>| {
+        wgmma(acc, a_s.slice([.., 0..64]), b_s);
+    });
 }
 
 fn main() {}

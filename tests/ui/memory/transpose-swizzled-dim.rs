@@ -4,11 +4,9 @@ use tessel::prelude::*;
 
 #[kernel(grid = (1))]
 fn move_minor() {
-    run_scoped(
-        |acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 2, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>| {
-            let view = a_s.transpose([2, 1, 0]);
-        },
-    );
+    run_scoped(|acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 2, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>| {
+        let view = a_s.transpose([2, 1, 0]);
+    });
 }
 
 fn main() {}

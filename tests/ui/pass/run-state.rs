@@ -26,7 +26,10 @@ fn gemm_bias(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, bias: Gmem<f32, M, N>, c:
 fn halves(a: Gmem<i8, M, K>, bt: Gmem<i8, N, K>, c: GmemMut<i32, M, N>, d: GmemMut<i32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     run_scoped(
-        |acc: Acc<i32, 64, 128>, a_s: Smem<i8, 64, 128, Swizzle128>, b_s: Smem<i8, 128, 128, Swizzle128>, bar: Barrier| {
+        |acc: Acc<i32, 64, 128>,
+         a_s: Smem<i8, 64, 128, Swizzle128>,
+         b_s: Smem<i8, 128, 128, Swizzle128>,
+         bar: Barrier| {
             acc.store(splat::<i32>(1, [64, 128]));
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);

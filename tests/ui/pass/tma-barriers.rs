@@ -24,10 +24,7 @@ fn axpb(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, alpha: f32, beta: f32) {
 fn add_two(x: Gmem<bf16, M, N>, z: Gmem<bf16, M, N>, out: GmemMut<bf16, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     run_scoped(
-        |in_s: Smem<bf16, 2, 32, 128>,
-         out_s: Smem<bf16, 32, 128>,
-         loaded: Barrier<1, 2>,
-         done: Barrier<1, 2>| {
+        |in_s: Smem<bf16, 2, 32, 128>, out_s: Smem<bf16, 32, 128>, loaded: Barrier<1, 2>, done: Barrier<1, 2>| {
             copy_gmem_to_smem(x.tile([i, j]), in_s.at(0), loaded.at(0));
             copy_gmem_to_smem(z.tile([i, j]), in_s.at(1), loaded.at(1));
             for s in 0..2 {

@@ -5,11 +5,9 @@ use tessel::prelude::*;
 
 #[kernel(grid = (1))]
 fn n_40() {
-    run_scoped(
-        |acc: Acc<i32, 64, 40>, a_s: Smem<i8, 64, 128, Swizzle128>, bt_s: Smem<i8, 40, 128, Swizzle128>| {
-            wgmma(acc, a_s, bt_s.t());
-        },
-    );
+    run_scoped(|acc: Acc<i32, 64, 40>, a_s: Smem<i8, 64, 128, Swizzle128>, bt_s: Smem<i8, 40, 128, Swizzle128>| {
+        wgmma(acc, a_s, bt_s.t());
+    });
 }
 
 fn main() {}
