@@ -133,8 +133,8 @@ def tile_ms(shape):
 
 def stage_tiles(kernel, shape, best):
     """Warpgroup tile shapes (and how the two consumer warpgroups split the CTA tile)."""
-    wgs = dims_of(kernel) if "wg_dimension" in kernel.fields else [None]
-    return [dict(tile_m=tm, tile_n=tn, tile_k=64, max_concurrent_steps=4, wg_dimension=wg)
+    wgs = [dict(wg_dimension=wg) for wg in dims_of(kernel)] if "wg_dimension" in kernel.fields else [{}]
+    return [dict(tile_m=tm, tile_n=tn, tile_k=64, max_concurrent_steps=4, **wg)
             for tm, tn, wg in itertools.product(tile_ms(shape), (128, 256), wgs)]
 
 

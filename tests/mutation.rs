@@ -40,6 +40,11 @@ const INTERESTING: &str = "0 1 2 3 7 8 16 24 32 40 48 63 64 65 96 128 255 256 25
     program_id num_programs warpgroup_id cluster_rank grid warpgroups warpgroup_axis cluster \
     max_registers consts () [] {} (0) [0] [64, 64] [.., 0..64] <f32> (1, 2) \"s\" 'c'";
 
+/// The fixed seed, or `TESSEL_MUTATION_SEED` to explore other mutants.
+fn seed() -> u64 {
+    std::env::var("TESSEL_MUTATION_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(SEED)
+}
+
 /// A tiny xorshift generator: deterministic, and no new dependency.
 struct XorShift(u64);
 
@@ -294,7 +299,8 @@ fn check_spans(errors: &syn::Error, lines: usize, text: &str, tally: &mut Tally)
 
 /// The mutants of one kernel (the `index`-th of the pass cases, which seeds its generator).
 fn mutate_kernel(index: u64, k: &support::Kernel, odd: &Pool, tally: &mut Tally) {
-    let mut rng = XorShift(SEED ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut rng = XorShift(seed() ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let original = format!("\n#[kernel({})]\n{}\n", k.attr, k.item);
     let (attr_places, item_places) = (places_of(&k.attr), places_of(&k.item));
     let kernel = Pool::new(attr_places.iter().chain(&item_places).map(|(_, t)| t.clone()));
     for _ in 0..MUTANTS_PER_KERNEL {
@@ -303,6 +309,9 @@ fn mutate_kernel(index: u64, k: &support::Kernel, odd: &Pool, tally: &mut Tally)
         for attempt in 0..4 {
             let (attr, item) = mutant_of(k, &attr_places, &item_places, &kernel, odd, &mut rng);
             let text = format!("\n#[kernel({attr})]\n{item}\n");
+            if text == original {
+                continue; // a swap of equal tokens, or a replacement by the same token
+            }
             let Some((attr, item)) = split(&text) else {
                 tally.unlexable += 1;
                 continue;

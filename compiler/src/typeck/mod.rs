@@ -168,6 +168,26 @@ impl<'a> Checker<'a> {
             }
             self.bind(&p.name, ty, false);
         }
+        self.check_dim_names();
+    }
+
+    /// A runtime dimension is read from an array's shape at launch: naming it like a parameter
+    /// would read as if the parameter gave it.
+    fn check_dim_names(&mut self) {
+        for p in &self.kernel.params {
+            let ParamTy::Gmem { shape, .. } = &p.ty else { continue };
+            for d in shape {
+                let Dim::Name(n) = d else { continue };
+                if !self.facts.consts.contains_key(&n.to_string()) && self.kernel.params.iter().any(|q| q.name == *n) {
+                    self.ctx.type_error(
+                        n.span(),
+                        format!("`{n}` is both a parameter and a dimension of `{}`", p.name),
+                        "a runtime dimension is read from the array's shape at launch: give it its own name \
+                         (upper case by convention, e.g. `N`)",
+                    );
+                }
+            }
+        }
     }
 
     fn gmem_dim(&mut self, d: &Dim) -> DimVal {
@@ -243,6 +263,22 @@ impl<'a> Checker<'a> {
         if ty.is_error() {
             return;
         }
+        let name = c.name.to_string();
+        let clash = if self.facts.runtime_dims.contains(&name) {
+            Some("a runtime dimension of a global array, read from its shape at launch")
+        } else if self.kernel.params.iter().any(|p| p.name == name) {
+            Some("a parameter")
+        } else {
+            None
+        };
+        if let Some(what) = clash {
+            self.ctx.type_error(
+                c.name.span(),
+                format!("`{name}` is already {what}, so it cannot also be a const"),
+                "rename one of them (a dimension declared in `consts(..)` of #[kernel] is static)",
+            );
+            return;
+        }
         match scalar::eval_const(self, &c.value) {
             Some(v) => {
                 self.facts.consts.insert(c.name.to_string(), v);
@@ -306,8 +342,10 @@ impl<'a> Checker<'a> {
             Stmt::For { var, start, end, body, .. } => self.check_for(var, start, end, body),
             Stmt::If { cond, then, otherwise, .. } => self.check_if(cond, then, otherwise.as_ref()),
             Stmt::Expr(e) => {
+                // A value computed for nothing is a mistake in a kernel (a call whose name was lost,
+                // a forgotten store); the results of `run_scoped` and `run_state` may be dropped.
                 let ty = self.check_expr(e);
-                if matches!(ty, Ty::Regs(_) | Ty::Scalar(_))
+                if !matches!(ty, Ty::Unit | Ty::Error)
                     && !matches!(e.kind, ExprKind::RunScoped { .. } | ExprKind::RunState { .. })
                 {
                     self.ctx.type_error(
@@ -414,7 +452,7 @@ impl<'a> Checker<'a> {
     fn check_for(&mut self, var: &syn::Ident, start: &Expr, end: &Expr, body: &Block) {
         for bound in [start, end] {
             let ty = self.check_expr(bound);
-            scalar::expect_int(self, bound, &ty, "a loop bound");
+            scalar::expect_index(self, bound, &ty, "a loop bound");
         }
         let before = self.mutable_snapshot();
         self.scopes.push(HashMap::new());

@@ -7,7 +7,7 @@ use crate::types::{Class, DType};
 
 pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
     match &e.kind {
-        ExprKind::Int(_, d) => Ty::Scalar(d.unwrap_or(DType::I32)),
+        ExprKind::Int(v, d) => check_int_literal(ck, e, *v, *d),
         ExprKind::Float(_, d) => match d {
             Some(d) if !d.is_float() => {
                 ck.ctx.type_error(e, format!("a float literal cannot be {d}"), "use a float suffix such as `f32`");
@@ -37,6 +37,22 @@ pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
         }
         _ => Ty::Error,
     }
+}
+
+/// An integer literal has the type of its suffix, or `i32`, and must fit it (PTX would otherwise
+/// see an out-of-range immediate).
+fn check_int_literal(ck: &mut Checker, e: &Expr, v: i64, suffix: Option<DType>) -> Ty {
+    let dtype = suffix.unwrap_or(DType::I32);
+    let (lo, hi) = crate::legality::int_range(dtype);
+    if dtype.is_int() && !(lo..=hi).contains(&v) {
+        let help = match suffix {
+            None => format!("an integer without a suffix is an `i32`: write `{v}i64` for a wider one"),
+            Some(_) => format!("`{dtype}` holds {lo} to {hi}"),
+        };
+        ck.ctx.type_error(e, format!("the literal {v} does not fit {dtype}"), help);
+        return Ty::Error;
+    }
+    Ty::Scalar(dtype)
 }
 
 fn infer_var(ck: &mut Checker, name: &syn::Ident) -> Ty {
@@ -189,6 +205,20 @@ pub(super) fn check_grid_extent(ck: &mut Checker, e: &Expr) -> bool {
             );
             false
         }
+    }
+}
+
+/// Reports unless `ty` is a 32-bit integer: loop counters, tile coordinates and stage indices are
+/// 32-bit registers on the GPU (`i32`; a `u32` is read as one).
+pub(super) fn expect_index(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> bool {
+    match ty {
+        Ty::Scalar(DType::I32 | DType::U32) => true,
+        Ty::Error => false,
+        Ty::Scalar(d) if d.is_int() => {
+            ck.ctx.type_error(e, format!("{what} is a 32-bit integer, got {d}"), "convert it with `as i32`");
+            false
+        }
+        other => expect_int(ck, e, other, what),
     }
 }
 
