@@ -88,18 +88,8 @@ fn main() -> Result<()> {
         Some(d) => println!("running on {}", d.name()),
         None => println!("no NVIDIA GPU found: running in tessel's CPU interpreter"),
     }
-    let e1 = run::<bf16>(
-        "bf16",
-        dev.as_ref(),
-        |d, a, b, c| kernels::matmul_bf16::launch(d, a, b, c),
-        kernels::matmul_bf16::interpret,
-    )?;
-    let e2 = run::<f16>(
-        "f16",
-        dev.as_ref(),
-        |d, a, b, c| kernels::matmul_f16::launch(d, a, b, c),
-        kernels::matmul_f16::interpret,
-    )?;
+    let e1 = run::<bf16>("bf16", dev.as_ref(), kernels::matmul_bf16::launch, kernels::matmul_bf16::interpret)?;
+    let e2 = run::<f16>("f16", dev.as_ref(), kernels::matmul_f16::launch, kernels::matmul_f16::interpret)?;
     if e1.max(e2) > 1e-2 {
         eprintln!("FAILED: results do not match the reference");
         std::process::exit(1);

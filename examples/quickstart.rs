@@ -6,7 +6,6 @@
 //! ```
 
 use tessel::prelude::*;
-use tessel::Element;
 
 /// C = A @ B for bf16 A [M, K] and B [K, N] with f32 accumulation: each program computes one 64 x 64
 /// tile of C with one warpgroup, streaming 64-wide slices of K through shared memory with TMA.

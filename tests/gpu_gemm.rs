@@ -236,3 +236,23 @@ gemm_case!(
     tol = 0.0,
     shapes = [(64, 64, 128), (256, 128, 1024)]
 );
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gemm_jit_logs_have_no_wgmma_serialization() {
+    let dev = device();
+    let modules = [
+        (gemm_bf16::PTX, gemm_bf16::ENTRY),
+        (gemm_f16_f16::PTX, gemm_f16_f16::ENTRY),
+        (gemm_bf16_rega::PTX, gemm_bf16_rega::ENTRY),
+        (gemm_tf32::PTX, gemm_tf32::ENTRY),
+        (gemm_fp8::PTX, gemm_fp8::ENTRY),
+        (gemm_i8::PTX, gemm_i8::ENTRY),
+    ];
+    for (ptx, entry) in modules {
+        let module = tessel::Module::load(&dev, ptx, entry).unwrap();
+        let log = module.info_log();
+        assert!(!log.contains("C75"), "{entry}: the JIT reported wgmma serialization:\n{log}");
+        println!("{entry}: JIT info log has no C75xx line ({} bytes)", log.len());
+    }
+}

@@ -238,9 +238,17 @@ fn bad_launches_return_errors_and_the_gpu_still_works() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
-fn gemm_jit_logs_have_no_wgmma_serialization() {
+fn jit_logs_have_no_wgmma_serialization() {
     let dev = device();
-    for (ptx, entry) in [(specialized::PTX, specialized::ENTRY)] {
+    let modules = [
+        (specialized::PTX, specialized::ENTRY),
+        (tma_copy::PTX, tma_copy::ENTRY),
+        (softmax::PTX, softmax::ENTRY),
+        (colsum::PTX, colsum::ENTRY),
+        (mma_bf16::PTX, mma_bf16::ENTRY),
+        (mma_i8::PTX, mma_i8::ENTRY),
+    ];
+    for (ptx, entry) in modules {
         let module = tessel::Module::load(&dev, ptx, entry).unwrap();
         let log = module.info_log();
         assert!(!log.contains("C75"), "{entry}: the JIT reported wgmma serialization:\n{log}");

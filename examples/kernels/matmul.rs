@@ -16,7 +16,7 @@ use tessel::prelude::*;
 macro_rules! persistent_matmul {
     ($name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                             consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8))]
+                                                     consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             let tiles_m = M / BM;
             let tiles_n = N / BN;
