@@ -15,7 +15,7 @@ fn attention(q: Gmem<bf16, S, D>, k: Gmem<bf16, T, D>, v: Gmem<bf16, T, D>, o: G
          v_s: Smem<bf16, 2, BT, D, Swizzle128>,
          o_s: Smem<bf16, 64, D, Swizzle128>,
          q_bar: Barrier,
-         kv_bar: Barrier<1, 2>| {
+         kv_bar: Barrier<2, 2>| {
             copy_gmem_to_smem(q.tile([i, 0]), q_s, q_bar);
             copy_gmem_to_smem(k.tile([0, 0]), k_s.at(0), kv_bar.at(0));
             copy_gmem_to_smem(v.tile([0, 0]), v_s.at(0), kv_bar.at(0));

@@ -10,7 +10,7 @@ fn gemm_multicast(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<bf16, 64, 64, Swizzle128>,
          b_s: Smem<bf16, 64, 64, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar, multicast = true);
@@ -33,7 +33,7 @@ fn gemm_cluster_of_four(a: Gmem<f16, M, K>, bt: Gmem<f16, N, K>, c: GmemMut<f16,
         |acc: Acc<f16, 64, 128>,
          a_s: Smem<f16, 64, 64, Swizzle128>,
          b_s: Smem<f16, 128, 64, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 / parts {
                 let kk = split * (K / 64 / parts) + k;
                 copy_gmem_to_smem(a.tile([i, kk]), a_s, bar, multicast = true);

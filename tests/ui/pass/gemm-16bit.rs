@@ -13,7 +13,7 @@ fn gemm_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<bf16, M, N>) {
          a_s: Smem<bf16, 64, BK, Swizzle128>,
          b_s: Smem<bf16, BK, 128, Swizzle128>,
          c_s: Smem<bf16, 64, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / BK {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
@@ -37,7 +37,7 @@ fn gemm_f16(a: Gmem<f16, M, K>, bt: Gmem<f16, N, K>, c: GmemMut<f32, M, N>) {
         |acc: Acc<f32, 128, 64>,
          a_s: Smem<f16, 128, 64, Swizzle128>,
          b_s: Smem<f16, 64, 64, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
@@ -58,7 +58,7 @@ fn gemm_f16_acc_f16(at: Gmem<f16, K, M>, b: Gmem<f16, K, N>, c: GmemMut<f16, M, 
         |acc: Acc<f16, 64, 64>,
          a_s: Smem<f16, 64, 64, Swizzle64, Transposed>,
          b_s: Smem<f16, 64, 64, Swizzle64>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(at.tile([k, i]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);

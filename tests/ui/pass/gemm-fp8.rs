@@ -10,7 +10,7 @@ fn gemm_e4m3(a: Gmem<f8e4m3, M, K>, bt: Gmem<f8e4m3, N, K>, c: GmemMut<bf16, M, 
         |acc: Acc<f32, 64, 128>,
          a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
          b_s: Smem<f8e4m3, 128, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
@@ -31,7 +31,7 @@ fn gemm_e5m2(a: Gmem<f8e5m2, M, K>, bt: Gmem<f8e5m2, N, K>, c: GmemMut<f32, M, N
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<f8e5m2, 64, 64, Swizzle64>,
          b_s: Smem<f8e5m2, 64, 64, Swizzle64>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
@@ -51,7 +51,7 @@ fn gemm_e4m3_e5m2_f32(a: Gmem<f8e4m3, M, K>, bt: Gmem<f8e5m2, N, K>, c: GmemMut<
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
          b_s: Smem<f8e5m2, 64, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
@@ -71,7 +71,7 @@ fn gemm_e5m2_e4m3_f16(a: Gmem<f8e5m2, M, K>, bt: Gmem<f8e4m3, N, K>, c: GmemMut<
         |acc: Acc<f16, 64, 256>,
          a_s: Smem<f8e5m2, 64, 128, Swizzle128>,
          b_s: Smem<f8e4m3, 256, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);

@@ -10,7 +10,7 @@ fn gemm_i8(a: Gmem<i8, M, K>, bt: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
         |acc: Acc<i32, 64, 128>,
          a_s: Smem<i8, 64, 128, Swizzle128>,
          b_s: Smem<i8, 128, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
@@ -36,7 +36,7 @@ fn gemm_i8_dequant(
         |acc: Acc<i32, 64, 48>,
          a_s: Smem<i8, 64, 128, Swizzle128>,
          b_s: Smem<i8, 48, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);

@@ -10,7 +10,7 @@ fn gemm_tf32(a: Gmem<f32, M, K>, bt: Gmem<f32, N, K>, c: GmemMut<f32, M, N>, alp
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<tf32, 64, 32, Swizzle128>,
          b_s: Smem<tf32, 64, 32, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 32 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);

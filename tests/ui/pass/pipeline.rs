@@ -1,5 +1,5 @@
 //! A software-pipelined GEMM: multi-stage shared buffers `Smem<bf16, STAGES, 64, 64, Swizzle128>`
-//! indexed with `.at(s)`, one barrier per stage (`Barrier<1, STAGES>`), prefetching the next stage
+//! indexed with `.at(s)`, one barrier per stage (`Barrier<2, STAGES>`: both copies of a stage arrive on it), prefetching the next stage
 //! under an `if`.
 
 use tessel::prelude::*;
@@ -11,7 +11,7 @@ fn gemm_pipelined(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<bf16, STAGES, 64, BK, Swizzle128>,
          b_s: Smem<bf16, STAGES, BK, 64, Swizzle128>,
-         loaded: Barrier<1, STAGES>| {
+         loaded: Barrier<2, STAGES>| {
             copy_gmem_to_smem(a.tile([i, 0]), a_s.at(0), loaded.at(0));
             copy_gmem_to_smem(b.tile([0, j]), b_s.at(0), loaded.at(0));
             for k in 0..K / BK {
@@ -38,7 +38,7 @@ fn gemm_three_stages(a: Gmem<f16, M, K>, b: Gmem<f16, K, N>, c: GmemMut<f16, M, 
         |acc: Acc<f32, 128, 128>,
          a_s: Smem<f16, STAGES, 128, 64, Swizzle128>,
          b_s: Smem<f16, STAGES, 64, 128, Swizzle128>,
-         loaded: Barrier<1, STAGES>| {
+         loaded: Barrier<2, STAGES>| {
             for s in 0..STAGES - 1 {
                 copy_gmem_to_smem(a.tile([i, s]), a_s.at(s), loaded.at(s));
                 copy_gmem_to_smem(b.tile([s, j]), b_s.at(s), loaded.at(s));

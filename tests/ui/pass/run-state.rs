@@ -6,7 +6,7 @@ use tessel::prelude::*;
 #[kernel(grid = (M / 64, N / 64))]
 fn gemm_bias(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, bias: Gmem<f32, M, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier| {
+    run_scoped(|a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier<2>| {
         let init = bias.tile([i, j], [64, 64]).load(Layout::Strided).to_layout(Layout::Wgmma);
         let out = run_state(Acc::from_regs(init), |acc| {
             for k in 0..K / 64 {
@@ -29,7 +29,7 @@ fn halves(a: Gmem<i8, M, K>, bt: Gmem<i8, N, K>, c: GmemMut<i32, M, N>, d: GmemM
         |acc: Acc<i32, 64, 128>,
          a_s: Smem<i8, 64, 128, Swizzle128>,
          b_s: Smem<i8, 128, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             acc.store(splat::<i32>(1, [64, 128]));
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);

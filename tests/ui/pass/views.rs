@@ -13,7 +13,7 @@ fn sliced_rows(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) 
          bottom: Acc<f32, 64, 64>,
          a_s: Smem<bf16, 128, 64, Swizzle128>,
          b_s: Smem<bf16, 64, 64, Swizzle<128>>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
@@ -36,7 +36,7 @@ fn permuted_stages(a: Gmem<f16, M, K>, bt: Gmem<f16, N, K>, c: GmemMut<f32, M, N
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<f16, STAGES, 64, 64, Swizzle128, Tiled<8, 64>>,
          b_s: Smem<f16, STAGES, 64, 64, Swizzle128>,
-         bars: Barrier<1, STAGES>| {
+         bars: Barrier<2, STAGES>| {
             for k in 0..K / 64 {
                 let s = k % STAGES;
                 copy_gmem_to_smem(a.tile([i, k]), a_s.at(s), bars.at(s));
@@ -58,7 +58,7 @@ fn narrow_swizzle(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N
         |acc: Acc<f32, 64, 32>,
          a_s: Smem<bf16, 64, 64, Swizzle32>,
          b_s: Smem<bf16, 64, 32, Swizzle32>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);

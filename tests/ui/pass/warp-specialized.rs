@@ -19,7 +19,7 @@ fn gemm_ws(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<bf16, M, N>) {
         |a_s: Smem<bf16, STAGES, 2, 64, BK, Swizzle128>,
          b_s: Smem<bf16, STAGES, BK, 128, Swizzle128>,
          c_s: Smem<bf16, 2, 64, 128, Swizzle128>,
-         full: Barrier<1, STAGES>,
+         full: Barrier<3, STAGES>,
          empty: Barrier<2, STAGES>| {
             let w = warpgroup_id();
             if w == 2 {
@@ -60,7 +60,7 @@ fn two_consumers(a: Gmem<f16, M, K>, b: Gmem<f16, K, N>, c: GmemMut<f32, M, N>) 
     let w = warpgroup_id();
     run_scoped(
         collective_axes = [wg],
-        |a_s: Smem<f16, 2, 64, 64, Swizzle128>, b_s: Smem<f16, 64, 64, Swizzle128>, bar: Barrier<2>| {
+        |a_s: Smem<f16, 2, 64, 64, Swizzle128>, b_s: Smem<f16, 64, 64, Swizzle128>, bar: Barrier<3>, done: Barrier<2>| {
             run_scoped(|acc: Acc<f32, 64, 64>| {
                 for k in 0..K / 64 {
                     copy_gmem_to_smem(a.tile([2 * i + w, k]), a_s.at(w), bar);
@@ -70,6 +70,9 @@ fn two_consumers(a: Gmem<f16, M, K>, b: Gmem<f16, K, N>, c: GmemMut<f32, M, N>) 
                     barrier_wait(bar);
                     wgmma(acc, a_s.at(w), b_s);
                     wgmma_wait(0);
+                    // Both warpgroups are done with the buffers before either refills them.
+                    barrier_arrive(done);
+                    barrier_wait(done);
                 }
                 c.tile([2 * i + w, j]).store(acc.load());
             });

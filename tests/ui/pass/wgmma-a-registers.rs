@@ -10,7 +10,7 @@ fn gated_gemm(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<bf16, 64, 64, Swizzle128>,
          b_s: Smem<bf16, 64, 64, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
@@ -32,7 +32,7 @@ fn quantized_a(a: Gmem<f16, M, K>, bt: Gmem<f8e4m3, N, K>, c: GmemMut<f16, M, N>
         |acc: Acc<f16, 64, 64>,
          a_s: Smem<f16, 64, 64, Swizzle128>,
          b_s: Smem<f8e4m3, 64, 64, Swizzle64>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
@@ -50,7 +50,7 @@ fn quantized_a(a: Gmem<f16, M, K>, bt: Gmem<f8e4m3, N, K>, c: GmemMut<f16, M, N>
 fn int8_a_in_registers(a: Gmem<i8, M, K>, bt: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     run_scoped(
-        |acc: Acc<i32, 64, 32>, a_s: Smem<i8, 64, 64, Swizzle64>, b_s: Smem<i8, 32, 64, Swizzle64>, bar: Barrier| {
+        |acc: Acc<i32, 64, 32>, a_s: Smem<i8, 64, 64, Swizzle64>, b_s: Smem<i8, 32, 64, Swizzle64>, bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);

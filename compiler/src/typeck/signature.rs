@@ -1,0 +1,121 @@
+//! The kernel's signature: its parameters (global arrays and their runtime dimensions, scalars)
+//! and its `#[kernel(..)]` attribute (grid, warpgroups, cluster, register cap).
+
+use super::{scalar, Checker, DimVal, GmemTy, Ty, SM_REGISTERS};
+use crate::syntax::ast::{Dim, ParamTy};
+
+impl Checker<'_> {
+    pub(super) fn check_params(&mut self) {
+        for (index, p) in self.kernel.params.iter().enumerate() {
+            let ty = match &p.ty {
+                ParamTy::Gmem { dtype, shape, mutable, .. } => {
+                    let shape = shape.iter().map(|d| self.gmem_dim(d)).collect();
+                    Ty::Gmem(GmemTy {
+                        param: index,
+                        name: p.name.to_string(),
+                        dtype: dtype.value,
+                        shape,
+                        mutable: *mutable,
+                    })
+                }
+                ParamTy::Scalar(d) => Ty::Scalar(d.value),
+            };
+            if self.lookup(&p.name.to_string()).is_some() {
+                self.ctx.type_error(
+                    p.name.span(),
+                    format!("the name `{}` is used twice", p.name),
+                    "rename one of the parameters",
+                );
+            }
+            self.bind(&p.name, ty, false);
+        }
+        self.check_dim_names();
+    }
+
+    /// A runtime dimension is read from an array's shape at launch: naming it like a parameter
+    /// would read as if the parameter gave it.
+    fn check_dim_names(&mut self) {
+        for p in &self.kernel.params {
+            let ParamTy::Gmem { shape, .. } = &p.ty else { continue };
+            for d in shape {
+                let Dim::Name(n) = d else { continue };
+                if !self.facts.consts.contains_key(&n.to_string()) && self.kernel.params.iter().any(|q| q.name == *n) {
+                    self.ctx.type_error(
+                        n.span(),
+                        format!("`{n}` is both a parameter and a dimension of `{}`", p.name),
+                        "a runtime dimension is read from the array's shape at launch: give it its own name \
+                         (upper case by convention, e.g. `N`)",
+                    );
+                }
+            }
+        }
+    }
+
+    fn gmem_dim(&mut self, d: &Dim) -> DimVal {
+        match d {
+            Dim::Lit(v) => DimVal::Static(v.value),
+            Dim::Name(n) => {
+                let name = n.to_string();
+                if let Some(v) = self.facts.consts.get(&name) {
+                    return DimVal::Static(*v);
+                }
+                if !self.facts.runtime_dims.contains(&name) {
+                    self.facts.runtime_dims.push(name.clone());
+                }
+                DimVal::Runtime(name)
+            }
+        }
+    }
+
+    pub(super) fn check_attr(&mut self) {
+        let attr = &self.kernel.attr;
+        for g in &attr.grid {
+            let ty = self.check_expr(g);
+            if scalar::expect_int(self, g, &ty, "a grid dimension") {
+                scalar::check_grid_extent(self, g);
+            }
+        }
+        let wg = &attr.warpgroups;
+        if wg.value == 0 || wg.value > 8 {
+            self.ctx.type_error(
+                wg.span,
+                format!("a program has 1 to 8 warpgroups, got {}", wg.value),
+                "at most 1024 threads (8 warpgroups of 128) form a block",
+            );
+        }
+        let c = &attr.cluster;
+        let size = attr.cluster_size();
+        if size == 0 || size > 8 {
+            self.ctx.type_error(
+                c.span,
+                format!("a cluster has 1 to 8 programs, got {size}"),
+                "portable cluster sizes on sm_90 are at most 8",
+            );
+        }
+        if let Some(n) = &attr.max_registers {
+            let threads = 128 * u64::from(wg.value);
+            if !crate::legality::max_registers_legal(n.value) {
+                self.ctx.type_error(
+                    n.span,
+                    format!("max_registers must be a multiple of 8 from 24 to 256, got {}", n.value),
+                    "PTX `.maxnreg` and `setmaxnreg` take 24..=256 in steps of 8",
+                );
+            } else if u64::from(n.value) * threads > SM_REGISTERS {
+                self.ctx.type_error(
+                    n.span,
+                    format!(
+                        "max_registers = {} for {threads} threads needs {} registers, more than an SM's {}",
+                        n.value,
+                        u64::from(n.value) * threads,
+                        SM_REGISTERS
+                    ),
+                    format!(
+                        "with {} warpgroups, max_registers is at most {}",
+                        wg.value,
+                        SM_REGISTERS / threads / 8 * 8
+                    ),
+                );
+            }
+        }
+    }
+}
