@@ -48,3 +48,25 @@ fn every_kernel_assembles() {
     assert!(total > 0, "no kernels found");
     assert!(failures.is_empty(), "{} kernel(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
+
+/// The example kernels that a `macro_rules!` instantiates (the persistent GEMM for bf16 and f16) are
+/// invisible to a syntactic scan, so their generated `PTX` constants are assembled directly.
+#[path = "../examples/kernels/matmul.rs"]
+#[allow(dead_code)]
+mod example_kernels;
+
+#[test]
+fn macro_generated_example_kernels_assemble() {
+    let Some(ptxas) = find_ptxas() else {
+        assert!(!ptxas_required(), "TESSEL_REQUIRE_PTXAS=1 but no ptxas: set TESSEL_PTXAS or put ptxas on PATH");
+        eprintln!("\n!!!!! SKIPPED ptxas validation of the example kernels: no ptxas !!!!!\n");
+        return;
+    };
+    for (name, ptx) in
+        [("matmul_bf16", example_kernels::matmul_bf16::PTX), ("matmul_f16", example_kernels::matmul_f16::PTX)]
+    {
+        let log = assemble(&ptxas, &format!("example-{name}"), ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!log.contains("C75"), "{name}: ptxas reported wgmma serialization:\n{log}");
+        println!("ptxas accepted the example kernel {name}");
+    }
+}
