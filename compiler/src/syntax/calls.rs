@@ -309,11 +309,7 @@ fn lower_run_state(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         _ => {
             // An empty parameter list has no span of its own: point at the closure's `|..|`.
             let span = if c.inputs.is_empty() { c.or1_token.span } else { c.inputs.span() };
-            ctx.type_error(
-                span,
-                "`run_state` passes one accumulator to its closure",
-                "write `|acc| { .. }`",
-            );
+            ctx.type_error(span, "`run_state` passes one accumulator to its closure", "write `|acc| { .. }`");
             return None;
         }
     };
