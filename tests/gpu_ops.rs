@@ -3,111 +3,11 @@
 //! bad launches, and the JIT log of every GEMM module. `.gpu/tests/gpu_ops-test --ignored --nocapture`.
 
 mod common;
+mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
+use kernels::*;
 use tessel::prelude::*;
-
-/// TMA round trip: global -> shared (swizzled) -> registers (+1) -> shared -> global (TMA store).
-#[kernel(grid = (M / 64, N / 64))]
-fn tma_copy(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(|s_in: Smem<f32, 64, 64, Swizzle128>, s_out: Smem<f32, 64, 64>, bar: Barrier| {
-        copy_gmem_to_smem(x.tile([i, j]), s_in, bar);
-        barrier_wait(bar);
-        let v = s_in.load(Layout::Strided);
-        s_out.store(v + 1.0);
-        commit_smem();
-        copy_smem_to_gmem(s_out, y.tile([i, j]));
-        wait_smem_to_gmem(0);
-    });
-}
-
-/// Row softmax of a 64 x 64 tile in the WGMMA layout: max, exp2, sum, broadcast, divide.
-#[kernel(grid = (M / 64,))]
-fn softmax(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
-    let i = program_id(0);
-    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
-    let m = v.max(1).broadcast([64, 64], Layout::Wgmma);
-    let e = exp2((v - m) * 1.4426950408889634);
-    let s = e.sum(1).broadcast([64, 64], Layout::Wgmma);
-    y.tile([i, 0], [64, 64]).store(e / s);
-}
-
-/// Column sums (axis 0 goes across warps) and a relayout to the strided layout and back.
-#[kernel(grid = (M / 64,))]
-fn colsum(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
-    let i = program_id(0);
-    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
-    let c = v.sum(0).broadcast([64, 64], Layout::Wgmma);
-    let out = (v + c).to_layout(Layout::Strided);
-    y.tile([i, 0], [64, 64]).store(out.to_layout(Layout::Wgmma));
-}
-
-/// Warp-level mma.sync, bf16 -> f32, a 64 x 64 block per program, K in steps of 16.
-#[kernel(grid = (M / 64, N / 64))]
-fn mma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    let mut acc = splat::<f32>(0.0, [64, 64]).to_layout(Layout::MmaAcc);
-    for k in 0..K / 16 {
-        let x = a.tile([i, k], [64, 16]).load(Layout::MmaLhs);
-        let y = b.tile([k, j], [16, 64]).load(Layout::MmaRhs);
-        acc = mma(acc, x, y);
-    }
-    c.tile([i, j], [64, 64]).store(acc);
-}
-
-/// Warp-level mma.sync, i8 -> i32, 32 rows per program (two warps along M).
-#[kernel(grid = (M / 32, N / 32))]
-fn mma_i8(a: Gmem<i8, M, K>, b: Gmem<i8, K, N>, c: GmemMut<i32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    let mut acc = splat::<i32>(0, [32, 32]).to_layout(Layout::MmaAcc);
-    for k in 0..K / 32 {
-        let x = a.tile([i, k], [32, 32]).load(Layout::MmaLhs);
-        let y = b.tile([k, j], [32, 32]).load(Layout::MmaRhs);
-        acc = mma(acc, x, y);
-    }
-    c.tile([i, j], [32, 32]).store(acc);
-}
-
-/// Warp specialization: warpgroup 0 produces tiles through a two-stage ring, warpgroups 1 and 2
-/// each multiply their half of the rows.
-#[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(STAGES = 2))]
-fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        collective_axes = [wg],
-        |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
-         b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
-         full: Barrier<3, STAGES>,
-         empty: Barrier<2, STAGES>| {
-            if warpgroup_id() == 0 {
-                set_max_registers(40);
-                for k in 0..K / 64 {
-                    let s = k % STAGES;
-                    if k >= STAGES {
-                        barrier_wait(empty.at(s));
-                    }
-                    copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
-                    copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
-                    copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
-                }
-            } else {
-                set_max_registers(232);
-                let h = warpgroup_id() - 1;
-                run_scoped(|acc: Acc<f32, 64, 64>| {
-                    for k in 0..K / 64 {
-                        let s = k % STAGES;
-                        barrier_wait(full.at(s));
-                        wgmma(acc, a_s.at(s).at(h), b_s.at(s));
-                        wgmma_wait(0);
-                        barrier_arrive(empty.at(s));
-                    }
-                    c.tile([2 * i + h, j], [64, 64]).store(acc.load());
-                });
-            }
-        },
-    );
-}
 
 fn device() -> Device {
     Device::new(0).expect("an sm_90 GPU")

@@ -4,30 +4,11 @@
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
 mod common;
+mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
+use kernels::{colsum, gemm_bf16, gemm_bf16_rega, specialized};
 use tessel::prelude::*;
-
-/// A 64 x 128 tile per program: an accumulator and B buffer wider than one 128-byte swizzle row.
-#[kernel(grid = (M / 64, N / 128))]
-fn gemm_wide(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        |acc: Acc<f32, 64, 128>,
-         a_s: Smem<bf16, 64, 64, Swizzle128>,
-         b_s: Smem<bf16, 64, 128, Swizzle128>,
-         bar: Barrier<2>| {
-            for k in 0..K / 64 {
-                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
-                barrier_wait(bar);
-                wgmma(acc, a_s, b_s);
-                wgmma_wait(0);
-            }
-            c.tile([i, j]).store(acc.load());
-        },
-    );
-}
 
 #[test]
 fn wide_tiles() {
@@ -35,29 +16,8 @@ fn wide_tiles() {
     let (m, n, k) = (128, 256, 192);
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
-    gemm_wide::interpret(&a, &b, &mut c).unwrap();
+    gemm_bf16::interpret(&a, &b, &mut c).unwrap();
     assert_close("gemm_wide", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
-}
-
-/// A in registers, B K-major through `.t()`, a bf16 epilogue cast.
-#[kernel(grid = (M / 64, N / 64))]
-fn gemm_rega(a: Gmem<bf16, M, K>, b: Gmem<bf16, N, K>, c: GmemMut<bf16, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        |acc: Acc<f32, 64, 64>,
-         a_s: Smem<bf16, 64, 64, Swizzle128>,
-         b_s: Smem<bf16, 64, 64, Swizzle128>,
-         bar: Barrier<2>| {
-            for k in 0..K / 64 {
-                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-                barrier_wait(bar);
-                wgmma(acc, a_s.load(Layout::Wgmma), b_s.t());
-                wgmma_wait(0);
-            }
-            c.tile([i, j]).store(acc.load().cast::<bf16>());
-        },
-    );
 }
 
 #[test]
@@ -66,49 +26,9 @@ fn registers_a_and_a_bf16_epilogue() {
     let (m, n, k) = (64, 128, 256);
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[n, k], 1.0));
     let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
-    gemm_rega::interpret(&a, &b, &mut c).unwrap();
+    gemm_bf16_rega::interpret(&a, &b, &mut c).unwrap();
     // bf16 output: half an ulp of bf16 (2^-9) on top of the f32 accumulation.
     assert_close("gemm_rega", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, false), 1e-2);
-}
-
-/// Warpgroup 0 produces through a two-stage ring (three TMA loads per stage), warpgroups 1 and 2
-/// consume their half of the rows each.
-#[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(STAGES = 2))]
-fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        collective_axes = [wg],
-        |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
-         b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
-         full: Barrier<3, STAGES>,
-         empty: Barrier<2, STAGES>| {
-            if warpgroup_id() == 0 {
-                set_max_registers(40);
-                for k in 0..K / 64 {
-                    let s = k % STAGES;
-                    if k >= STAGES {
-                        barrier_wait(empty.at(s));
-                    }
-                    copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
-                    copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
-                    copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
-                }
-            } else {
-                set_max_registers(232);
-                let h = warpgroup_id() - 1;
-                run_scoped(|acc: Acc<f32, 64, 64>| {
-                    for k in 0..K / 64 {
-                        let s = k % STAGES;
-                        barrier_wait(full.at(s));
-                        wgmma(acc, a_s.at(s).at(h), b_s.at(s));
-                        wgmma_wait(0);
-                        barrier_arrive(empty.at(s));
-                    }
-                    c.tile([2 * i + h, j], [64, 64]).store(acc.load());
-                });
-            }
-        },
-    );
 }
 
 #[test]
@@ -160,16 +80,6 @@ fn cluster_multicast() {
     assert!(err.to_string().contains("is not a whole number of clusters"), "{err}");
 }
 
-/// Column sums across warps, then a relayout to the strided layout and back.
-#[kernel(grid = (M / 64,))]
-fn colsum(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
-    let i = program_id(0);
-    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
-    let c = v.sum(0).broadcast([64, 64], Layout::Wgmma);
-    let out = (v + c).to_layout(Layout::Strided);
-    y.tile([i, 0], [64, 64]).store(out.to_layout(Layout::Wgmma));
-}
-
 #[test]
 fn column_sums_and_relayouts() {
     let x = Rng::new(105).tensor::<f32>(&[128, 64], 1.0);
@@ -219,6 +129,6 @@ fn bad_arguments_are_errors() {
     let a = HostTensor::<bf16>::zeros([64, 100]).unwrap();
     let b = HostTensor::<bf16>::zeros([100, 128]).unwrap();
     let mut c = HostTensor::<f32>::zeros([64, 128]).unwrap();
-    let err = gemm_wide::interpret(&a, &b, &mut c).unwrap_err();
+    let err = gemm_bf16::interpret(&a, &b, &mut c).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "K", value: 100, divisor: 64, .. }), "{err}");
 }

@@ -1,0 +1,234 @@
+//! Kernels shared by the GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) and the interpreter tests
+//! (`interp.rs`): one definition each, run on the H200 and on the CPU.
+#![allow(dead_code)]
+
+use tessel::prelude::*;
+
+/// bf16 x bf16 -> f32, B stored K x N (MN-major, the transposed wgmma form), 64 x 128 tiles.
+#[kernel(grid = (M / 64, N / 128))]
+pub fn gemm_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 128>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+/// f16 x f16 -> f16 accumulator and output, two 64-row tiles per program (M = 128).
+#[kernel(grid = (M / 128, N / 64))]
+pub fn gemm_f16_f16(a: Gmem<f16, M, K>, b: Gmem<f16, K, N>, c: GmemMut<f16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f16, 128, 64>,
+         a_s: Smem<f16, 128, 64, Swizzle128>,
+         b_s: Smem<f16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+/// bf16 -> f32 accumulate -> bf16 output, A from registers, B K-major (stored N x K, used as `.t()`).
+#[kernel(grid = (M / 64, N / 64))]
+pub fn gemm_bf16_rega(a: Gmem<bf16, M, K>, b: Gmem<bf16, N, K>, c: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                let a_r = a_s.load(Layout::Wgmma);
+                wgmma(acc, a_r, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load().cast::<bf16>());
+        },
+    );
+}
+
+/// tf32 (f32 data) -> f32, both operands K-major.
+#[kernel(grid = (M / 64, N / 64))]
+pub fn gemm_tf32(a: Gmem<f32, M, K>, b: Gmem<f32, N, K>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<tf32, 64, 32, Swizzle128>,
+         b_s: Smem<tf32, 64, 32, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 32 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+/// e4m3 x e5m2 -> f32 (the fp8 mix), K-major, 128-wide K tiles.
+#[kernel(grid = (M / 64, N / 64))]
+pub fn gemm_fp8(a: Gmem<f8e4m3, M, K>, b: Gmem<f8e5m2, N, K>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
+         b_s: Smem<f8e5m2, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 128 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+/// i8 x i8 -> i32, K-major.
+#[kernel(grid = (M / 64, N / 64))]
+pub fn gemm_i8(a: Gmem<i8, M, K>, b: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<i32, 64, 64>,
+         a_s: Smem<i8, 64, 128, Swizzle128>,
+         b_s: Smem<i8, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for k in 0..K / 128 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
+            }
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+/// TMA round trip: global -> shared (swizzled) -> registers (+1) -> shared -> global (TMA store).
+#[kernel(grid = (M / 64, N / 64))]
+pub fn tma_copy(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(|s_in: Smem<f32, 64, 64, Swizzle128>, s_out: Smem<f32, 64, 64>, bar: Barrier| {
+        copy_gmem_to_smem(x.tile([i, j]), s_in, bar);
+        barrier_wait(bar);
+        let v = s_in.load(Layout::Strided);
+        s_out.store(v + 1.0);
+        commit_smem();
+        copy_smem_to_gmem(s_out, y.tile([i, j]));
+        wait_smem_to_gmem(0);
+    });
+}
+
+/// Row softmax of a 64 x 64 tile in the WGMMA layout: max, exp2, sum, broadcast, divide.
+#[kernel(grid = (M / 64,))]
+pub fn softmax(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let m = v.max(1).broadcast([64, 64], Layout::Wgmma);
+    let e = exp2((v - m) * 1.4426950408889634);
+    let s = e.sum(1).broadcast([64, 64], Layout::Wgmma);
+    y.tile([i, 0], [64, 64]).store(e / s);
+}
+
+/// Column sums (axis 0 goes across warps) and a relayout to the strided layout and back.
+#[kernel(grid = (M / 64,))]
+pub fn colsum(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let c = v.sum(0).broadcast([64, 64], Layout::Wgmma);
+    let out = (v + c).to_layout(Layout::Strided);
+    y.tile([i, 0], [64, 64]).store(out.to_layout(Layout::Wgmma));
+}
+
+/// Warp-level mma.sync, bf16 -> f32, a 64 x 64 block per program, K in steps of 16.
+#[kernel(grid = (M / 64, N / 64))]
+pub fn mma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let mut acc = splat::<f32>(0.0, [64, 64]).to_layout(Layout::MmaAcc);
+    for k in 0..K / 16 {
+        let x = a.tile([i, k], [64, 16]).load(Layout::MmaLhs);
+        let y = b.tile([k, j], [16, 64]).load(Layout::MmaRhs);
+        acc = mma(acc, x, y);
+    }
+    c.tile([i, j], [64, 64]).store(acc);
+}
+
+/// Warp-level mma.sync, i8 -> i32, 32 rows per program (two warps along M).
+#[kernel(grid = (M / 32, N / 32))]
+pub fn mma_i8(a: Gmem<i8, M, K>, b: Gmem<i8, K, N>, c: GmemMut<i32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let mut acc = splat::<i32>(0, [32, 32]).to_layout(Layout::MmaAcc);
+    for k in 0..K / 32 {
+        let x = a.tile([i, k], [32, 32]).load(Layout::MmaLhs);
+        let y = b.tile([k, j], [32, 32]).load(Layout::MmaRhs);
+        acc = mma(acc, x, y);
+    }
+    c.tile([i, j], [32, 32]).store(acc);
+}
+
+/// Warp specialization: warpgroup 0 produces tiles through a two-stage ring, warpgroups 1 and 2
+/// each multiply their half of the rows.
+#[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(STAGES = 2))]
+pub fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        collective_axes = [wg],
+        |a_s: Smem<bf16, STAGES, 2, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
+         full: Barrier<3, STAGES>,
+         empty: Barrier<2, STAGES>| {
+            if warpgroup_id() == 0 {
+                set_max_registers(40);
+                for k in 0..K / 64 {
+                    let s = k % STAGES;
+                    if k >= STAGES {
+                        barrier_wait(empty.at(s));
+                    }
+                    copy_gmem_to_smem(a.tile([2 * i, k]), a_s.at(s).at(0), full.at(s));
+                    copy_gmem_to_smem(a.tile([2 * i + 1, k]), a_s.at(s).at(1), full.at(s));
+                    copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), full.at(s));
+                }
+            } else {
+                set_max_registers(232);
+                let h = warpgroup_id() - 1;
+                run_scoped(|acc: Acc<f32, 64, 64>| {
+                    for k in 0..K / 64 {
+                        let s = k % STAGES;
+                        barrier_wait(full.at(s));
+                        wgmma(acc, a_s.at(s).at(h), b_s.at(s));
+                        wgmma_wait(0);
+                        barrier_arrive(empty.at(s));
+                    }
+                    c.tile([2 * i + h, j], [64, 64]).store(acc.load());
+                });
+            }
+        },
+    );
+}
