@@ -177,3 +177,33 @@ impl std::fmt::Display for Layout {
         write!(f, "Layout::{}", self.name())
     }
 }
+
+/// Rounds `value` to `f32` with round-to-odd: truncate, then set the last bit if anything was
+/// lost. Rounding that result to nearest even at a precision at least 2 bits narrower (f16: 11,
+/// bf16: 8 bits, against f32's 24) gives the correctly rounded result of `value` itself, which
+/// rounding `value as f32` first would not (double rounding). Boldo & Melquiond, "Emulation of
+/// FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 2008.
+pub fn round_to_odd_f32(value: f64) -> f32 {
+    let nearest = value as f32;
+    let back = f64::from(nearest);
+    if back == value || value.is_nan() {
+        return nearest;
+    }
+    // `nearest` is one of the two f32 neighbours of `value`; take the one towards zero. An
+    // overflow to infinity lands on f32::MAX, whose last bit is already odd.
+    let toward_zero = if back.abs() > value.abs() { f32::from_bits(nearest.to_bits() - 1) } else { nearest };
+    f32::from_bits(toward_zero.to_bits() | 1)
+}
+
+/// The bits of `value` rounded to a 16- or 8-bit float dtype, exactly as the runtime's host types
+/// round it (round to nearest even; fp8 saturates to the largest finite value, like PTX
+/// `cvt.rn.satfinite`): what the PTX writer puts in constants and the interpreter computes with.
+pub fn narrow_float_bits(dtype: DType, value: f64) -> Option<u16> {
+    Some(match dtype {
+        DType::Bf16 => half::bf16::from_f32(round_to_odd_f32(value)).to_bits(),
+        DType::F16 => half::f16::from_f32(round_to_odd_f32(value)).to_bits(),
+        DType::F8E4M3 => float8::F8E4M3::from_f64(value).to_bits() as u16,
+        DType::F8E5M2 => float8::F8E5M2::from_f64(value).to_bits() as u16,
+        _ => return None,
+    })
+}

@@ -11,6 +11,7 @@
 use cudarc::driver::{sys, DeviceRepr, ValidAsZeroBits};
 use float8::{F8E4M3, F8E5M2};
 use half::{bf16, f16};
+use tessel_compiler::types::round_to_odd_f32;
 
 use sys::CUtensorMapDataType as TmaType;
 
@@ -93,23 +94,6 @@ fn saturate<T: Into<f64>>(value: f64, min: T, max: T) -> f64 {
         return 0.0;
     }
     value.round_ties_even().clamp(min.into(), max.into())
-}
-
-/// Rounds `value` to `f32` with round-to-odd: truncate, then set the last bit if anything was
-/// lost. Rounding that result to nearest even at a precision at least 2 bits narrower (f16: 11,
-/// bf16: 8 bits, against f32's 24) gives the correctly rounded result of `value` itself, which
-/// rounding `value as f32` first would not (double rounding). Boldo & Melquiond, "Emulation of
-/// FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 2008.
-fn round_to_odd_f32(value: f64) -> f32 {
-    let nearest = value as f32;
-    let back = f64::from(nearest);
-    if back == value || value.is_nan() {
-        return nearest;
-    }
-    // `nearest` is one of the two f32 neighbours of `value`; take the one towards zero. An
-    // overflow to infinity lands on f32::MAX, whose last bit is already odd.
-    let toward_zero = if back.abs() > value.abs() { f32::from_bits(nearest.to_bits() - 1) } else { nearest };
-    f32::from_bits(toward_zero.to_bits() | 1)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ impl Gen<'_> {
                 Val::Scalar { reg: self.const_reg(d, *v), dtype: d }
             }
             K::Bool(b) => Val::Scalar { reg: self.const_reg(DType::Bool, *b as i64 as f64), dtype: DType::Bool },
-            K::Var(name) => self.var(e, &name.to_string()),
+            K::Var(name) => self.var(&name.to_string()),
             K::Tuple(items) => Val::Tuple(items.iter().map(|i| self.expr(i)).collect()),
             K::Unary { op, operand } => self.unary(e, *op, operand),
             K::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs),
@@ -90,7 +90,7 @@ impl Gen<'_> {
         Val::Scalar { reg: r, dtype: DType::I32 }
     }
 
-    fn var(&mut self, e: &Expr, name: &str) -> Val {
+    fn var(&mut self, name: &str) -> Val {
         if let Some(v) = self.lookup(name) {
             return v;
         }
@@ -100,7 +100,6 @@ impl Gen<'_> {
         if let Some(r) = self.dims.get(name) {
             return Val::Scalar { reg: r.clone(), dtype: DType::I32 };
         }
-        let _ = e;
         Val::Unit
     }
 

@@ -25,7 +25,7 @@ impl Frag {
 }
 
 /// How many elements of a `layout` array of `shape` one thread holds.
-pub fn count(layout: Layout, shape: &[i64], dtype: DType) -> usize {
+pub fn count(layout: Layout, shape: &[i64]) -> usize {
     let total: i64 = shape.iter().product();
     let n = match layout {
         Layout::Splat => 1,
@@ -40,7 +40,6 @@ pub fn count(layout: Layout, shape: &[i64], dtype: DType) -> usize {
         }
         Layout::MmaRhs => total / 32,
     };
-    let _ = dtype;
     n as usize
 }
 

@@ -8,7 +8,7 @@ use super::writer::Class;
 use crate::legality;
 use crate::syntax::ast::{Expr, SliceArg};
 use crate::typeck::{AccTy, AllocKind, RegsTy, SmemTy, Ty};
-use crate::types::{Class as DClass, DType};
+use crate::types::DType;
 
 pub fn emit_tile(g: &mut Gen, gmem: &Expr, index: &[Expr]) -> Val {
     let Val::Gmem { param, addr } = g.expr(gmem) else { return Val::Unit };
@@ -386,14 +386,12 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
         Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: vt.shape.clone() },
         _ => return Val::Unit,
     };
-    let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
     if vt.layout == crate::syntax::ast::Layout::Splat {
         // A splat has one register; store it at every position through a strided walk.
         let strided = RegsTy { layout: crate::syntax::ast::Layout::Strided, ..vt.clone() };
         let regs = regs_for_layout(g, &vt, &regs, strided.layout, &vt.shape);
         return store_frag(g, &place, &strided, &regs);
     }
-    let _ = frag;
     store_frag(g, &place, &vt, &regs)
 }
 
@@ -425,7 +423,7 @@ pub fn regs_for_layout(
     shape: &[i64],
 ) -> Vec<String> {
     if vt.layout == crate::syntax::ast::Layout::Splat && layout != vt.layout {
-        let n = super::layout::count(layout, shape, vt.dtype);
+        let n = super::layout::count(layout, shape);
         return (0..n).map(|_| regs[0].clone()).collect();
     }
     regs.to_vec()
@@ -472,9 +470,4 @@ pub fn regs_to_acc(g: &mut Gen, ty: &AccTy, regs: &[String]) -> Vec<String> {
             })
             .collect(),
     }
-}
-
-#[allow(dead_code)]
-fn is_signed(d: DType) -> bool {
-    d.class() == DClass::Signed
 }

@@ -90,11 +90,11 @@ fn ptx_version(kernel: &Kernel, facts: &Facts) -> &'static str {
 pub fn emit(kernel: &Kernel, facts: &Facts) -> Result<String, syn::Error> {
     let mut w = Writer::default();
     let lanes = prologue(&mut w, kernel);
-    let smem_base = smem_base(&mut w, facts);
+    let smem_base = smem_base(&mut w);
     let mut g = Gen::new(kernel, facts, w, lanes, smem_base);
     load_params(&mut g);
     g.block(&kernel.body);
-    if uses_tma_store(facts) {
+    if uses_tma_store(kernel) {
         // Bulk stores must finish reading shared memory before the program exits.
         g.w.ins(format!("@{} cp.async.bulk.wait_group 0", g.lanes.leader));
     }
@@ -103,8 +103,13 @@ pub fn emit(kernel: &Kernel, facts: &Facts) -> Result<String, syn::Error> {
     Ok(module(kernel, facts, &body))
 }
 
-fn uses_tma_store(facts: &Facts) -> bool {
-    !facts.tma_of.is_empty()
+/// Whether the kernel issues any TMA store (`copy_smem_to_gmem`).
+fn uses_tma_store(kernel: &Kernel) -> bool {
+    let mut found = false;
+    walk::for_each_expr(kernel, &mut |e| {
+        found |= matches!(e.kind, crate::syntax::ast::ExprKind::CopySmemToGmem { .. })
+    });
+    found
 }
 
 /// The module text: header, the entry's parameters and directives, then the body.
@@ -180,7 +185,7 @@ fn prologue(w: &mut Writer, kernel: &Kernel) -> Lanes {
 }
 
 /// The program's shared memory, rounded up to 1024 bytes so swizzled buffers are aligned.
-fn smem_base(w: &mut Writer, _facts: &Facts) -> String {
+fn smem_base(w: &mut Writer) -> String {
     let base = w.reg(Class::B32);
     w.ins(format!("mov.u32 {base}, smem"));
     w.ins(format!("add.u32 {base}, {base}, 1023"));

@@ -20,7 +20,7 @@ fn result_ty(g: &Gen, e: &Expr) -> Option<RegsTy> {
 /// The operand's registers, widened to `layout`'s element count (splats and scalars repeat).
 fn operand_regs(g: &mut Gen, e: &Expr, dtype: DType, layout: Layout, shape: &[i64]) -> Vec<String> {
     let v = g.expr(e);
-    let n = super::layout::count(layout, shape, dtype);
+    let n = super::layout::count(layout, shape);
     match v {
         Val::Regs { regs, ty } => regs_for_layout(g, &ty, &regs, layout, shape),
         Val::Const(c) => {

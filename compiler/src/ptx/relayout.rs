@@ -36,7 +36,7 @@ fn copies(g: &mut Gen, dtype: DType, regs: &[String], picks: impl Iterator<Item 
 
 /// A splat's one register repeated for every element `to` holds (one copy for `Layout::Splat`).
 fn repeat(g: &mut Gen, reg: &str, to: &RegsTy) -> Vec<String> {
-    let n = layout::count(to.layout, &to.shape, to.dtype);
+    let n = layout::count(to.layout, &to.shape);
     copies(g, to.dtype, &[reg.to_string()], std::iter::repeat_n(0, n))
 }
 

@@ -11,46 +11,13 @@ use crate::types::{Class as DClass, DType};
 pub fn literal(dtype: DType, value: f64) -> String {
     match dtype {
         DType::F32 | DType::Tf32 => format!("0f{:08X}", (value as f32).to_bits()),
-        DType::Bf16 => format!("0x{:04X}", (f32_to_bf16_bits(value as f32))),
-        DType::F16 => format!("0x{:04X}", f32_to_f16_bits(value as f32)),
-        DType::F8E4M3 | DType::F8E5M2 => "0x0000".into(),
+        DType::Bf16 | DType::F16 | DType::F8E4M3 | DType::F8E5M2 => {
+            // 8-bit floats live in the low byte of a `.b16` register.
+            format!("0x{:04X}", crate::types::narrow_float_bits(dtype, value).unwrap_or(0))
+        }
         DType::Bool => (if value != 0.0 { "1" } else { "0" }).into(),
         _ => format!("{}", value as i64),
     }
-}
-
-/// Round-to-nearest-even f32 -> bf16 bits.
-fn f32_to_bf16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        return 0x7FC0;
-    }
-    let round = ((b >> 16) & 1) + 0x7FFF;
-    ((b + round) >> 16) as u16
-}
-
-/// f32 -> f16 bits (round-to-nearest-even; constants in kernels are small, so no subnormal care).
-fn f32_to_f16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    let sign = ((b >> 16) & 0x8000) as u16;
-    let exp = ((b >> 23) & 0xFF) as i32 - 127 + 15;
-    let mant = b & 0x7F_FFFF;
-    if x == 0.0 {
-        return sign;
-    }
-    if exp >= 31 {
-        return sign | 0x7C00;
-    }
-    if exp <= 0 {
-        return sign;
-    }
-    let m = mant >> 13;
-    let rest = mant & 0x1FFF;
-    let mut h = sign as u32 | ((exp as u32) << 10) | m;
-    if rest > 0x1000 || (rest == 0x1000 && (m & 1) == 1) {
-        h += 1;
-    }
-    h as u16
 }
 
 /// The PTX type suffix for arithmetic on `dtype`.

@@ -69,7 +69,7 @@ pub fn emit_load(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, m
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     g.w.ins(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {total}"));
     let cluster: i64 = g.kernel.attr.cluster.value.iter().product::<u32>() as i64;
-    let (share_rows, rank_reg) = if multicast { multicast_share(g, &ty, cluster) } else { (0, None) };
+    let rank_reg = if multicast { Some(multicast_share(g, &ty, cluster)) } else { None };
     for (inner, byte_off) in copy.blocks.clone() {
         let dst = g.w.reg(Class::B32);
         let row_off = rank_reg.as_ref().map(|(rows, _)| rows.clone());
@@ -93,13 +93,12 @@ pub fn emit_load(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, m
             }
         }
     }
-    let _ = share_rows;
     g.w.put_label(&skip);
     Val::Unit
 }
 
-/// This program's share of a multicast copy: (rows per program, (row offset, byte offset) registers).
-fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (i64, Option<(String, String)>) {
+/// This program's share of a multicast copy: its first row and that row's byte offset (registers).
+fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (String, String) {
     let rank = ty.stored.len();
     let rows = ty.stored[rank - 2] / cluster;
     let row_bytes =
@@ -111,7 +110,7 @@ fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (i64, Option<(Stri
     let (row_off, byte_off) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
     g.w.ins(format!("mul.lo.u32 {row_off}, {r}, {rows}"));
     g.w.ins(format!("mul.lo.u32 {byte_off}, {row_off}, {row_bytes}"));
-    (rows, Some((row_off, byte_off)))
+    (row_off, byte_off)
 }
 
 /// `copy_smem_to_gmem(src, dst)`: a bulk-group TMA store from one thread (the user has made the

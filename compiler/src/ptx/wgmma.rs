@@ -102,7 +102,7 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr) -> Val {
                 (0..k / row.k_step)
                     .map(|ks| match ty.dtype.bits() {
                         8 => super::wgmma_a8::fragment(g, ty.dtype, regs, ty.shape[1], mt, ks),
-                        _ => a_fragment(g, regs, ty.shape[1], mt, ks, row.k_step),
+                        _ => a_fragment(g, regs, ty.shape[1], mt, ks),
                     })
                     .collect()
             })
@@ -149,7 +149,7 @@ fn imm_tail(row: &legality::WgmmaRow, a_trans: Option<bool>, b_trans: bool) -> S
 
 /// The four `.b32` registers of A for one K step, from a 16-bit WGMMA-layout array: register r packs
 /// elements 8*ks + 2r and 8*ks + 2r + 1 of the 64-row tile (hopper-ptx-facts §5, A from registers).
-fn a_fragment(g: &mut Gen, regs: &[String], k: i64, mt: i64, ks: i64, _k_step: i64) -> String {
+fn a_fragment(g: &mut Gen, regs: &[String], k: i64, mt: i64, ks: i64) -> String {
     let per_tile = (k / 2) as usize;
     let base = mt as usize * per_tile + 8 * ks as usize;
     let packed: Vec<String> = (0..4)
