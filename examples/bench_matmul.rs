@@ -12,9 +12,10 @@
 //!   exceed that, so that operands come from HBM as they would in a model;
 //! - tessel's C and cuBLAS's C on the same inputs, each written over NaN, are compared:
 //!   `max|c_tessel - c_cublas| / max|c_cublas|` must be at most 1e-2;
-//! - each implementation gets 10 warm-up launches, then `BENCH_RUNS` (default 50) launches, each
-//!   between two CUDA events; the median is reported. Launches are queued behind a held stream
-//!   (`Gate`), so that no timed launch waits for the CPU to queue it;
+//! - the implementations are timed interleaved, round by round (tessel, cuBLAS, cuBLASLt), so that
+//!   all of them run at the same clocks: 10 warm-up rounds, then `BENCH_RUNS` (default 50) rounds,
+//!   each launch between two CUDA events; each one's median is reported. Launches are queued behind
+//!   a held stream (`Gate`), so that no timed launch waits for the CPU to queue it;
 //! - "cuBLAS" is the faster of `cublasGemmEx` (f32 compute, cuBLAS's default algorithm) and
 //!   cuBLASLt (the fastest of the first few algorithms its heuristic proposes); the table says which.
 //!
@@ -46,7 +47,7 @@ use cudarc::driver::sys::CUdevice_attribute;
 use tessel::{bf16, f16, Device, DeviceTensor, Element, HostTensor};
 
 use cublas::Baselines;
-use timing::time_median;
+use timing::{time_interleaved, Op};
 
 /// Errors of the benchmark itself: tessel's, cudarc's, or our own messages.
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
@@ -140,7 +141,7 @@ macro_rules! dtype {
                 b: &DeviceTensor<Self>,
                 c: &mut DeviceTensor<Self>,
             ) -> tessel::Result<()> {
-                kernels::$kernel::launch(dev, a, b, c)
+                kernels::$kernel(dev, a, b, c)
             }
 
             unsafe fn gemm(
@@ -157,8 +158,8 @@ macro_rules! dtype {
     };
 }
 
-dtype!(bf16, CUDA_R_16BF, matmul_bf16);
-dtype!(f16, CUDA_R_16F, matmul_f16);
+dtype!(bf16, CUDA_R_16BF, matmul_bf16_any);
+dtype!(f16, CUDA_R_16F, matmul_f16_any);
 
 /// One set of operands; sets rotate so that the working set exceeds the L2.
 pub struct Set<T: Element> {
@@ -273,25 +274,35 @@ fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize,
     let count = (2 * l2).div_ceil(shape.set_bytes(T::BYTES)).max(1);
     let mut sets = make_sets::<T>(dev, shape, count)?;
     let (rel_err, against) = check(dev, baselines, shape, &mut sets[0])?;
-    let tessel_ms = time_median(dev, runs, WARMUP, count, |i| {
-        let set = &mut sets[i];
-        Ok(T::tessel(dev, &set.a, &set.b, &mut set.c)?)
-    })?;
-    let blas = baselines.time_gemm(dev, shape, &mut sets, runs);
-    let lt = baselines.time_lt(dev, shape, &mut sets, runs);
+    // The contenders, timed interleaved (bench_support/timing.rs): tessel first, then whichever
+    // baselines run here.
+    let mut ops: Vec<Op<Set<T>>> = vec![Box::new(|set: &mut Set<T>| Ok(T::tessel(dev, &set.a, &set.b, &mut set.c)?))];
+    let mut names = Vec::new();
+    let mut missing = Vec::new();
+    let blas = baselines.gemm_op(shape, &mut sets[0]);
+    let lt = baselines.lt_op(dev, shape, &mut sets);
+    for contender in [blas, lt] {
+        match contender {
+            Ok((op, name)) => {
+                ops.push(op);
+                names.push(name);
+            }
+            Err(why) => missing.push(why),
+        }
+    }
+    let times = time_interleaved(dev, runs, WARMUP, &mut sets, &mut ops)?;
+    let tessel_ms = times[0];
+    let baselines: Vec<(f64, String)> = times[1..].iter().copied().zip(names).collect();
     let mb = shape.set_bytes(T::BYTES) >> 20;
-    let fmt = |r: &Result<(f64, String), String>| match r {
-        Ok((ms, how)) => format!("{how} {ms:.4} ms {:.1} TFLOP/s", shape.tflops(*ms)),
-        Err(why) => why.clone(),
-    };
+    let timed: Vec<String> =
+        baselines.iter().map(|(ms, how)| format!("{how} {ms:.4} ms {:.1} TFLOP/s", shape.tflops(*ms))).collect();
     println!(
-        "{shape} {}: {count} set(s) of {mb} MiB | tessel {tessel_ms:.4} ms {:.1} TFLOP/s | {} | {} | rel err {rel_err:.2e} vs {against}",
+        "{shape} {}: {count} set(s) of {mb} MiB | tessel {tessel_ms:.4} ms {:.1} TFLOP/s | {} | rel err {rel_err:.2e} vs {against}",
         T::DTYPE,
         shape.tflops(tessel_ms),
-        fmt(&blas),
-        fmt(&lt)
+        timed.into_iter().chain(missing).collect::<Vec<_>>().join(" | "),
     );
-    let baseline = [blas, lt].into_iter().flatten().min_by(|x, y| x.0.total_cmp(&y.0));
+    let baseline = baselines.into_iter().min_by(|x, y| x.0.total_cmp(&y.0));
     Ok(Row {
         shape,
         dtype: T::DTYPE,

@@ -77,7 +77,7 @@ fn run<T: Element>(
 fn main() -> Result<()> {
     // `TESSEL_DUMP_PTX=dir` writes the kernels' PTX there (for cuobjdump -sass, ptxas -v).
     if let Ok(dir) = std::env::var("TESSEL_DUMP_PTX") {
-        for (name, ptx) in [("matmul_bf16", kernels::matmul_bf16::PTX), ("matmul_f16", kernels::matmul_f16::PTX)] {
+        for &(name, ptx) in kernels::ALL_PTX {
             if let Err(e) = std::fs::write(format!("{dir}/{name}.ptx"), ptx) {
                 eprintln!("could not write {dir}/{name}.ptx: {e}");
             }
@@ -88,8 +88,8 @@ fn main() -> Result<()> {
         Some(d) => println!("running on {}", d.name()),
         None => println!("no NVIDIA GPU found: running in tessel's CPU interpreter"),
     }
-    let e1 = run::<bf16>("bf16", dev.as_ref(), kernels::matmul_bf16::launch, kernels::matmul_bf16::interpret)?;
-    let e2 = run::<f16>("f16", dev.as_ref(), kernels::matmul_f16::launch, kernels::matmul_f16::interpret)?;
+    let e1 = run::<bf16>("bf16", dev.as_ref(), kernels::matmul_bf16_any, kernels::interpret_bf16_any)?;
+    let e2 = run::<f16>("f16", dev.as_ref(), kernels::matmul_f16_any, kernels::interpret_f16_any)?;
     if e1.max(e2) > 1e-2 {
         eprintln!("FAILED: results do not match the reference");
         std::process::exit(1);

@@ -29,6 +29,25 @@ fn tma_round_trip() {
     assert_close("tma_copy interpreter", &values(&hy), &want, 0.0);
 }
 
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn stmatrix_stores() {
+    let dev = device();
+    let x = Rng::new(7).tensor::<bf16>(&[256, 384], 1.0);
+    let want = values(&x);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<bf16>::zeros(&dev, [256, 384]).unwrap();
+    let mut dz = DeviceTensor::<bf16>::zeros(&dev, [256, 384]).unwrap();
+    stmatrix_copy::launch(&dev, &dx, &mut dy, &mut dz).unwrap();
+    assert_close("stmatrix_copy GPU (swizzled)", &values(&dy.to_host().unwrap()), &want, 0.0);
+    assert_close("stmatrix_copy GPU (plain)", &values(&dz.to_host().unwrap()), &want, 0.0);
+    let (mut hy, mut hz) =
+        (HostTensor::<bf16>::zeros([256, 384]).unwrap(), HostTensor::<bf16>::zeros([256, 384]).unwrap());
+    stmatrix_copy::interpret(&x, &mut hy, &mut hz).unwrap();
+    assert_close("stmatrix_copy interpreter", &values(&hy), &want, 0.0);
+    assert_close("stmatrix_copy interpreter (plain)", &values(&hz), &want, 0.0);
+}
+
 fn softmax_ref(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
     let mut out = vec![0.0; x.len()];
     for r in 0..rows {

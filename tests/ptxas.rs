@@ -62,9 +62,7 @@ fn macro_generated_example_kernels_assemble() {
         eprintln!("\n!!!!! SKIPPED ptxas validation of the example kernels: no ptxas !!!!!\n");
         return;
     };
-    for (name, ptx) in
-        [("matmul_bf16", example_kernels::matmul_bf16::PTX), ("matmul_f16", example_kernels::matmul_f16::PTX)]
-    {
+    for &(name, ptx) in example_kernels::ALL_PTX {
         let log = assemble(&ptxas, &format!("example-{name}"), ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!log.contains("C75"), "{name}: ptxas reported wgmma serialization:\n{log}");
         println!("ptxas accepted the example kernel {name}");

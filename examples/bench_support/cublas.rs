@@ -17,8 +17,8 @@ use cudarc::cublaslt::{result as lt, sys as lt_sys};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use tessel::{Device, HostTensor};
 
-use crate::timing::time_median;
-use crate::{Dtype, Res, Set, Shape, WARMUP};
+use crate::timing::{time_median, Op};
+use crate::{Dtype, Res, Set, Shape};
 
 /// Algorithms asked of cuBLASLt's heuristic; each is timed briefly and the fastest kept.
 const LT_ALGOS: usize = 8;
@@ -69,46 +69,39 @@ impl Baselines {
         })
     }
 
-    /// `cublasGemmEx`'s median time in ms over the rotating `sets`, and its name.
-    pub fn time_gemm<T: Dtype>(
-        &self,
-        dev: &Device,
-        shape: Shape,
-        sets: &mut [Set<T>],
-        runs: usize,
-    ) -> Result<(f64, String), String> {
+    /// `cublasGemmEx` as a contender, after one guarded trial run on `set` (cudarc panics on a
+    /// missing symbol; the timed rounds must not).
+    pub fn gemm_op<'a, T: Dtype>(&'a self, shape: Shape, set: &mut Set<T>) -> Result<(Op<'a, Set<T>>, String), String> {
         let blas = self.blas.as_ref().map_err(|_| "cublas: not loaded".to_string())?;
-        let count = sets.len();
-        let ms = guarded(|| time_median(dev, runs, WARMUP, count, |i| gemm(blas, shape, &mut sets[i])));
-        ms.map(|ms| (ms, "cublas".to_string())).map_err(|why| format!("cublas: {why}"))
+        guarded(|| gemm(blas, shape, set)).map_err(|why| format!("cublas: {why}"))?;
+        Ok((Box::new(move |set: &mut Set<T>| gemm(blas, shape, set)), "cublas".to_string()))
     }
 
-    /// cuBLASLt's median time in ms with the fastest of its heuristic's first algorithms, and
-    /// which algorithm that was.
-    pub fn time_lt<T: Dtype>(
-        &self,
-        dev: &Device,
+    /// cuBLASLt as a contender, with the fastest of its heuristic's first algorithms (each timed
+    /// briefly on `sets`), and which algorithm that is.
+    pub fn lt_op<'a, T: Dtype>(
+        &'a self,
+        dev: &'a Device,
         shape: Shape,
         sets: &mut [Set<T>],
-        runs: usize,
-    ) -> Result<(f64, String), String> {
+    ) -> Result<(Op<'a, Set<T>>, String), String> {
         let lt = self.lt.as_ref().map_err(|_| "cublasLt: not loaded".to_string())?;
-        let count = sets.len();
-        let timed = guarded(|| {
+        let chosen = guarded(|| {
             let plan = LtPlan::new::<T>(lt, shape)?;
             let mut best: Option<(f64, usize)> = None;
             for algo in 0..plan.algos.len() {
                 // An algorithm that fails to launch is skipped, not fatal.
-                let trial = time_median(dev, LT_TRIAL_RUNS, 3, count, |i| plan.run(dev.stream(), algo, &mut sets[i]));
+                let trial = time_median(dev, LT_TRIAL_RUNS, 3, sets, |set| plan.run(dev.stream(), algo, set));
                 if let Ok(ms) = trial {
                     best = best.filter(|b| b.0 <= ms).or(Some((ms, algo)));
                 }
             }
             let (_, algo) = best.ok_or("no algorithm of the heuristic ran")?;
-            let ms = time_median(dev, runs, WARMUP, count, |i| plan.run(dev.stream(), algo, &mut sets[i]))?;
-            Ok((ms, format!("cublasLt algo {}/{}", algo + 1, plan.algos.len())))
+            Ok((plan, algo))
         });
-        timed.map_err(|why| format!("cublasLt: {why}"))
+        let (plan, algo) = chosen.map_err(|why| format!("cublasLt: {why}"))?;
+        let name = format!("cublasLt algo {}/{}", algo + 1, plan.algos.len());
+        Ok((Box::new(move |set: &mut Set<T>| plan.run(dev.stream(), algo, set)), name))
     }
 }
 

@@ -1,82 +1,82 @@
 //! The persistent, warp-specialized GEMM of `examples/matmul.rs` and `examples/bench_matmul.rs`.
 //!
-//! One program per SM walks over 128 x 256 tiles of C in an L2-friendly order. Warpgroup 0 is the
-//! producer: it streams 128 x 64 slices of A and 64 x 256 slices of B through a three-stage ring of
-//! shared-memory buffers with TMA. Warpgroups 1 and 2 are consumers: each multiplies its 64 rows of
-//! the A slice by the B slice (four m64n256k16 wgmmas per stage), keeps one wgmma group in flight,
-//! releases stages as soon as the tensor cores are done with them, and writes its 64 x 256 half of C
-//! through shared memory with a TMA store that overlaps the next tile's main loop.
+//! One program per SM walks over 128 x BN tiles of C in an L2-friendly order. Warpgroup 0 is the
+//! producer: it streams 128 x 64 slices of A and 64 x BN slices of B through a ring of shared-memory
+//! stages with TMA (a `Pipeline`). Warpgroups 1 and 2 are consumers: each multiplies its 64 rows
+//! of the A slice by the B slice (m64nBNk16 wgmmas) and releases the stage as soon as its wgmmas
+//! have read it (the other consumer's keep the tensor cores busy), then writes its 64 x BN half of
+//! C through shared memory (`stmatrix`) with a TMA store that runs on during the next tile.
+//!
+//! One kernel text (`matmul!`), two ways of placing programs:
+//! - `single`: no clusters;
+//! - `pair`: 2 x 1 clusters compute two tiles stacked along M, which share their B slices: each
+//!   program loads half of every B slice and multicasts it to both, and releases each stage in
+//!   both programs.
 
 use tessel::prelude::*;
 
-/// Defines the kernel for one element type: C = A @ B with f32 accumulation, A M x K and B K x N
-/// row-major, C in the same element type, `BN` columns per tile and `STAGES` pipeline stages. M must be a
-/// multiple of 128, N of BN and K of 64. 128 x 256 tiles with three stages measured fastest on the
-/// H200 (753 TFLOP/s bf16 at 8192^3, wall clock, against 661 for 128 x 128 tiles with five stages).
-macro_rules! persistent_matmul {
-    ($name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                                     consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8))]
+/// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
+/// 128 x BN tiles. M must be a multiple of 128 (256 for `pair`), N of BN and K of 64.
+macro_rules! matmul {
+    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
+        matmul!(@kernel $name, $t, $bn, $stages, cluster = 1, units = (M / BM, N / BN),
+                tile = (ur, uc), b_copy = (), releases = 2, release = ());
+    };
+    (pair, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
+        matmul!(@kernel $name, $t, $bn, $stages, cluster = 2, units = (M / (2 * BM), N / BN),
+                tile = (2 * ur + cluster_rank(), uc), b_copy = (, multicast = true),
+                releases = 4, release = (, cluster = true));
+    };
+    (@kernel $name:ident, $t:ident, $bn:literal, $stages:literal, cluster = $cluster:literal,
+     units = ($rows:expr, $cols:expr), tile = ($ti:expr, $tj:expr), b_copy = ($($b_flag:tt)*),
+     releases = $releases:literal, release = ($($release:tt)*)) => {
+        #[kernel(grid = (132,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            let tiles_m = M / BM;
-            let tiles_n = N / BN;
-            let tiles = tiles_m * tiles_n;
-            let steps = K / BK;
+            // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
+            let (unit_rows, unit_cols, steps) = ($rows, $cols, K / BK);
+            let (cl, clusters) = (program_id(0) / $cluster, num_programs(0) / $cluster);
+            let units = unit_rows * unit_cols;
             run_scoped(
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
                  b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
                  c_s: Smem<$t, 2, 64, BN, Swizzle128>,
-                 full: Barrier<3, STAGES>,
-                 empty: Barrier<2, STAGES>| {
+                 // Three copies fill a stage; each consumer (of each program, with clusters) releases it.
+                 ring: Pipeline<STAGES, 3, $releases>| {
                     if warpgroup_id() == 0 {
-                        // Producer: fill the ring, waiting for a stage to be released before refilling it.
+                        // Producer. (Each role has its own loop: `setmaxnreg` needs the code after it
+                        // to fit in the registers it leaves.)
                         set_max_registers(40);
-                        let mut it = 0;
-                        for t in 0..(tiles - program_id(0) + num_programs(0) - 1) / num_programs(0) {
-                            let tile = program_id(0) + t * num_programs(0);
-                            // L2-friendly order: GROUP tile-rows at a time, walking down each column.
-                            let first = tile / (GROUP * tiles_n) * GROUP;
-                            let rows = min(tiles_m - first, GROUP);
-                            let ti = first + tile % (GROUP * tiles_n) % rows;
-                            let tj = tile % (GROUP * tiles_n) / rows;
-                            for k in 0..steps {
-                                let s = it % STAGES;
-                                if it >= STAGES {
-                                    barrier_wait(empty.at(s));
-                                }
-                                copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), full.at(s));
-                                copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), full.at(s));
-                                copy_gmem_to_smem(b.tile([k, tj]), b_s.at(s), full.at(s));
-                                it = it + 1;
-                            }
+                        for t in 0..(units - cl + clusters - 1) / clusters {
+                            // L2-friendly order: GROUP unit-rows at a time, walking down each column.
+                            let u = cl + t * clusters;
+                            let first = u / (GROUP * unit_cols) * GROUP;
+                            let rows = min(unit_rows - first, GROUP);
+                            let (ur, uc) = (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows);
+                            let (ti, tj) = ($ti, $tj);
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(b.tile([k, tj]), b_s.at(s), bar $($b_flag)*);
+                            });
                         }
                     } else {
                         // Consumers: 64 rows each.
                         set_max_registers(232);
                         let h = warpgroup_id() - 1;
                         run_scoped(|acc: Acc<f32, 64, BN>| {
-                            let mut it = 0;
-                            for t in 0..(tiles - program_id(0) + num_programs(0) - 1) / num_programs(0) {
-                                let tile = program_id(0) + t * num_programs(0);
-                                let first = tile / (GROUP * tiles_n) * GROUP;
-                                let rows = min(tiles_m - first, GROUP);
-                                let ti = first + tile % (GROUP * tiles_n) % rows;
-                                let tj = tile % (GROUP * tiles_n) / rows;
+                            for t in 0..(units - cl + clusters - 1) / clusters {
+                                let u = cl + t * clusters;
+                                let first = u / (GROUP * unit_cols) * GROUP;
+                                let rows = min(unit_rows - first, GROUP);
+                                let (ur, uc) = (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows);
+                                let (ti, tj) = ($ti, $tj);
                                 acc.store(splat::<f32>(0.0, [64, BN]));
-                                for k in 0..steps {
-                                    let s = it % STAGES;
-                                    barrier_wait(full.at(s));
+                                pipeline_consume(ring, steps, |k, s| {
                                     wgmma(acc, a_s.at(s).at(h), b_s.at(s));
-                                    wgmma_wait(1);
-                                    if k > 0 {
-                                        barrier_arrive(empty.at((it + STAGES - 1) % STAGES));
-                                    }
-                                    it = it + 1;
-                                }
-                                wgmma_wait(0);
-                                barrier_arrive(empty.at((it + STAGES - 1) % STAGES));
-                                // Epilogue: the previous tile's store must have read c_s before it is rewritten.
+                                } $($release)*);
+                                // The previous tile's store must have read c_s before it is rewritten.
                                 wait_smem_to_gmem(0);
                                 c_s.at(h).store(acc.load().cast::<$t>());
                                 commit_smem();
@@ -90,5 +90,77 @@ macro_rules! persistent_matmul {
     };
 }
 
-persistent_matmul!(matmul_bf16, bf16, BN = 256, STAGES = 3);
-persistent_matmul!(matmul_f16, f16, BN = 256, STAGES = 3);
+matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 3);
+matmul!(single, matmul_f16, f16, BN = 256, STAGES = 3);
+matmul!(pair, matmul_bf16_2x1, bf16, BN = 256, STAGES = 3);
+matmul!(pair, matmul_f16_2x1, f16, BN = 256, STAGES = 3);
+matmul!(single, matmul_bf16_n64, bf16, BN = 64, STAGES = 8);
+matmul!(single, matmul_f16_n64, f16, BN = 64, STAGES = 8);
+
+/// Picks the variant for a shape (see [`variant`]): one function launches it on the GPU, one runs
+/// it in the interpreter.
+macro_rules! dispatch {
+    ($launch:ident, $interpret:ident, $t:ident, $($variant:ident => $kernel:ident),*) => {
+        /// C = A @ B on the GPU with the variant for this shape.
+        pub fn $launch(
+            stream: &impl tessel::AsStream,
+            a: &DeviceTensor<$t>,
+            b: &DeviceTensor<$t>,
+            c: &mut DeviceTensor<$t>,
+        ) -> tessel::Result<()> {
+            match variant(a.shape()[0], b.shape()[1]) {
+                $(Variant::$variant => $kernel::launch(stream, a, b, c),)*
+            }
+        }
+
+        /// C = A @ B in the interpreter, with the variant the GPU would run.
+        pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
+            match variant(a.shape()[0], b.shape()[1]) {
+                $(Variant::$variant => $kernel::interpret(a, b, c),)*
+            }
+        }
+    };
+}
+
+dispatch!(matmul_bf16_any, interpret_bf16_any, bf16, Wide => matmul_bf16, Pair => matmul_bf16_2x1, Narrow => matmul_bf16_n64);
+dispatch!(matmul_f16_any, interpret_f16_any, f16, Wide => matmul_f16, Pair => matmul_f16_2x1, Narrow => matmul_f16_n64);
+
+/// The kernel variants `dispatch!` chooses from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// 128 x 256 tiles, no clusters.
+    Wide,
+    /// 128 x 256 tiles, 2 x 1 clusters sharing B.
+    Pair,
+    /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle.
+    Narrow,
+}
+
+/// The variant for an M x N output: `TESSEL_MATMUL=wide|pair|narrow` overrides the choice (for
+/// tuning); otherwise narrow tiles when wide ones would leave more than half the 132 SMs idle,
+/// else wide tiles, in clusters when M allows.
+pub fn variant(m: usize, n: usize) -> Variant {
+    match std::env::var("TESSEL_MATMUL").ok().as_deref() {
+        Some("wide") => return Variant::Wide,
+        Some("pair") => return Variant::Pair,
+        Some("narrow") => return Variant::Narrow,
+        _ => {}
+    }
+    if m.div_ceil(128) * n.div_ceil(256) < 66 {
+        Variant::Narrow
+    } else if m % 256 == 0 {
+        Variant::Pair
+    } else {
+        Variant::Wide
+    }
+}
+
+/// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
+pub const ALL_PTX: &[(&str, &str)] = &[
+    ("matmul_bf16", matmul_bf16::PTX),
+    ("matmul_f16", matmul_f16::PTX),
+    ("matmul_bf16_2x1", matmul_bf16_2x1::PTX),
+    ("matmul_f16_2x1", matmul_f16_2x1::PTX),
+    ("matmul_bf16_n64", matmul_bf16_n64::PTX),
+    ("matmul_f16_n64", matmul_f16_n64::PTX),
+];

@@ -146,6 +146,22 @@ pub fn tma_copy(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
     });
 }
 
+/// 16-bit WGMMA-layout arrays into shared memory (`stmatrix`), swizzled (two 128-byte atoms wide)
+/// and plain, then out with TMA stores: both outputs equal the input.
+#[kernel(grid = (M / 128, N / 128))]
+pub fn stmatrix_copy(x: Gmem<bf16, M, N>, y: GmemMut<bf16, M, N>, z: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(|swizzled: Smem<bf16, 128, 128, Swizzle128>, plain: Smem<bf16, 128, 128>| {
+        let v = x.tile([i, j], [128, 128]).load(Layout::Wgmma);
+        swizzled.store(v);
+        plain.store(v);
+        commit_smem();
+        copy_smem_to_gmem(swizzled, y.tile([i, j]));
+        copy_smem_to_gmem(plain, z.tile([i, j]));
+        wait_smem_to_gmem(0);
+    });
+}
+
 /// Row softmax of a 64 x 64 tile in the WGMMA layout: max, exp2, sum, broadcast, divide.
 #[kernel(grid = (M / 64,))]
 pub fn softmax(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {

@@ -103,8 +103,8 @@ fn dynamic_shared_memory_covers_scratch() {
     assert_eq!(sizes("relayout"), (0, 64 * 16 * 4, 64 * 16 * 4 + slack));
     // Column reductions of [.., 16] arrays (f32, i8, i32 all reduce in 4 bytes).
     assert_eq!(sizes("reduce_cols"), (0, 256, 256 + slack));
-    // No scratch: the program's 8 KiB buffer and the slack.
-    assert_eq!(sizes("smem_swizzle"), (8192, 0, 8192 + slack));
+    // No scratch: the program's two 8 KiB buffers and the slack.
+    assert_eq!(sizes("smem_swizzle"), (2 * 8192, 0, 2 * 8192 + slack));
 }
 
 /// With shared buffers and several warpgroups: scratch starts after the buffers (rounded up to 1024)

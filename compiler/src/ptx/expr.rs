@@ -67,7 +67,7 @@ impl Gen<'_> {
             K::CopySmemToGmem { src, dst } => tma::emit_store(self, e, src, dst),
             K::CommitSmem => sync::emit_commit_smem(self),
             K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
-            K::BarrierArrive(b) => sync::emit_arrive(self, b),
+            K::BarrierArrive { barrier, cluster } => sync::emit_arrive(self, barrier, cluster.is_some()),
             K::BarrierWait(b) => sync::emit_wait(self, b),
             K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, n.value),
             K::RunScoped { collective_axes, params, body } => {

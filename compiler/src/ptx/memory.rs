@@ -3,6 +3,7 @@
 
 use super::gen::Gen;
 use super::layout::Frag;
+use super::stmatrix;
 use super::value::Val;
 use super::writer::Class;
 use crate::legality;
@@ -391,6 +392,12 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
         let strided = RegsTy { layout: crate::syntax::ast::Layout::Strided, ..vt.clone() };
         let regs = regs_for_layout(g, &vt, &regs, strided.layout, &vt.shape);
         return store_frag(g, &place, &strided, &regs);
+    }
+    if let Place::Smem { addr, ty } = &place {
+        if stmatrix::applies(ty, &vt, alloc_stored(g, ty).last().copied().unwrap_or(0)) {
+            stmatrix::store(g, addr, ty, &vt, &regs);
+            return Val::Unit;
+        }
     }
     store_frag(g, &place, &vt, &regs)
 }

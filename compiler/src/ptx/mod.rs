@@ -27,6 +27,7 @@ mod regs;
 mod relayout;
 mod scalar;
 mod scratch;
+mod stmatrix;
 mod sync;
 mod tma;
 mod value;

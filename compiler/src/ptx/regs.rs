@@ -176,13 +176,33 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
 pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
     match (g.expr(value), g.ty(e).clone()) {
         (Val::Regs { regs, ty: from }, Ty::Regs(ty)) => {
-            let regs = regs.iter().map(|r| scalar::convert(g, from.dtype, to, r)).collect();
+            let regs = match (from.dtype, to) {
+                (DType::F32, DType::Bf16 | DType::F16) if regs.len() % 2 == 0 => narrow_pairs(g, to, &regs),
+                _ => regs.iter().map(|r| scalar::convert(g, from.dtype, to, r)).collect(),
+            };
             Val::Regs { regs, ty }
         }
         (Val::Scalar { reg, dtype }, _) => Val::Scalar { reg: scalar::convert(g, dtype, to, &reg), dtype: to },
         (Val::Const(c), _) => Val::Scalar { reg: g.const_reg(to, c as f64), dtype: to },
         (other, _) => other,
     }
+}
+
+/// f32 to bf16 / f16 two elements at a time (`cvt.rn.bf16x2.f32`, the same rounding as one at a
+/// time): the halves come from one 32-bit register, which ptxas then keeps as the pair (an
+/// epilogue that holds a 64 x 256 tile of bf16 needs 64 registers, not 128).
+fn narrow_pairs(g: &mut Gen, to: DType, regs: &[String]) -> Vec<String> {
+    let name = if to == DType::Bf16 { "bf16x2" } else { "f16x2" };
+    let mut out = Vec::with_capacity(regs.len());
+    for pair in regs.chunks(2) {
+        let (packed, lo, hi) = (g.w.reg(Class::B32), g.w.reg_for(to), g.w.reg_for(to));
+        // The first source lands in the upper half.
+        g.w.ins(format!("cvt.rn.{name}.f32 {packed}, {}, {}", pair[1], pair[0]));
+        g.w.ins(format!("mov.b32 {{{lo}, {hi}}}, {packed}"));
+        out.push(lo);
+        out.push(hi);
+    }
+    out
 }
 
 pub fn emit_iota(g: &mut Gen, e: &Expr, axis: u32) -> Val {

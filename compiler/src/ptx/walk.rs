@@ -63,7 +63,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | K::Load { src: x, .. }
         | K::AccFromRegs(x)
         | K::Splat { value: x, .. }
-        | K::BarrierArrive(x)
+        | K::BarrierArrive { barrier: x, .. }
         | K::BarrierWait(x)
         | K::Math { arg: x, .. }
         | K::Cast { value: x, .. }

@@ -382,8 +382,12 @@ pub enum ExprKind {
     CommitSmem,
     /// `wait_smem_to_gmem(n)`: wait until at most `n` TMA stores are still reading shared memory.
     WaitSmemToGmem(Spanned<u32>),
-    /// `barrier_arrive(bar)`
-    BarrierArrive(Box<Expr>),
+    /// `barrier_arrive(bar)`, or with `cluster = true` as a second argument: one arrival on the
+    /// barrier at the same place in every program of the cluster.
+    BarrierArrive {
+        barrier: Box<Expr>,
+        cluster: Option<Span>,
+    },
     /// `barrier_wait(bar)`
     BarrierWait(Box<Expr>),
     /// `set_max_registers(n)`: `setmaxnreg` for this warpgroup.

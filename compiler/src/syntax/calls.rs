@@ -133,12 +133,21 @@ fn lower_named_call(
         "wait_smem_to_gmem" => {
             ExprKind::WaitSmemToGmem(lit_u32(ctx, arity(ctx, span, "wait_smem_to_gmem(n)", a, 1)?[0])?)
         }
-        "barrier_arrive" => ExprKind::BarrierArrive(boxed(ctx, arity(ctx, span, "barrier_arrive(bar)", a, 1)?[0])),
+        "barrier_arrive" => lower_arrive(ctx, span, a)?,
         "barrier_wait" => ExprKind::BarrierWait(boxed(ctx, arity(ctx, span, "barrier_wait(bar)", a, 1)?[0])),
         "set_max_registers" => {
             ExprKind::SetMaxRegisters(lit_u32(ctx, arity(ctx, span, "set_max_registers(n)", a, 1)?[0])?)
         }
         "run_scoped" => lower_run_scoped(ctx, span, a)?,
+        "pipeline_produce" | "pipeline_consume" => {
+            // A call naming a pipeline of an enclosing `run_scoped` was rewritten by `pipeline`.
+            ctx.type_error(
+                a.first().map_or(span, |r| r.span().into()),
+                format!("`{name}` takes a `Pipeline` allocated by an enclosing `run_scoped` first"),
+                "allocate it: `run_scoped(|ring: Pipeline<STAGES, copies, releases>, ..| { .. })`",
+            );
+            return None;
+        }
         "run_state" => lower_run_state(ctx, span, a)?,
         "Acc::from_regs" => ExprKind::AccFromRegs(boxed(ctx, arity(ctx, span, "Acc::from_regs(x)", a, 1)?[0])),
         "max" | "min" => {
@@ -173,31 +182,53 @@ fn math_fn(name: &str) -> Option<MathFn> {
 
 /// `copy_gmem_to_smem(src, dst, bar)` or `copy_gmem_to_smem(src, dst, bar, multicast = true)`.
 fn lower_tma_load(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
-    let form = "copy_gmem_to_smem(src, dst, bar)";
-    let multicast = match a.len() {
-        3 => None,
-        4 => match &a[3] {
-            syn::Expr::Assign(asg) if is_ident(&asg.left, "multicast") && is_true(&asg.right) => Some(asg.span()),
-            other => {
-                ctx.type_error(
-                    other.span(),
-                    "expected `multicast = true`",
-                    "the fourth argument multicasts the copy to every program of the cluster",
-                );
-                None
-            }
-        },
-        _ => {
-            arity(ctx, span, form, a, 3)?;
-            None
-        }
-    };
+    let multicast = flag_argument(
+        ctx,
+        span,
+        a,
+        ("copy_gmem_to_smem(src, dst, bar)", 3),
+        ("multicast", "the fourth argument multicasts the copy to every program of the cluster"),
+    )?;
     Some(ExprKind::CopyGmemToSmem {
         src: boxed(ctx, &a[0]),
         dst: boxed(ctx, &a[1]),
         barrier: boxed(ctx, &a[2]),
         multicast,
     })
+}
+
+/// `barrier_arrive(bar)` or `barrier_arrive(bar, cluster = true)`.
+fn lower_arrive(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
+    let cluster = flag_argument(
+        ctx,
+        span,
+        a,
+        ("barrier_arrive(bar)", 1),
+        ("cluster", "the second argument arrives on this barrier in every program of the cluster"),
+    )?;
+    Some(ExprKind::BarrierArrive { barrier: boxed(ctx, &a[0]), cluster })
+}
+
+/// A call of `form` with `n` arguments and an optional last one, `flag = true`: the flag's span if
+/// it is there. `None` (reported) for a wrong count; a malformed flag is reported and dropped.
+fn flag_argument(
+    ctx: &Ctxt,
+    span: Loc,
+    a: &Args,
+    (form, n): (&str, usize),
+    (flag, help): (&str, &str),
+) -> Option<Option<proc_macro2::Span>> {
+    if a.len() != n + 1 {
+        arity(ctx, span, form, a, n)?;
+        return Some(None);
+    }
+    match &a[n] {
+        syn::Expr::Assign(asg) if is_ident(&asg.left, flag) && is_true(&asg.right) => Some(Some(asg.span())),
+        other => {
+            ctx.type_error(other.span(), format!("expected `{flag} = true`"), help);
+            Some(None)
+        }
+    }
 }
 
 fn is_ident(e: &syn::Expr, name: &str) -> bool {
@@ -230,6 +261,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         );
         return None;
     };
+    let c = &super::pipeline::desugar(ctx, c)?;
     let mut params = Vec::new();
     for input in &c.inputs {
         match input {

@@ -3,6 +3,7 @@
 pub mod ast;
 mod calls;
 mod expr;
+mod pipeline;
 mod types;
 
 use crate::diag::{Ctxt, Loc};
@@ -200,6 +201,10 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
 }
 
 fn attr_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
+    // A literal that a `macro_rules!` passed on arrives in an invisible group.
+    if let syn::Expr::Group(g) = e {
+        return attr_u32(ctx, &g.expr);
+    }
     if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = e {
         if let Ok(v) = i.base10_parse::<u32>() {
             return Some(Spanned::new(v, i.span()));

@@ -339,13 +339,7 @@ pub(super) fn check_copy_in(
     let dt = ck.check_expr(dst);
     check_single_barrier(ck, bar);
     if let Some(span) = multicast {
-        if ck.kernel.attr.cluster_size() < 2 {
-            ck.ctx.type_error(
-                span,
-                "multicast needs a cluster of two or more programs",
-                "add `cluster = (2, 1)` to #[kernel]",
-            );
-        }
+        needs_cluster(ck, span, "multicast");
     }
     match (st, dt) {
         (Ty::Tile(g, shape), Ty::Smem(s)) => {
@@ -485,7 +479,26 @@ fn check_single_barrier(ck: &mut Checker, bar: &Expr) {
     }
 }
 
-/// `barrier_arrive(bar)`, `barrier_wait(bar)`.
+/// `barrier_arrive(bar)`, or `barrier_arrive(bar, cluster = true)` in a kernel with clusters.
+pub(super) fn check_arrive(ck: &mut Checker, bar: &Expr, cluster: Option<Span>) -> Ty {
+    if let Some(span) = cluster {
+        needs_cluster(ck, span, "a cluster-wide arrival");
+    }
+    check_barrier_use(ck, bar)
+}
+
+/// `what` (the `multicast` / `cluster` flag at `span`) means nothing without a cluster.
+fn needs_cluster(ck: &mut Checker, span: Span, what: &str) {
+    if ck.kernel.attr.cluster_size() < 2 {
+        ck.ctx.type_error(
+            span,
+            format!("{what} needs a cluster of two or more programs"),
+            "add `cluster = (2, 1)` to #[kernel]",
+        );
+    }
+}
+
+/// `barrier_wait(bar)`.
 pub(super) fn check_barrier_use(ck: &mut Checker, bar: &Expr) -> Ty {
     check_single_barrier(ck, bar);
     Ty::Unit

@@ -485,7 +485,8 @@ impl<'a> Checker<'a> {
                 memory::check_copy_in(self, e, src, dst, barrier, *multicast)
             }
             K::CopySmemToGmem { src, dst } => memory::check_copy_out(self, e, src, dst),
-            K::BarrierArrive(b) | K::BarrierWait(b) => memory::check_barrier_use(self, b),
+            K::BarrierArrive { barrier, cluster } => memory::check_arrive(self, barrier, *cluster),
+            K::BarrierWait(b) => memory::check_barrier_use(self, b),
             K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),
             K::RunScoped { collective_axes, params, body } => {
                 alloc::check_run_scoped(self, e, collective_axes.as_ref(), params, body)

@@ -61,9 +61,18 @@ impl Warpgroup<'_> {
                 tile.copy_from_smem(self.global(tile.param)?, &view, &self.state().smem);
                 Value::Unit
             }
-            Expr::Arrive(bar) => {
-                let b = self.eval(bar)?.barrier()?;
-                self.state().arrive((b.alloc, b.index));
+            Expr::Arrive { barrier, cluster } => {
+                let b = self.eval(barrier)?.barrier()?;
+                if *cluster {
+                    // A peer may not have entered the barrier's scope yet (on the GPU the cluster
+                    // barrier after `mbarrier.init` orders this): the arrival names this scope entry.
+                    let epoch = self.entries.get(&b.alloc).copied().unwrap_or(0);
+                    for program in self.cluster {
+                        program.arrive_in_epoch((b.alloc, b.index), epoch);
+                    }
+                } else {
+                    self.state().arrive((b.alloc, b.index));
+                }
                 Value::Unit
             }
             Expr::Wait(bar) => {

@@ -45,7 +45,7 @@ pub(crate) struct Warpgroup<'a> {
     /// Waits so far per barrier (alloc, index): the phase the next wait is for.
     pub waits: HashMap<(usize, usize), u64>,
     /// Entries so far into the `run_scoped` of each barrier allocation.
-    entries: HashMap<usize, u64>,
+    pub(crate) entries: HashMap<usize, u64>,
 }
 
 impl<'a> Warpgroup<'a> {
@@ -195,7 +195,7 @@ impl<'a> Warpgroup<'a> {
             | Expr::Store { .. }
             | Expr::CopyIn { .. }
             | Expr::CopyOut { .. }
-            | Expr::Arrive(_)
+            | Expr::Arrive { .. }
             | Expr::Wait(_) => self.eval_memory(e)?,
             Expr::Splat { .. }
             | Expr::Iota { .. }

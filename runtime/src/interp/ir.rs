@@ -194,7 +194,11 @@ pub(crate) enum Expr {
         src: Box<Expr>,
         dst: Box<Expr>,
     },
-    Arrive(Box<Expr>),
+    /// `barrier_arrive`; with `cluster`, on the barrier of every program of the cluster.
+    Arrive {
+        barrier: Box<Expr>,
+        cluster: bool,
+    },
     Wait(Box<Expr>),
     /// `wgmma_wait`, `commit_smem`, `wait_smem_to_gmem`, `set_max_registers`: ordering and
     /// resource hints that a synchronous interpreter has no use for.

@@ -251,7 +251,7 @@ impl Lowerer<'_> {
             | K::Mma { .. }
             | K::CopyGmemToSmem { .. }
             | K::CopySmemToGmem { .. }
-            | K::BarrierArrive(_)
+            | K::BarrierArrive { .. }
             | K::BarrierWait(_) => self.memory_expr(e)?,
             K::Splat { .. }
             | K::Iota { .. }
@@ -296,7 +296,9 @@ impl Lowerer<'_> {
                 multicast: multicast.is_some(),
             },
             K::CopySmemToGmem { src, dst } => Expr::CopyOut { src: self.boxed(src)?, dst: self.boxed(dst)? },
-            K::BarrierArrive(b) => Expr::Arrive(self.boxed(b)?),
+            K::BarrierArrive { barrier, cluster } => {
+                Expr::Arrive { barrier: self.boxed(barrier)?, cluster: cluster.is_some() }
+            }
             K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
             _ => return Err(internal("not a memory expression")),
         })

@@ -84,7 +84,7 @@ fn run_cluster(prog: &Program, launch: &Launch, c: usize) -> Result<()> {
     // A program's coordinates from its cluster rank (`%cluster_ctarank` is x fastest).
     let program = |rank: usize| [origin[0] + rank % cx, origin[1] + rank / cx % cy, origin[2] + rank / (cx * cy)];
     let slots = SmemView::slots_for(prog.smem_bytes);
-    let states: Vec<ProgramState> = (0..size).map(|_| ProgramState::new(slots, prog.warpgroups)).collect();
+    let states = ProgramState::cluster(size, slots, prog.warpgroups);
     let mut results = Vec::new();
     if size * prog.warpgroups == 1 {
         results.push(run_warpgroup(prog, launch, &states, 0, program(0), 0));

@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use tessel_compiler::typeck::{Alloc, AllocKind};
 
@@ -67,6 +67,9 @@ struct SyncState {
     waiting: Vec<Option<Blocked>>,
     /// The first failure of any warpgroup of the program; the others stop when they see it.
     failure: Option<Error>,
+    /// Cluster-wide arrivals from a peer on barriers (alloc, index) that this program has not yet
+    /// initialised for that entry (epoch) of their scope; they count once it has.
+    early: HashMap<(usize, usize, u64), u32>,
 }
 
 impl SyncState {
@@ -88,9 +91,21 @@ impl SyncState {
         }
     }
 
-    fn deadlocked(&self) -> bool {
+    /// One arrival on barrier `key`, completing its phase at the expected count.
+    fn count_arrival(&mut self, key: (usize, usize), wake: &Condvar) {
+        let b = self.barriers.entry(key).or_insert(BarrierState { expected: 1, ..BarrierState::default() });
+        b.arrived += 1;
+        if b.arrived >= b.expected {
+            b.arrived = 0;
+            b.completed += 1;
+            wake.notify_all();
+        }
+    }
+
+    /// Every warpgroup of the program that has not finished is blocked (true when all finished).
+    fn deadlocked_or_done(&self) -> bool {
         let blocked = self.waiting.iter().flatten().filter(|w| !self.satisfied(**w)).count();
-        self.live > 0 && blocked == self.live
+        blocked == self.live
     }
 }
 
@@ -112,11 +127,20 @@ impl Place<'_> {
     }
 }
 
+/// The synchronisation state of the programs of one cluster, under one lock: a cluster-wide
+/// arrival makes one program's progress depend on another's, so deadlock is a property of the
+/// whole cluster.
+struct ClusterSync {
+    programs: Mutex<Vec<SyncState>>,
+    wake: Condvar,
+}
+
 /// A program's shared memory and barriers.
 pub(crate) struct ProgramState {
     pub smem: Vec<AtomicU64>,
-    sync: Mutex<SyncState>,
-    wake: Condvar,
+    /// This program's index in its cluster's state (its `cluster_rank()`).
+    rank: usize,
+    sync: Arc<ClusterSync>,
 }
 
 /// What `wait` saw: the phase completed, or the program stopped (the failure is recorded).
@@ -125,18 +149,27 @@ pub(crate) enum WaitEnd {
     Stopped,
 }
 
+/// Whether every warpgroup of the cluster that has not finished is blocked for good.
+fn deadlocked(all: &[SyncState]) -> bool {
+    all.iter().any(|s| s.live > 0) && all.iter().all(SyncState::deadlocked_or_done)
+}
+
 impl ProgramState {
-    /// A program of `warpgroups` warpgroups with `slots` shared-memory slots, which read as NaN
-    /// until written (uninitialised shared memory).
-    pub(crate) fn new(slots: usize, warpgroups: usize) -> ProgramState {
-        let sync = SyncState { live: warpgroups, waiting: vec![None; warpgroups], ..SyncState::default() };
-        ProgramState { smem: cells(slots, f64::NAN), sync: Mutex::new(sync), wake: Condvar::new() }
+    /// The `size` programs of a cluster, of `warpgroups` warpgroups with `slots` shared-memory
+    /// slots each, which read as NaN until written (uninitialised shared memory).
+    pub(crate) fn cluster(size: usize, slots: usize, warpgroups: usize) -> Vec<ProgramState> {
+        let program = || SyncState { live: warpgroups, waiting: vec![None; warpgroups], ..SyncState::default() };
+        let sync = Arc::new(ClusterSync {
+            programs: Mutex::new((0..size).map(|_| program()).collect()),
+            wake: Condvar::new(),
+        });
+        (0..size).map(|rank| ProgramState { smem: cells(slots, f64::NAN), rank, sync: sync.clone() }).collect()
     }
 
-    fn lock(&self) -> MutexGuard<'_, SyncState> {
+    fn lock(&self) -> MutexGuard<'_, Vec<SyncState>> {
         // A warpgroup that panicked while holding the lock left consistent state (no update spans
         // an unwind point), so a poisoned lock is still usable.
-        self.sync.lock().unwrap_or_else(|p| p.into_inner())
+        self.sync.programs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// `mbarrier.init` of the `count` barriers of allocation `alloc` for a warpgroup's `epoch`-th
@@ -144,96 +177,112 @@ impl ProgramState {
     /// `epoch`-th time initialises them; the others find them initialised (on the GPU one thread
     /// initialises them before a block-wide barrier).
     pub(crate) fn init_barriers(&self, alloc: usize, count: usize, expected: u32, epoch: u64) {
-        let mut s = self.lock();
+        let mut all = self.lock();
+        let s = &mut all[self.rank];
         for i in 0..count {
-            let b = s.barriers.entry((alloc, i)).or_default();
-            if epoch > b.epoch {
-                *b = BarrierState { expected, arrived: 0, completed: 0, epoch };
+            let current = s.barriers.get(&(alloc, i)).map_or(0, |b| b.epoch);
+            if epoch > current {
+                let early = s.early.remove(&(alloc, i, epoch)).unwrap_or(0);
+                s.barriers.insert((alloc, i), BarrierState { expected, arrived: 0, completed: 0, epoch });
+                for _ in 0..early {
+                    s.count_arrival((alloc, i), &self.sync.wake);
+                }
             }
         }
     }
 
     /// One arrival on a barrier.
     pub(crate) fn arrive(&self, key: (usize, usize)) {
-        let mut s = self.lock();
-        let b = s.barriers.entry(key).or_insert(BarrierState { expected: 1, ..BarrierState::default() });
-        b.arrived += 1;
-        if b.arrived >= b.expected {
-            b.arrived = 0;
-            b.completed += 1;
-            self.wake.notify_all();
+        self.lock()[self.rank].count_arrival(key, &self.sync.wake);
+    }
+
+    /// One arrival from a program of the cluster that is in the `epoch`-th entry of the barrier's
+    /// scope: held until this program has initialised the barrier for that entry.
+    pub(crate) fn arrive_in_epoch(&self, key: (usize, usize), epoch: u64) {
+        let mut all = self.lock();
+        let s = &mut all[self.rank];
+        let current = s.barriers.get(&key).map_or(0, |b| b.epoch);
+        if current < epoch {
+            *s.early.entry((key.0, key.1, epoch)).or_insert(0) += 1;
+        } else {
+            s.count_arrival(key, &self.sync.wake);
         }
     }
 
     /// Blocks warpgroup `wg` until the phase `phase` of barrier `key` completes (by parity).
     pub(crate) fn wait(&self, wg: usize, key: (usize, usize), phase: u64, place: &Place) -> WaitEnd {
-        let s = self.lock();
-        self.block(s, wg, Blocked::Phase { key, phase }, place)
+        let all = self.lock();
+        self.block(all, wg, Blocked::Phase { key, phase }, place)
     }
 
     /// The program-wide barrier: blocks warpgroup `wg` until every running warpgroup reached it.
     pub(crate) fn sync_program(&self, wg: usize, place: &Place) -> WaitEnd {
-        let mut s = self.lock();
+        let mut all = self.lock();
+        let s = &mut all[self.rank];
         let me = Blocked::Program { generation: s.program.generation };
         s.program.arrived += 1;
-        s.release_program(&self.wake);
-        self.block(s, wg, me, place)
+        s.release_program(&self.sync.wake);
+        self.block(all, wg, me, place)
     }
 
-    /// Waits (under the lock) until `me` is satisfied, the program fails, or it deadlocks.
-    fn block(&self, mut s: MutexGuard<'_, SyncState>, wg: usize, me: Blocked, place: &Place) -> WaitEnd {
+    /// Waits (under the lock) until `me` is satisfied, the cluster fails, or it deadlocks.
+    fn block(&self, mut all: MutexGuard<'_, Vec<SyncState>>, wg: usize, me: Blocked, place: &Place) -> WaitEnd {
         loop {
-            if s.failure.is_some() {
-                s.waiting[wg] = None;
+            if all.iter().any(|s| s.failure.is_some()) {
+                all[self.rank].waiting[wg] = None;
                 return WaitEnd::Stopped;
             }
-            if s.satisfied(me) {
-                s.waiting[wg] = None;
+            if all[self.rank].satisfied(me) {
+                all[self.rank].waiting[wg] = None;
                 return WaitEnd::Done;
             }
-            s.waiting[wg] = Some(me);
-            if s.deadlocked() {
-                let msg = deadlock_message(&s, place);
+            all[self.rank].waiting[wg] = Some(me);
+            if deadlocked(&all) {
+                let msg = deadlock_message(&all, self.rank, place);
+                let s = &mut all[self.rank];
                 s.failure = Some(Error::Interpreter(msg));
                 s.waiting[wg] = None;
-                self.wake.notify_all();
+                self.sync.wake.notify_all();
                 return WaitEnd::Stopped;
             }
-            s = self.wake.wait(s).unwrap_or_else(|p| p.into_inner());
+            all = self.sync.wake.wait(all).unwrap_or_else(|p| p.into_inner());
         }
     }
 
     /// Warpgroup `wg` is done (normally, with an error, or by a panic): the others may now be
     /// deadlocked.
     pub(crate) fn finish(&self, wg: usize, place: &Place) {
-        let mut s = self.lock();
+        let mut all = self.lock();
+        let s = &mut all[self.rank];
         s.live = s.live.saturating_sub(1);
         s.waiting[wg] = None;
-        s.release_program(&self.wake);
-        if s.failure.is_none() && s.deadlocked() {
-            let msg = deadlock_message(&s, place);
-            s.failure = Some(Error::Interpreter(msg));
+        s.release_program(&self.sync.wake);
+        if all.iter().all(|s| s.failure.is_none()) && deadlocked(&all) {
+            let msg = deadlock_message(&all, self.rank, place);
+            all[self.rank].failure = Some(Error::Interpreter(msg));
         }
-        self.wake.notify_all();
+        self.sync.wake.notify_all();
     }
 
     /// Records a warpgroup's failure (the first one wins) and stops the others.
     pub(crate) fn fail(&self, err: Error) {
-        let mut s = self.lock();
+        let mut all = self.lock();
+        let s = &mut all[self.rank];
         if s.failure.is_none() {
             s.failure = Some(err);
         }
-        self.wake.notify_all();
+        self.sync.wake.notify_all();
     }
 
     /// The program's failure, if any.
     pub(crate) fn failure(&self) -> Option<Error> {
-        self.lock().failure.clone()
+        self.lock()[self.rank].failure.clone()
     }
 }
 
 /// Names every blocked warpgroup, the barrier and phase it waits for, and the barrier's state.
-fn deadlock_message(s: &SyncState, place: &Place) -> String {
+fn deadlock_message(all: &[SyncState], rank: usize, place: &Place) -> String {
+    let s = &all[rank];
     let mut parts = Vec::new();
     for (wg, w) in s.waiting.iter().enumerate() {
         let (key, phase) = match w {
@@ -274,9 +323,10 @@ fn deadlock_message(s: &SyncState, place: &Place) -> String {
     }
     let finished = s.waiting.len() - parts.len();
     let [x, y, z] = place.program;
+    let peers = if all.len() > 1 { " (and so does every other program of its cluster)" } else { "" };
     format!(
         "deadlock in `{}`, program ({x}, {y}, {z}): every running warpgroup waits on a barrier that nothing \
-         will complete ({finished} warpgroup(s) finished): {}",
+         will complete{peers} ({finished} warpgroup(s) finished): {}",
         place.kernel,
         parts.join("; ")
     )
