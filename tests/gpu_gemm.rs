@@ -57,6 +57,17 @@ gemm_case!(
     shapes = [(64, 128, 64), (256, 384, 512), (1024, 512, 256)]
 );
 gemm_case!(
+    pipelined_2x1_cluster,
+    pipelined_cluster,
+    bf16,
+    bf16,
+    f32,
+    b_kn = true,
+    ints = false,
+    tol = 1e-5,
+    shapes = [(128, 128, 64), (256, 256, 1024), (512, 384, 2048)]
+);
+gemm_case!(
     f16_f16,
     gemm_f16_f16,
     f16,

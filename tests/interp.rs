@@ -1,5 +1,6 @@
 //! The interpreter through the API `#[kernel]` generates (`<kernel>::interpret`), without a GPU:
-//! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a
+//! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a `Pipeline`
+//! across a 2 x 1 cluster (cluster-wide releases), a
 //! relayout round trip, and errors (a deadlock, bad arguments) returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
@@ -7,7 +8,7 @@ mod common;
 mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
-use kernels::{colsum, gemm_bf16, gemm_bf16_rega, specialized};
+use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized};
 use tessel::prelude::*;
 
 #[test]
@@ -41,10 +42,20 @@ fn warp_specialized_pipeline() {
     assert_close("specialized", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
 }
 
+#[test]
+fn pipeline_across_a_cluster() {
+    let mut rng = Rng::new(105);
+    let (m, n, k) = (256, 256, 1024);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    pipelined_cluster::interpret(&a, &b, &mut c).unwrap();
+    assert_close("pipelined_cluster", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
+}
+
 /// Both programs of a cluster multicast the same A tile and each multiplies it by its own B tile.
-/// One K step only: reusing a multicast destination needs the cluster's programs in step (a
-/// cluster barrier, which the language does not have yet); without it the copy of step k + 1 may
-/// land in a peer still multiplying step k, on the GPU and in the interpreter alike.
+/// One K step only: reusing a multicast destination needs the cluster's programs in step (see
+/// `pipelined_cluster`, whose consumers release each stage in both programs); without it the copy
+/// of step k + 1 may land in a peer still multiplying step k, on the GPU and in the interpreter alike.
 #[kernel(grid = (M / 64, N / 64), cluster = (1, 2))]
 fn multicast_a(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));

@@ -248,3 +248,36 @@ pub fn specialized(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, 
         },
     );
 }
+
+/// A 2 x 1 cluster on a `Pipeline`: each program loads its A tile and half of the B tile both
+/// programs share (multicast); the consumer releases each stage in both programs (`cluster =
+/// true`), so that no multicast lands in a stage a peer still reads, over many K steps.
+#[kernel(grid = (M / 64, N / 128), cluster = (2, 1), warpgroups = 2, warpgroup_axis = wg, consts(STAGES = 3))]
+pub fn pipelined_cluster(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        collective_axes = [wg],
+        |a_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, STAGES, 64, 128, Swizzle128>,
+         ring: Pipeline<STAGES, 2, 2>| {
+            if warpgroup_id() == 0 {
+                pipeline_produce(ring, K / 64, |k, s, bar| {
+                    copy_gmem_to_smem(a.tile([i, k]), a_s.at(s), bar);
+                    copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), bar, multicast = true);
+                });
+            } else {
+                run_scoped(|acc: Acc<f32, 64, 128>| {
+                    pipeline_consume(
+                        ring,
+                        K / 64,
+                        |k, s| {
+                            wgmma(acc, a_s.at(s), b_s.at(s));
+                        },
+                        cluster = true,
+                    );
+                    c.tile([i, j]).store(acc.load());
+                });
+            }
+        },
+    );
+}

@@ -371,7 +371,7 @@ pub enum ExprKind {
         src: Box<Expr>,
         dst: Box<Expr>,
         barrier: Box<Expr>,
-        multicast: Option<Span>,
+        multicast: Option<Loc>,
     },
     /// `copy_smem_to_gmem(src, dst)` (TMA store, asynchronous; see `wait_smem_to_gmem`).
     CopySmemToGmem {
@@ -386,7 +386,7 @@ pub enum ExprKind {
     /// barrier at the same place in every program of the cluster.
     BarrierArrive {
         barrier: Box<Expr>,
-        cluster: Option<Span>,
+        cluster: Option<Loc>,
     },
     /// `barrier_wait(bar)`
     BarrierWait(Box<Expr>),

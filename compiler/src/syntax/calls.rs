@@ -217,15 +217,15 @@ fn flag_argument(
     a: &Args,
     (form, n): (&str, usize),
     (flag, help): (&str, &str),
-) -> Option<Option<proc_macro2::Span>> {
+) -> Option<Option<Loc>> {
     if a.len() != n + 1 {
         arity(ctx, span, form, a, n)?;
         return Some(None);
     }
     match &a[n] {
-        syn::Expr::Assign(asg) if is_ident(&asg.left, flag) && is_true(&asg.right) => Some(Some(asg.span())),
+        syn::Expr::Assign(asg) if is_ident(&asg.left, flag) && is_true(&asg.right) => Some(Some(loc_of(&a[n]))),
         other => {
-            ctx.type_error(other.span(), format!("expected `{flag} = true`"), help);
+            ctx.type_error(loc_of(other), format!("expected `{flag} = true`"), help);
             Some(None)
         }
     }

@@ -35,22 +35,29 @@
 //! The step counter lives in each warpgroup's registers, so the producer's and each consumer's
 //! walk over the ring continue across loops (a persistent kernel's tiles share one ring).
 
-use crate::diag::Ctxt;
+use super::expr::{first_span, loc_of};
+use crate::diag::{Ctxt, Loc};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::visit_mut::{self, VisitMut};
 
-/// A pipeline allocated by the `run_scoped` being read: its name and its stage count.
+/// A pipeline allocated by the `run_scoped` being read: its name and its stage count (`None` for
+/// a malformed one, whose uses expand to nothing).
 struct Ring {
     name: syn::Ident,
-    stages: syn::Expr,
+    stages: Option<syn::Expr>,
 }
 
 impl Ring {
     fn part(&self, what: &str) -> syn::Ident {
-        format_ident!("{}__{what}", self.name, span = self.name.span())
+        part_name(&self.name, what)
     }
+}
+
+/// The name of a ring's barriers (`ring__full`, `ring__empty`) or step counter (`ring__step`).
+fn part_name(ring: &syn::Ident, what: &str) -> syn::Ident {
+    format_ident!("{ring}__{what}", span = ring.span())
 }
 
 /// Rewrites the pipelines among `closure`'s parameters, and their uses in its body, into barriers
@@ -62,23 +69,25 @@ pub fn desugar(ctx: &Ctxt, closure: &syn::ExprClosure) -> Option<syn::ExprClosur
     let mut inputs = syn::punctuated::Punctuated::new();
     for input in &closure.inputs {
         match ring_param(ctx, input) {
-            Some((ring, copies, releases)) => {
-                let stages = &ring.stages;
-                let span = ring.name.span();
+            Param::Other => inputs.push(input.clone()),
+            // Reported; its uses expand to nothing, so that they report nothing more.
+            Param::Malformed(name) => rings.push(Ring { name, stages: None }),
+            Param::Ring(ring) => {
+                let RingParam { name, stages, copies, releases } = *ring;
+                let span = name.span();
                 for (part, arrivals) in [("full", copies), ("empty", releases)] {
                     let ty = parse(ctx, span, quote_spanned!(span => Barrier<#arrivals, #stages>))?;
-                    inputs.push(typed_name(ring.part(part), ty));
+                    inputs.push(typed_name(part_name(&name, part), ty));
                 }
-                rings.push(ring);
+                rings.push(Ring { name, stages: Some(stages) });
             }
-            None => inputs.push(input.clone()),
         }
     }
     if rings.is_empty() {
         return Some(out);
     }
     out.inputs = inputs;
-    let counters = rings.iter().map(|r| {
+    let counters = rings.iter().filter(|r| r.stages.is_some()).map(|r| {
         let step = r.part("step");
         quote_spanned!(r.name.span() => let mut #step = 0;)
     });
@@ -88,7 +97,8 @@ pub fn desugar(ctx: &Ctxt, closure: &syn::ExprClosure) -> Option<syn::ExprClosur
         syn::Expr::Block(b) => b.block.stmts.iter().map(|s| quote::quote!(#s)).collect(),
         other => quote::quote!(#other),
     };
-    let mut block: syn::Block = parse(ctx, body.span(), quote_spanned!(body.span() => { #(#counters)* #inner }))?;
+    let at = closure.or1_token.span;
+    let mut block: syn::Block = parse(ctx, at, quote_spanned!(at => { #(#counters)* #inner }))?;
     Rewriter { ctx, rings: &rings }.visit_block_mut(&mut block);
     out.body = Box::new(syn::Expr::Block(syn::ExprBlock { attrs: vec![], label: None, block }));
     Some(out)
@@ -107,13 +117,29 @@ fn parse<T: syn::parse::Parse>(ctx: &Ctxt, span: Span, tokens: TokenStream) -> O
     syn::parse2(tokens).map_err(|e| ctx.unsupported(span, format!("this pipeline (internal: {e})"))).ok()
 }
 
-/// `name: Pipeline<stages, copies, releases>`, or `None` for any other parameter.
-fn ring_param(ctx: &Ctxt, input: &syn::Pat) -> Option<(Ring, syn::Expr, syn::Expr)> {
-    let syn::Pat::Type(pt) = input else { return None };
-    let syn::Type::Path(tp) = &*pt.ty else { return None };
-    let last = tp.path.segments.last()?;
+/// What a `run_scoped` parameter is, as far as pipelines go.
+enum Param {
+    Other,
+    /// A `Pipeline` whose type is wrong (reported).
+    Malformed(syn::Ident),
+    Ring(Box<RingParam>),
+}
+
+/// `name: Pipeline<stages, copies, releases>`, read.
+struct RingParam {
+    name: syn::Ident,
+    stages: syn::Expr,
+    copies: syn::Expr,
+    releases: syn::Expr,
+}
+
+/// Reads `name: Pipeline<stages, copies, releases>`.
+fn ring_param(ctx: &Ctxt, input: &syn::Pat) -> Param {
+    let syn::Pat::Type(pt) = input else { return Param::Other };
+    let (syn::Type::Path(tp), syn::Pat::Ident(pi)) = (&*pt.ty, &*pt.pat) else { return Param::Other };
+    let Some(last) = tp.path.segments.last() else { return Param::Other };
     if tp.qself.is_some() || tp.path.segments.len() != 1 || last.ident != "Pipeline" {
-        return None;
+        return Param::Other;
     }
     let args: Vec<syn::Expr> = match &last.arguments {
         syn::PathArguments::AngleBracketed(a) => a
@@ -129,16 +155,23 @@ fn ring_param(ctx: &Ctxt, input: &syn::Pat) -> Option<(Ring, syn::Expr, syn::Exp
             .collect(),
         _ => vec![],
     };
-    let syn::Pat::Ident(pi) = &*pt.pat else { return None };
-    let [stages, copies, releases] = <[syn::Expr; 3]>::try_from(args).ok().or_else(|| {
-        ctx.type_error(
-            pt.ty.span(),
-            "`Pipeline<stages, copies, releases>` takes three arguments",
-            "e.g. `Pipeline<3, 2, 1>`: three stages, two TMA copies fill a stage, one warpgroup releases it",
-        );
-        None
-    })?;
-    Some((Ring { name: pi.ident.clone(), stages }, copies, releases))
+    match <[syn::Expr; 3]>::try_from(args) {
+        Ok([stages, copies, releases]) => {
+            Param::Ring(Box::new(RingParam { name: pi.ident.clone(), stages, copies, releases }))
+        }
+        Err(_) => {
+            let end = match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.gt_token.span,
+                _ => last.ident.span(),
+            };
+            ctx.type_error(
+                Loc::new(last.ident.span(), end),
+                "`Pipeline<stages, copies, releases>` takes three arguments",
+                "e.g. `Pipeline<3, 2, 1>`: three stages, two TMA copies fill a stage, one warpgroup releases it",
+            );
+            Param::Malformed(pi.ident.clone())
+        }
+    }
 }
 
 /// Replaces statements `pipeline_produce(ring, ..);` / `pipeline_consume(ring, ..);` naming a ring
@@ -178,7 +211,11 @@ impl Rewriter<'_> {
             _ => return None,
         };
         let span = f.path.span();
-        let tokens = if produce { self.produce(ring, call, span) } else { self.consume(ring, call, span) };
+        let tokens = match &ring.stages {
+            None => None,
+            Some(stages) if produce => self.produce(ring, stages, call, span),
+            Some(stages) => self.consume(ring, stages, call, span),
+        };
         // A malformed call was reported; it expands to nothing so that nothing else is reported.
         let tokens = tokens.unwrap_or_default();
         let mut block: syn::Block = parse(self.ctx, span, quote_spanned!(span => { #tokens }))
@@ -187,12 +224,12 @@ impl Rewriter<'_> {
         Some(block.stmts)
     }
 
-    fn produce(&mut self, ring: &Ring, call: &syn::ExprCall, span: Span) -> Option<TokenStream> {
+    fn produce(&mut self, ring: &Ring, stages: &syn::Expr, call: &syn::ExprCall, span: Span) -> Option<TokenStream> {
         let form = "pipeline_produce(ring, steps, |k, stage, bar| { .. })";
         let [_, steps, closure] = self.args::<3>(call, form)?;
         let (names, body) = self.closure(closure, 3, form)?;
         let [k, s, bar] = [&names[0], &names[1], &names[2]];
-        let (full, empty, step, stages) = (ring.part("full"), ring.part("empty"), ring.part("step"), &ring.stages);
+        let (full, empty, step) = (ring.part("full"), ring.part("empty"), ring.part("step"));
         let mut body = body.clone();
         let with = parse(self.ctx, bar.span(), quote_spanned!(bar.span() => #full.at(#s)))?;
         Substitute { name: bar, with }.visit_expr_mut(&mut body);
@@ -209,7 +246,7 @@ impl Rewriter<'_> {
         })
     }
 
-    fn consume(&mut self, ring: &Ring, call: &syn::ExprCall, span: Span) -> Option<TokenStream> {
+    fn consume(&mut self, ring: &Ring, stages: &syn::Expr, call: &syn::ExprCall, span: Span) -> Option<TokenStream> {
         let form = "pipeline_consume(ring, steps, |k, stage| { .. })";
         let args: Vec<&syn::Expr> = call.args.iter().collect();
         if args.len() < 3 {
@@ -220,7 +257,7 @@ impl Rewriter<'_> {
         let (names, body) = self.closure(closure, 2, form)?;
         let body = statements(body);
         let [k, s] = [&names[0], &names[1]];
-        let (full, empty, step, stages) = (ring.part("full"), ring.part("empty"), ring.part("step"), &ring.stages);
+        let (full, empty, step) = (ring.part("full"), ring.part("empty"), ring.part("step"));
         let flag = options.cluster.map(|span| quote_spanned!(span => , cluster = true));
         if !options.delay_release {
             // Each step's wgmmas complete before its stage is released: the other consumers'
@@ -267,7 +304,7 @@ impl Rewriter<'_> {
                 Some(("delay_release", _)) if !options.delay_release => options.delay_release = true,
                 _ => {
                     self.ctx.type_error(
-                        arg.span(),
+                        loc_of(arg),
                         "expected `cluster = true` or `delay_release = true`",
                         "`cluster = true` releases each stage in every program of the cluster; `delay_release = true` \
                          keeps one wgmma group in flight and releases each stage a step later",
@@ -292,7 +329,7 @@ impl Rewriter<'_> {
     /// The closure's parameter names (exactly `n` plain names) and its body.
     fn closure<'c>(&self, e: &'c syn::Expr, n: usize, form: &str) -> Option<(Vec<syn::Ident>, &'c syn::Expr)> {
         let syn::Expr::Closure(c) = e else {
-            self.ctx.type_error(e.span(), format!("expected a closure: `{form}`"), "the closure is one step's work");
+            self.ctx.type_error(loc_of(e), format!("expected a closure: `{form}`"), "the closure is one step's work");
             return None;
         };
         let names: Option<Vec<syn::Ident>> = c
@@ -306,9 +343,8 @@ impl Rewriter<'_> {
         match names {
             Some(names) if names.len() == n => Some((names, &c.body)),
             _ => {
-                let span = if c.inputs.is_empty() { c.or1_token.span } else { c.inputs.span() };
                 self.ctx.type_error(
-                    span,
+                    Loc::new(c.or1_token.span, c.or2_token.span),
                     format!("this closure takes {n} plain names: `{form}`"),
                     "the step index, the stage index (and for a producer, the stage's barrier)",
                 );
@@ -335,11 +371,11 @@ fn flag(e: &syn::Expr) -> Option<(&'static str, Span)> {
 /// A closure body as statements to splice into a loop: a block's statements (its tail, if any,
 /// ended with `;`), or the expression as one statement.
 fn statements(body: &syn::Expr) -> TokenStream {
-    let syn::Expr::Block(b) = body else { return quote_spanned!(body.span() => #body;) };
+    let syn::Expr::Block(b) = body else { return quote_spanned!(first_span(body) => #body;) };
     let mut out = TokenStream::new();
     for stmt in &b.block.stmts {
         match stmt {
-            syn::Stmt::Expr(e, None) => out.extend(quote_spanned!(e.span() => #e;)),
+            syn::Stmt::Expr(e, None) => out.extend(quote_spanned!(first_span(e) => #e;)),
             other => out.extend(quote::quote!(#other)),
         }
     }

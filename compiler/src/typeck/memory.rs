@@ -6,7 +6,6 @@ use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
 use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
 use crate::types::DType;
-use proc_macro2::Span;
 
 /// `a.tile([i, k])` or `a.tile([i, k], [rows, cols])`.
 pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: Option<&ShapeExpr>) -> Ty {
@@ -333,7 +332,7 @@ pub(super) fn check_copy_in(
     src: &Expr,
     dst: &Expr,
     bar: &Expr,
-    multicast: Option<Span>,
+    multicast: Option<Loc>,
 ) -> Ty {
     let st = ck.check_expr(src);
     let dt = ck.check_expr(dst);
@@ -346,8 +345,8 @@ pub(super) fn check_copy_in(
             let share = multicast.map_or(1, |_| ck.kernel.attr.cluster_size());
             let rows = s.stored.len().checked_sub(2).map_or(1, |i| s.stored[i]);
             if share > 1 && (s.stored.len() < 2 || rows % share as i64 != 0) {
-                let span = multicast.unwrap_or(dst.span);
-                ck.ctx.type_error(span, format!("a multicast copy splits the buffer's {rows} rows across the cluster's {share} programs; they must divide evenly"), "use a buffer whose row count is a multiple of the cluster size");
+                let at = multicast.unwrap_or_else(|| dst.span.into());
+                ck.ctx.type_error(at, format!("a multicast copy splits the buffer's {rows} rows across the cluster's {share} programs; they must divide evenly"), "use a buffer whose row count is a multiple of the cluster size");
             } else if check_tma(ck, &g, shape.as_deref(), &s, src.into(), dst.into()) {
                 use_tensor_map(ck, call, &g, &s, share);
             }
@@ -480,7 +479,7 @@ fn check_single_barrier(ck: &mut Checker, bar: &Expr) {
 }
 
 /// `barrier_arrive(bar)`, or `barrier_arrive(bar, cluster = true)` in a kernel with clusters.
-pub(super) fn check_arrive(ck: &mut Checker, bar: &Expr, cluster: Option<Span>) -> Ty {
+pub(super) fn check_arrive(ck: &mut Checker, bar: &Expr, cluster: Option<Loc>) -> Ty {
     if let Some(span) = cluster {
         needs_cluster(ck, span, "a cluster-wide arrival");
     }
@@ -488,10 +487,10 @@ pub(super) fn check_arrive(ck: &mut Checker, bar: &Expr, cluster: Option<Span>) 
 }
 
 /// `what` (the `multicast` / `cluster` flag at `span`) means nothing without a cluster.
-fn needs_cluster(ck: &mut Checker, span: Span, what: &str) {
+fn needs_cluster(ck: &mut Checker, at: Loc, what: &str) {
     if ck.kernel.attr.cluster_size() < 2 {
         ck.ctx.type_error(
-            span,
+            at,
             format!("{what} needs a cluster of two or more programs"),
             "add `cluster = (2, 1)` to #[kernel]",
         );

@@ -50,7 +50,8 @@
 //!   copy and waits on its own barrier (the PTX splits the rows among the programs, each barrier
 //!   expecting the whole buffer: with every program issuing the same copy, the two agree). The
 //!   copy lands in the peers when it is issued, so reusing a multicast destination needs the
-//!   cluster's programs in step, or it races (on the GPU too).
+//!   cluster's programs in step (`barrier_arrive(bar, cluster = true)` releases), or it races (on
+//!   the GPU too).
 //! - `copy_smem_to_gmem(src, tile)` writes synchronously, dropping elements outside the array;
 //!   `commit_smem`, `wait_smem_to_gmem`, `wgmma_wait`, `set_max_registers` do nothing.
 //!
@@ -65,7 +66,9 @@
 //!
 //! **Barriers.** `Barrier<arrivals, count>` (default 1, 1) completes a phase after `arrivals`
 //! arrivals. `barrier_arrive(bar)` is one arrival per warpgroup that executes it (one elected
-//! thread on the GPU); a TMA load is one arrival. `barrier_wait(bar)` blocks the warpgroup until the
+//! thread on the GPU); with `cluster = true`, one on the barrier of every program of the cluster
+//! (an arrival at a peer that has not yet entered the barrier's scope is held for that entry, as
+//! the PTX's cluster barrier after `mbarrier.init` guarantees); a TMA load is one arrival. `barrier_wait(bar)` blocks the warpgroup until the
 //! phase it waits for completes: each warpgroup counts its own waits on each barrier and waits with
 //! that count's parity, exactly like `mbarrier.try_wait.parity` with a per-thread parity bit (so two
 //! TMA loads on a `Barrier<1>` complete two phases, and the wait for the first phase then waits for
@@ -74,9 +77,9 @@
 //! warpgroup must execute such a scope (a finished warpgroup counts as arrived), and a scope's
 //! shared memory is never reused by the next scope while a warpgroup still uses it. Barriers are
 //! initialised at each entry of their scope. (The cluster barrier the PTX adds around barrier
-//! scopes in a cluster is not modelled: the interpreter's copies and barriers need no ordering
-//! between programs.) When every running warpgroup of a program is blocked (waiting for a phase
-//! that has not completed, or at a program-wide barrier), the launch stops with an error naming
+//! scopes in a cluster is not modelled otherwise.) When every running warpgroup of a cluster's
+//! programs is blocked (waiting for a phase that has not completed, or at a program-wide barrier;
+//! a cluster-wide arrival lets one program wait on another), the launch stops with an error naming
 //! each blocked warpgroup, its barrier (`bar`, `full.at(2)`), the phase it waits for and the
 //! barrier's arrivals. The interpreter never hangs and never panics: a panic inside it
 //! is reported as [`Error::Internal`].

@@ -331,3 +331,27 @@ fn deadlock_message(all: &[SyncState], rank: usize, place: &Place) -> String {
         parts.join("; ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ProgramState;
+
+    fn completed(states: &[ProgramState], rank: usize, key: (usize, usize)) -> u64 {
+        states[rank].lock()[rank].barriers.get(&key).map_or(0, |b| b.completed)
+    }
+
+    #[test]
+    fn a_peer_arrival_before_the_barrier_is_initialised_counts_once_it_is() {
+        let states = ProgramState::cluster(2, 0, 1);
+        // Program 0 releases a stage of program 1, which has not entered the barrier's scope yet.
+        states[1].arrive_in_epoch((0, 0), 1);
+        assert_eq!(completed(&states, 1, (0, 0)), 0);
+        states[1].init_barriers(0, 1, 2, 1);
+        states[1].arrive((0, 0));
+        assert_eq!(completed(&states, 1, (0, 0)), 1);
+        // An arrival for the current entry counts at once.
+        states[1].arrive_in_epoch((0, 0), 1);
+        states[1].arrive_in_epoch((0, 0), 1);
+        assert_eq!(completed(&states, 1, (0, 0)), 2);
+    }
+}
