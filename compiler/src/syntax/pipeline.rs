@@ -32,7 +32,8 @@
 //! single consumer. `cluster = true` makes releases arrive in every program of the cluster: what a
 //! ring needs whose stages are filled by multicast copies. `C` counts the copies that fill a stage,
 //! `R` the releases of a stage (consuming warpgroups, times the cluster size for cluster releases).
-//! The step counter lives in each warpgroup's registers, so the producer's and each consumer's
+//! A straight-line producer must issue exactly `C` copies on `bar` (checked when `C` is a
+//! literal). The step counter lives in each warpgroup's registers, so the producer's and each consumer's
 //! walk over the ring continue across loops (a persistent kernel's tiles share one ring).
 
 use super::expr::{first_span, loc_of};
@@ -47,6 +48,8 @@ use syn::visit_mut::{self, VisitMut};
 struct Ring {
     name: syn::Ident,
     stages: Option<syn::Expr>,
+    /// The copies that fill a stage, when written as a literal.
+    copies: Option<u64>,
 }
 
 impl Ring {
@@ -71,15 +74,16 @@ pub fn desugar(ctx: &Ctxt, closure: &syn::ExprClosure) -> Option<syn::ExprClosur
         match ring_param(ctx, input) {
             Param::Other => inputs.push(input.clone()),
             // Reported; its uses expand to nothing, so that they report nothing more.
-            Param::Malformed(name) => rings.push(Ring { name, stages: None }),
+            Param::Malformed(name) => rings.push(Ring { name, stages: None, copies: None }),
             Param::Ring(ring) => {
                 let RingParam { name, stages, copies, releases } = *ring;
                 let span = name.span();
+                let literal = literal_u64(&copies);
                 for (part, arrivals) in [("full", copies), ("empty", releases)] {
                     let ty = parse(ctx, span, quote_spanned!(span => Barrier<#arrivals, #stages>))?;
                     inputs.push(typed_name(part_name(&name, part), ty));
                 }
-                rings.push(Ring { name, stages: Some(stages) });
+                rings.push(Ring { name, stages: Some(stages), copies: literal });
             }
         }
     }
@@ -229,6 +233,7 @@ impl Rewriter<'_> {
         let [_, steps, closure] = self.args::<3>(call, form)?;
         let (names, body) = self.closure(closure, 3, form)?;
         let [k, s, bar] = [&names[0], &names[1], &names[2]];
+        self.check_copies(ring, body, bar, closure);
         let (full, empty, step) = (ring.part("full"), ring.part("empty"), ring.part("step"));
         let mut body = body.clone();
         let with = parse(self.ctx, bar.span(), quote_spanned!(bar.span() => #full.at(#s)))?;
@@ -316,6 +321,51 @@ impl Rewriter<'_> {
         ok.then_some(options)
     }
 
+    /// A producer body without control flow around its copies must issue exactly the ring's
+    /// `copies` on `bar` per stage: fewer never complete the stage (a deadlock), more complete it
+    /// while a copy is still landing (a race). Bodies whose copies sit under `if`/`for`, and rings
+    /// whose count is not a literal, are left to the interpreter's deadlock report.
+    fn check_copies(&self, ring: &Ring, body: &syn::Expr, bar: &syn::Ident, closure: &syn::Expr) {
+        let Some(expected) = ring.copies else { return };
+        let stmts: Vec<&syn::Expr> = match body {
+            syn::Expr::Block(b) => b
+                .block
+                .stmts
+                .iter()
+                .filter_map(|st| match st {
+                    syn::Stmt::Expr(e, _) => Some(e),
+                    _ => None,
+                })
+                .collect(),
+            other => vec![other],
+        };
+        let mut count = 0;
+        for e in stmts {
+            if is_copy_on(e, bar) {
+                count += 1;
+            } else if mentions(quote::quote!(#e), bar) {
+                return;
+            }
+        }
+        if count != expected {
+            let at = match closure {
+                syn::Expr::Closure(c) => Loc::new(c.or1_token.span, c.or2_token.span),
+                other => loc_of(other),
+            };
+            self.ctx.type_error(
+                at,
+                format!(
+                    "this producer issues {count} {} per stage on `{bar}`, but `{}: Pipeline<_, {expected}, _>` \
+                     expects {expected}",
+                    if count == 1 { "copy" } else { "copies" },
+                    ring.name
+                ),
+                "a stage is full after `copies` arrivals, one per copy: fewer never fill it, more let it \
+                 complete before the last copy lands",
+            );
+        }
+    }
+
     /// Exactly `N` arguments, or an error naming the form.
     fn args<'c, const N: usize>(&self, call: &'c syn::ExprCall, form: &str) -> Option<[&'c syn::Expr; N]> {
         let args: Vec<&syn::Expr> = call.args.iter().collect();
@@ -366,6 +416,32 @@ fn flag(e: &syn::Expr) -> Option<(&'static str, Span)> {
     let syn::Expr::Path(p) = &*a.left else { return None };
     let name = ["cluster", "delay_release"].into_iter().find(|n| p.path.is_ident(n))?;
     is_true.then_some((name, a.span()))
+}
+
+/// `copy_gmem_to_smem(src, dst, bar, ..)` completing on `bar`.
+fn is_copy_on(e: &syn::Expr, bar: &syn::Ident) -> bool {
+    let syn::Expr::Call(c) = e else { return false };
+    let syn::Expr::Path(f) = &*c.func else { return false };
+    f.path.is_ident("copy_gmem_to_smem")
+        && matches!(c.args.iter().nth(2), Some(syn::Expr::Path(p)) if p.path.is_ident(bar))
+}
+
+/// Whether `tokens` use the name `name` anywhere.
+fn mentions(tokens: TokenStream, name: &syn::Ident) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == *name,
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+        _ => false,
+    })
+}
+
+/// The value of an integer literal (possibly in the invisible group a `macro_rules!` adds).
+fn literal_u64(e: &syn::Expr) -> Option<u64> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
+        syn::Expr::Group(g) => literal_u64(&g.expr),
+        _ => None,
+    }
 }
 
 /// A closure body as statements to splice into a loop: a block's statements (its tail, if any,
