@@ -58,9 +58,21 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
         ctx.unsupported(pt.pat.span(), "this parameter pattern (name the parameter)");
         return None;
     };
+    if GENERATED_ITEMS.iter().any(|item| pi.ident == item) {
+        // In the generated `launch(.., PTX: ..)` the name would be a pattern for the module's const.
+        // (Reported; the parameter stays, so that its uses report nothing more.)
+        ctx.type_error(
+            pi.ident.span(),
+            format!("a kernel parameter cannot be called `{}`: the kernel's module defines it", pi.ident),
+            "rename the parameter",
+        );
+    }
     let ty = types::param_ty(ctx, &pt.ty)?;
     Some(Param { name: pi.ident.clone(), ty })
 }
+
+/// The constants of the module a kernel expands to (`host`).
+const GENERATED_ITEMS: [&str; 3] = ["PTX", "ENTRY", "SIGNATURE"];
 
 fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
     let mut out = KernelAttr {
