@@ -7,14 +7,14 @@ use super::{module, Input};
 use crate::syntax::ast::Kernel;
 use crate::typeck::Facts;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 /// The fallback module, or nothing when the input is not even a function. `kernel` and `facts`
 /// are what the front end could read and check, if anything.
 pub fn fallback(kernel: Option<&Kernel>, facts: Option<&Facts>, input: &Input) -> TokenStream {
     let Ok(func) = syn::parse2::<syn::ItemFn>(input.item.clone()) else { return TokenStream::new() };
     let name = &func.sig.ident;
-    let params: Vec<Param> = func.sig.inputs.iter().map(|arg| param(kernel, arg)).collect();
+    let params: Vec<Param> = func.sig.inputs.iter().enumerate().map(|(i, arg)| param(kernel, i, arg)).collect();
     let shapes = declare(&params, |p| p.shape_type());
     let devices = declare(&params, |p| p.device_type());
     let hosts = declare(&params, |p| p.host_type());
@@ -40,27 +40,29 @@ pub fn fallback(kernel: Option<&Kernel>, facts: Option<&Facts>, input: &Input) -
     module(&func.vis, name, input, items)
 }
 
-/// `argN: Type` for each parameter; a parameter whose type was not read takes anything. The
-/// bodies never read the parameters, so they get hygienic names of their own: the user's could
-/// be rejected ones (a parameter named `PTX` would be a pattern for the module's constant).
+/// `name: Type` for each parameter; a parameter whose type was not read takes anything. A name
+/// the front end rejected for being one of the module's constants (`PTX`) would be a pattern for
+/// that constant here, so it gets a hygienic name of its own.
 fn declare(params: &[Param], ty: impl Fn(&HostParam) -> TokenStream) -> Vec<TokenStream> {
     params
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let name = super::local(&format!("arg{i}"));
+            let reserved = crate::syntax::GENERATED_ITEMS.iter().any(|item| p.name == item);
+            let name = if reserved { super::local(&format!("arg{i}")) } else { p.name.clone() };
             let ty = p.host.as_ref().map_or_else(|| quote!(impl ::core::marker::Sized), &ty);
             quote!(#name: #ty)
         })
         .collect()
 }
 
-/// A parameter of the fallback: its host view, when the front end read its type.
+/// A parameter of the fallback: its name, and its host view when the front end read its type.
 struct Param<'k> {
+    name: syn::Ident,
     host: Option<HostParam<'k>>,
 }
 
-fn param<'k>(kernel: Option<&'k Kernel>, arg: &syn::FnArg) -> Param<'k> {
+fn param<'k>(kernel: Option<&'k Kernel>, index: usize, arg: &syn::FnArg) -> Param<'k> {
     let name = match arg {
         syn::FnArg::Typed(pt) => match &*pt.pat {
             syn::Pat::Ident(pi) => Some(pi.ident.clone()),
@@ -68,6 +70,7 @@ fn param<'k>(kernel: Option<&'k Kernel>, arg: &syn::FnArg) -> Param<'k> {
         },
         syn::FnArg::Receiver(_) => None,
     };
-    let parsed = name.and_then(|name| kernel.and_then(|k| k.params.iter().find(|p| p.name == name)));
-    Param { host: parsed.and_then(|p| host_param(None, p)) }
+    let Some(name) = name else { return Param { name: format_ident!("arg{}", index), host: None } };
+    let parsed = kernel.and_then(|k| k.params.iter().find(|p| p.name == name));
+    Param { host: parsed.and_then(|p| host_param(None, p)), name }
 }

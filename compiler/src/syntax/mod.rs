@@ -72,7 +72,7 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
 }
 
 /// The constants of the module a kernel expands to (`host`).
-const GENERATED_ITEMS: [&str; 3] = ["PTX", "ENTRY", "SIGNATURE"];
+pub(crate) const GENERATED_ITEMS: [&str; 3] = ["PTX", "ENTRY", "SIGNATURE"];
 
 fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
     let mut out = KernelAttr {
