@@ -68,68 +68,45 @@ pub fn gemm_bf16_rega(a: Gmem<bf16, M, K>, b: Gmem<bf16, N, K>, c: GmemMut<bf16,
     );
 }
 
-/// tf32 (f32 data) -> f32, both operands K-major.
-#[kernel(grid = (M / 64, N / 64))]
-pub fn gemm_tf32(a: Gmem<f32, M, K>, b: Gmem<f32, N, K>, c: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        |acc: Acc<f32, 64, 64>,
-         a_s: Smem<tf32, 64, 32, Swizzle128>,
-         b_s: Smem<tf32, 64, 32, Swizzle128>,
-         bar: Barrier<2>| {
-            for k in 0..K / 32 {
-                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-                barrier_wait(bar);
-                wgmma(acc, a_s, b_s.t());
-                wgmma_wait(0);
-            }
-            c.tile([i, j]).store(acc.load());
-        },
-    );
+/// A GEMM with both operands K-major (B stored N x K, used as `.t()`), one stage, 64 x 64 tiles of
+/// C and `BK`-wide K tiles: the 32-bit and 8-bit WGMMA forms, which need K-major operands.
+macro_rules! kmajor_gemm {
+    ($(#[$doc:meta])* $name:ident: $ga:ident x $gb:ident as $sa:ident x $sb:ident -> $acc:ident, BK = $bk:literal) => {
+        $(#[$doc])*
+        #[kernel(grid = (M / 64, N / 64), consts(BK = $bk))]
+        pub fn $name(a: Gmem<$ga, M, K>, b: Gmem<$gb, N, K>, c: GmemMut<$acc, M, N>) {
+            let (i, j) = (program_id(0), program_id(1));
+            run_scoped(
+                |acc: Acc<$acc, 64, 64>,
+                 a_s: Smem<$sa, 64, BK, Swizzle128>,
+                 b_s: Smem<$sb, 64, BK, Swizzle128>,
+                 bar: Barrier<2>| {
+                    for k in 0..K / BK {
+                        copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                        copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
+                        barrier_wait(bar);
+                        wgmma(acc, a_s, b_s.t());
+                        wgmma_wait(0);
+                    }
+                    c.tile([i, j]).store(acc.load());
+                },
+            );
+        }
+    };
 }
 
-/// e4m3 x e5m2 -> f32 (the fp8 mix), K-major, 128-wide K tiles.
-#[kernel(grid = (M / 64, N / 64))]
-pub fn gemm_fp8(a: Gmem<f8e4m3, M, K>, b: Gmem<f8e5m2, N, K>, c: GmemMut<f32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        |acc: Acc<f32, 64, 64>,
-         a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
-         b_s: Smem<f8e5m2, 64, 128, Swizzle128>,
-         bar: Barrier<2>| {
-            for k in 0..K / 128 {
-                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-                barrier_wait(bar);
-                wgmma(acc, a_s, b_s.t());
-                wgmma_wait(0);
-            }
-            c.tile([i, j]).store(acc.load());
-        },
-    );
-}
-
-/// i8 x i8 -> i32, K-major.
-#[kernel(grid = (M / 64, N / 64))]
-pub fn gemm_i8(a: Gmem<i8, M, K>, b: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
-    let (i, j) = (program_id(0), program_id(1));
-    run_scoped(
-        |acc: Acc<i32, 64, 64>,
-         a_s: Smem<i8, 64, 128, Swizzle128>,
-         b_s: Smem<i8, 64, 128, Swizzle128>,
-         bar: Barrier<2>| {
-            for k in 0..K / 128 {
-                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-                copy_gmem_to_smem(b.tile([j, k]), b_s, bar);
-                barrier_wait(bar);
-                wgmma(acc, a_s, b_s.t());
-                wgmma_wait(0);
-            }
-            c.tile([i, j]).store(acc.load());
-        },
-    );
-}
+kmajor_gemm!(
+    /// tf32 (f32 data) -> f32.
+    gemm_tf32: f32 x f32 as tf32 x tf32 -> f32, BK = 32
+);
+kmajor_gemm!(
+    /// e4m3 x e5m2 -> f32 (the fp8 mix), 128-wide K tiles.
+    gemm_fp8: f8e4m3 x f8e5m2 as f8e4m3 x f8e5m2 -> f32, BK = 128
+);
+kmajor_gemm!(
+    /// i8 x i8 -> i32.
+    gemm_i8: i8 x i8 as i8 x i8 -> i32, BK = 128
+);
 
 /// TMA round trip: global -> shared (swizzled) -> registers (+1) -> shared -> global (TMA store).
 #[kernel(grid = (M / 64, N / 64))]

@@ -95,10 +95,9 @@ fn dynamic_shared_memory_covers_scratch() {
     let sizes = |stem: &str| {
         let k = &kernels_in(&root().join(format!("tests/ptx/in/{stem}.rs")))[0];
         let c = k.compiled().unwrap_or_else(|e| panic!("{stem}: {e}"));
-        let scratch = tessel_compiler::ptx::scratch_bytes(&c.kernel, &c.facts);
-        (c.facts.smem_bytes, scratch, tessel_compiler::ptx::dynamic_smem_bytes(&c.kernel, &c.facts))
+        (c.facts.smem_bytes, c.facts.scratch_bytes, c.facts.dynamic_smem_bytes)
     };
-    let slack = tessel_compiler::ptx::SMEM_SLACK;
+    let slack = u64::from(tessel_compiler::typeck::scratch::SMEM_SLACK);
     // [64, 16] f32 arrays through scratch; the column sum needs only 4 x 16 x 4 = 256 bytes.
     assert_eq!(sizes("relayout"), (0, 64 * 16 * 4, 64 * 16 * 4 + slack));
     // Column reductions of [.., 16] arrays (f32, i8, i32 all reduce in 4 bytes).
@@ -126,8 +125,8 @@ fn scratch_follows_the_buffers_once_per_warpgroup() {
     let c = k.compiled().unwrap_or_else(|e| panic!("{e}"));
     // [64, 40] f32 = 10240 bytes (a multiple of 128); the 1600-byte buffer rounds up to 2048.
     assert_eq!(c.facts.smem_bytes, 1600);
-    assert_eq!(tessel_compiler::ptx::scratch_bytes(&c.kernel, &c.facts), 10240);
-    assert_eq!(tessel_compiler::ptx::dynamic_smem_bytes(&c.kernel, &c.facts), 2048 + 2 * 10240 + 1024);
+    assert_eq!(c.facts.scratch_bytes, 10240);
+    assert_eq!(c.facts.dynamic_smem_bytes, 2048 + 2 * 10240 + 1024);
     let ptx = k.ptx().unwrap_or_else(|e| panic!("{e}"));
     assert!(ptx.contains(", 10240, ") && ptx.contains(", 2048;"), "scratch address: wg * 10240 + base + 2048");
 }

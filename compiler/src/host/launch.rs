@@ -35,8 +35,8 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
     });
     let grid = grid::grid(ctx, kernel, facts);
     let block = 128 * kernel.attr.warpgroups.value;
-    let smem = crate::ptx::dynamic_smem_bytes(kernel, facts);
-    check_smem(ctx, kernel, smem);
+    // At most sm_90's 232448 bytes: typeck's A9 checked the total.
+    let smem = u32::try_from(facts.dynamic_smem_bytes).unwrap_or(u32::MAX);
     let cluster = kernel.attr.cluster.value;
     let n_dims = facts.runtime_dims.len();
     quote! {
@@ -65,13 +65,6 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
 
 /// The launch's dynamic shared memory (buffers, scratch and alignment slack) must fit a block:
 /// `typeck` checked the buffers alone (A9), so only scratch or slack can tip it over here.
-fn check_smem(ctx: &Ctxt, kernel: &Kernel, bytes: u32) {
-    let max = crate::legality::MAX_SMEM_BYTES;
-    if u64::from(bytes) > max {
-        ctx.error(kernel.name.span(), crate::diag::Diag::SmemExceeded { bytes: u64::from(bytes), max });
-    }
-}
-
 /// A dimension of a parameter's declared shape, as a `Dim` constructor.
 fn dim_spec(facts: &Facts, d: &Dim) -> TokenStream {
     match super::signature::static_dim(facts, d) {

@@ -9,10 +9,10 @@
 //! 3. each tensor map in `Facts::tensor_maps` order: `.param .align 64 .b8 tmap_<i>[128]` (by value).
 //!
 //! A program is `128 * warpgroups` threads (`.reqntid`); the grid comes from the attribute's grid
-//! expressions; dynamic shared memory is [`dynamic_smem_bytes`]: the program's allocations
+//! expressions; dynamic shared memory is `Facts::dynamic_smem_bytes`: the program's allocations
 //! (`Facts::smem_bytes`, rounded up to 1024), then each warpgroup's scratch for layout conversions and
-//! column reductions ([`scratch_bytes`] each), plus [`SMEM_SLACK`] (the base is rounded up to 1024 at
-//! run time so swizzled buffers are 1024-aligned). A kernel with a cluster carries
+//! column reductions (`Facts::scratch_bytes` each), plus `typeck::scratch::SMEM_SLACK` (the base is
+//! rounded up to 1024 at run time so swizzled buffers are 1024-aligned). A kernel with a cluster carries
 //! `.reqnctapercluster`, so a plain launch forms clusters.
 //!
 //! The writer cannot fail on a kernel that passed checking: an `Err` is an internal tessel error.
@@ -51,25 +51,6 @@ pub const PTX_VERSION: &str = "8.0";
 /// The PTX ISA version of a module with a warp-level fp8 `mma` (`mma.sync ... .e4m3`/`.e5m2` needs 8.4,
 /// which drivers from CUDA 12.4 load; the H200's 580 driver loads up to 9.0, hopper-ptx-facts §1).
 pub const PTX_VERSION_FP8_MMA: &str = "8.4";
-
-/// Extra dynamic shared memory beyond the program's allocations and scratch: room to round the base
-/// up to 1024.
-// NOTE(host): use ptx::dynamic_smem_bytes for the launch's dynamic shared memory (and the
-// MAX_DYNAMIC_SHARED_SIZE_BYTES attribute), not `Facts::smem_bytes + SMEM_SLACK`: scratch for
-// `to_layout` and column reductions lives past the program's allocations.
-pub const SMEM_SLACK: u32 = 1024;
-
-/// Bytes of scratch shared memory each warpgroup needs for `to_layout` between 2-D layouts and for
-/// column reductions (the largest array one of them moves, rounded up to 128; 0 if none).
-pub fn scratch_bytes(kernel: &Kernel, facts: &Facts) -> u32 {
-    scratch::per_warpgroup(kernel, facts)
-}
-
-/// The dynamic shared memory a launch must provide: the program's allocations rounded up to 1024,
-/// one scratch area per warpgroup, and [`SMEM_SLACK`] to align the base at run time.
-pub fn dynamic_smem_bytes(kernel: &Kernel, facts: &Facts) -> u32 {
-    scratch::offset(facts) + kernel.attr.warpgroups.value * scratch_bytes(kernel, facts) + SMEM_SLACK
-}
 
 /// The module's `.version`: [`PTX_VERSION`] unless an instruction needs a later one.
 fn ptx_version(kernel: &Kernel, facts: &Facts) -> &'static str {

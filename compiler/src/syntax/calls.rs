@@ -231,11 +231,11 @@ fn flag_argument(
     }
 }
 
-fn is_ident(e: &syn::Expr, name: &str) -> bool {
+pub(super) fn is_ident(e: &syn::Expr, name: &str) -> bool {
     matches!(e, syn::Expr::Path(p) if p.path.is_ident(name))
 }
 
-fn is_true(e: &syn::Expr) -> bool {
+pub(super) fn is_true(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value)
 }
 

@@ -36,6 +36,7 @@
 //! literal). The step counter lives in each warpgroup's registers, so the producer's and each consumer's
 //! walk over the ring continue across loops (a persistent kernel's tiles share one ring).
 
+use super::calls::{is_ident, is_true};
 use super::expr::{first_span, loc_of};
 use crate::diag::{Ctxt, Loc};
 use proc_macro2::{Span, TokenStream};
@@ -409,13 +410,11 @@ struct ConsumeOptions {
     delay_release: bool,
 }
 
-/// `name = true`: the name and the argument's span.
+/// `name = true` for one of `pipeline_consume`'s options: the name and the argument's span.
 fn flag(e: &syn::Expr) -> Option<(&'static str, Span)> {
     let syn::Expr::Assign(a) = e else { return None };
-    let is_true = matches!(&*a.right, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value);
-    let syn::Expr::Path(p) = &*a.left else { return None };
-    let name = ["cluster", "delay_release"].into_iter().find(|n| p.path.is_ident(n))?;
-    is_true.then_some((name, a.span()))
+    let name = ["cluster", "delay_release"].into_iter().find(|n| is_ident(&a.left, n))?;
+    is_true(&a.right).then_some((name, a.span()))
 }
 
 /// `copy_gmem_to_smem(src, dst, bar, ..)` completing on `bar`.

@@ -292,11 +292,17 @@ fn account(ck: &mut Checker, span: Span) {
     }
 }
 
-/// A9: the static total (buffers, pipeline stages, barriers, alignment padding) against sm_90's limit.
+/// A9: the static total against sm_90's limit: the buffers (pipeline stages, barriers, alignment
+/// padding) at the allocation where they overflow, else the whole dynamic shared memory (with the
+/// register ops' scratch and the alignment slack) at the kernel's name.
 pub(super) fn check_smem_total(ck: &mut Checker) {
+    ck.facts.dynamic_smem_bytes = super::scratch::dynamic_smem_bytes(ck);
     if ck.facts.smem_bytes > MAX_SMEM_BYTES {
         let span = ck.smem_peak_span.unwrap_or_else(|| ck.kernel.name.span());
         ck.ctx.error(span, Diag::SmemExceeded { bytes: ck.facts.smem_bytes, max: MAX_SMEM_BYTES });
+    } else if ck.facts.dynamic_smem_bytes > MAX_SMEM_BYTES {
+        let bytes = ck.facts.dynamic_smem_bytes;
+        ck.ctx.error(ck.kernel.name.span(), Diag::SmemExceeded { bytes, max: MAX_SMEM_BYTES });
     }
 }
 

@@ -13,6 +13,7 @@ mod memory;
 mod mma;
 mod regs;
 mod scalar;
+pub mod scratch;
 mod signature;
 pub mod ty;
 mod wgmma;
@@ -38,8 +39,12 @@ pub struct Facts {
     pub runtime_dims: Vec<String>,
     /// Every allocation of every `run_scoped`, in program order.
     pub allocs: Vec<Alloc>,
-    /// Peak dynamic shared memory in bytes, alignment padding included.
+    /// Peak shared memory of the allocations in bytes, alignment padding included.
     pub smem_bytes: u64,
+    /// Scratch each warpgroup needs for `to_layout` and column reductions (see `scratch`).
+    pub scratch_bytes: u32,
+    /// The dynamic shared memory a launch provides: allocations, scratch and alignment slack.
+    pub dynamic_smem_bytes: u64,
     /// The TMA tensor maps the kernel needs, one per (parameter, box, swizzle); passed by value.
     pub tensor_maps: Vec<TensorMapUse>,
     /// Which tensor map each `copy_gmem_to_smem` / `copy_smem_to_gmem` call uses, by the call's id.
@@ -114,6 +119,8 @@ pub fn check(ctx: &Ctxt, kernel: &Kernel) -> Facts {
             runtime_dims: Vec::new(),
             allocs: Vec::new(),
             smem_bytes: 0,
+            scratch_bytes: 0,
+            dynamic_smem_bytes: 0,
             tensor_maps: Vec::new(),
             tma_of: HashMap::new(),
             divisibility: Vec::new(),

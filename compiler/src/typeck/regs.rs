@@ -1,7 +1,7 @@
 //! Register arrays: creation, elementwise arithmetic, math, casts, reductions, broadcasts and layout
 //! changes. Catalog rows C2-C7; layout inference (what each op produces and requires) lives here.
 
-use super::{scalar, Checker, RegsTy, Ty};
+use super::{scalar, scratch, Checker, RegsTy, Ty};
 use crate::diag::{Diag, Loc};
 use crate::syntax::ast::{BinOp, Expr, Layout, MathFn, ReduceOp, ShapeExpr, Spanned};
 use crate::types::DType;
@@ -319,7 +319,11 @@ pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: 
     let layout = match (r.layout, axis.value) {
         (Layout::Splat, _) if !shape.is_empty() => Layout::Splat,
         (Layout::Wgmma, 1) => Layout::WgmmaRow,
-        (Layout::Wgmma, 0) => Layout::WgmmaCol,
+        (Layout::Wgmma, 0) => {
+            // Column partials cross warps through scratch.
+            scratch::need(ck, scratch::column_partials_bytes(r.dtype, r.shape[1]));
+            Layout::WgmmaCol
+        }
         (other, _) => {
             ck.ctx.type_error(
                 value,
@@ -374,6 +378,9 @@ pub(super) fn check_to_layout(ck: &mut Checker, value: &Expr, layout: &Spanned<L
     }
     if !check_layout_shape(ck, layout.value, &r.shape, layout.span) {
         return Ty::Error;
+    }
+    if scratch::moves_data(r.layout, layout.value) {
+        scratch::need(ck, r.shape.iter().product::<i64>() * i64::from(scratch::elem_bytes(r.dtype)));
     }
     Ty::Regs(RegsTy { layout: layout.value, ..r })
 }
