@@ -3,6 +3,7 @@
 //! Every function here runs before any CUDA call, so the checks behave the same with or without a
 //! GPU, and `launch` and `interpret` fail alike on the same bad arguments.
 
+use tessel_compiler::syntax::ast::BinOp;
 use tessel_runtime::{check_rank, Dims, Error, LaunchConfig, Result};
 
 use crate::signature::Dim;
@@ -135,31 +136,30 @@ impl GridValue {
     }
 }
 
-/// Implements a binary operator of `GridValue` with a checked `i64` operation.
+/// Implements a binary operator of `GridValue` with the checked integer arithmetic that constant
+/// folding and the interpreter's grid use too ([`BinOp::eval_i64`]).
 macro_rules! grid_ops {
-    ($($trait:ident $method:ident $op:expr;)*) => {$(
+    ($($trait:ident $method:ident $op:ident;)*) => {$(
         impl std::ops::$trait for GridValue {
             type Output = GridValue;
             fn $method(self, rhs: GridValue) -> GridValue {
-                self.zip(rhs, $op)
+                self.zip(rhs, |a, b| BinOp::$op.eval_i64(a, b))
             }
         }
     )*};
 }
 
 grid_ops! {
-    Add add i64::checked_add;
-    Sub sub i64::checked_sub;
-    Mul mul i64::checked_mul;
-    Div div i64::checked_div;
-    Rem rem i64::checked_rem;
-    // A left shift is a multiplication by a power of two, checked as one (`checked_shl` only checks
-    // the shift amount).
-    Shl shl |a: i64, b: i64| u32::try_from(b).ok().filter(|&b| b < 63).and_then(|b| a.checked_mul(1 << b));
-    Shr shr |a: i64, b: i64| u32::try_from(b).ok().and_then(|b| a.checked_shr(b));
-    BitAnd bitand |a: i64, b: i64| Some(a & b);
-    BitOr bitor |a: i64, b: i64| Some(a | b);
-    BitXor bitxor |a: i64, b: i64| Some(a ^ b);
+    Add add Add;
+    Sub sub Sub;
+    Mul mul Mul;
+    Div div Div;
+    Rem rem Rem;
+    Shl shl Shl;
+    Shr shr Shr;
+    BitAnd bitand BitAnd;
+    BitOr bitor BitOr;
+    BitXor bitxor BitXor;
 }
 
 impl std::ops::Neg for GridValue {

@@ -46,7 +46,7 @@ fn good_shapes_give_the_launch_configuration() {
     let plan: LaunchPlan<3> = matmul::check_args(&[256, 128], &[128, 512], &[256, 512]).unwrap();
     assert_eq!(plan.config.grid, [4, 8, 1]);
     assert_eq!(plan.config.block, [128, 1, 1]);
-    // The buffers and barriers, plus scratch and 1024 bytes to align the base (`tessel_compiler::ptx`).
+    // The buffers and barriers, plus scratch and 1024 bytes to align the base (`typeck::scratch`).
     assert!(plan.config.dynamic_smem >= matmul::SIGNATURE.smem_bytes + 1024);
     // Runtime dimensions in signature order: M, K, N.
     assert_eq!(matmul::SIGNATURE.runtime_dims, &["M", "K", "N"]);

@@ -92,6 +92,12 @@ impl DType {
         }
     }
 
+    /// Bytes one element takes in registers' loads and stores and in scratch: an `i4` takes a byte
+    /// there (it is packed only in TMA and WGMMA operands).
+    pub fn elem_bytes(self) -> u32 {
+        (self.bits() / 8).max(1)
+    }
+
     pub fn class(self) -> Class {
         match self {
             DType::Bf16 | DType::F16 | DType::F32 | DType::Tf32 | DType::F8E4M3 | DType::F8E5M2 => Class::Float,

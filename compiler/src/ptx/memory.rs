@@ -26,7 +26,7 @@ fn alloc_stored(g: &Gen, ty: &SmemTy) -> Vec<i64> {
 }
 
 fn elem_bytes(d: DType) -> i64 {
-    (d.bits() as i64 / 8).max(1)
+    i64::from(d.elem_bytes())
 }
 
 pub fn emit_at(g: &mut Gen, base: &Expr, index: &Expr) -> Val {
@@ -292,8 +292,9 @@ fn gmem_dims(g: &mut Gen, param: usize) -> Vec<String> {
         .collect()
 }
 
-/// `ld`/`st` type suffix and register class for an element in memory.
-fn mem_type(d: DType) -> &'static str {
+/// The `ld`/`st` type of an element in memory (shared, global or scratch); the register is that of
+/// `Class::of(dtype)`, bools going through a `.b32` 0/1.
+pub(super) fn mem_type(d: DType) -> &'static str {
     match d {
         DType::F32 | DType::Tf32 => "f32",
         DType::Bf16 | DType::F16 => "b16",

@@ -116,7 +116,7 @@ fn round_trip(g: &mut Gen, from: &RegsTy, regs: &[String], to: &RegsTy) -> Vec<S
 /// A fragment's elements in a row-major array at `scratch`: one register with the address of the
 /// thread's base coordinate, and each element's constant byte offset from it.
 fn element_addresses(g: &mut Gen, frag: &Frag, shape: &[i64], dtype: DType, scratch: &str) -> (String, Vec<i64>) {
-    let eb = scratch::elem_bytes(dtype) as i64;
+    let eb = i64::from(dtype.elem_bytes());
     // Row-major strides in bytes; a flat (Strided) fragment indexes the flattened array directly.
     let strides: Vec<i64> = if frag.flat {
         vec![eb]

@@ -9,22 +9,8 @@ use super::gen::Gen;
 use super::writer::Class;
 use crate::types::DType;
 
-pub use crate::typeck::scratch::{elem_bytes, work_bytes};
-
-/// The `ld`/`st` type of one element in scratch; the register is that of `Class::of(dtype)` (bools
-/// go through a `.b32` 0/1), matching how `ptx::memory` reads and writes arrays.
-pub fn mem_type(d: DType) -> &'static str {
-    match d {
-        DType::F32 | DType::Tf32 => "f32",
-        DType::Bf16 | DType::F16 => "b16",
-        DType::F8E4M3 | DType::F8E5M2 | DType::U8 | DType::Bool => "u8",
-        DType::I8 | DType::I4 => "s8",
-        DType::I16 => "s16",
-        DType::U16 => "u16",
-        DType::I32 | DType::U32 => "b32",
-        DType::I64 | DType::U64 => "b64",
-    }
-}
+use super::memory::mem_type;
+pub use crate::typeck::scratch::work_bytes;
 
 /// A register with the shared address of this warpgroup's scratch.
 pub fn base(g: &mut Gen) -> String {

@@ -222,6 +222,28 @@ pub enum BinOp {
     Ge,
 }
 
+impl BinOp {
+    /// The operation on known integers, as constant folding (`typeck`), a launch's grid
+    /// (`GridValue`) and the interpreter's grid evaluate it: `None` on overflow, division by zero,
+    /// an out-of-range shift, or an operator that gives no integer. A left shift is a
+    /// multiplication by a power of two, checked as one (`checked_shl` only checks the amount).
+    pub fn eval_i64(self, a: i64, b: i64) -> Option<i64> {
+        match self {
+            BinOp::Add => a.checked_add(b),
+            BinOp::Sub => a.checked_sub(b),
+            BinOp::Mul => a.checked_mul(b),
+            BinOp::Div => a.checked_div(b),
+            BinOp::Rem => a.checked_rem(b),
+            BinOp::Shl => u32::try_from(b).ok().filter(|&b| b < 63).and_then(|b| a.checked_mul(1 << b)),
+            BinOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
+            BinOp::BitAnd => Some(a & b),
+            BinOp::BitOr => Some(a | b),
+            BinOp::BitXor => Some(a ^ b),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
     Neg,

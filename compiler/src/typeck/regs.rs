@@ -380,7 +380,7 @@ pub(super) fn check_to_layout(ck: &mut Checker, value: &Expr, layout: &Spanned<L
         return Ty::Error;
     }
     if scratch::moves_data(r.layout, layout.value) {
-        scratch::need(ck, r.shape.iter().product::<i64>() * i64::from(scratch::elem_bytes(r.dtype)));
+        scratch::need(ck, r.shape.iter().product::<i64>() * i64::from(r.dtype.elem_bytes()));
     }
     Ty::Regs(RegsTy { layout: layout.value, ..r })
 }

@@ -254,16 +254,7 @@ pub(super) fn eval_const(ck: &Checker, e: &Expr) -> Option<i64> {
         ExprKind::Unary { op: UnOp::Neg, operand } => eval_const(ck, operand).map(|v| -v),
         ExprKind::Binary { op, lhs, rhs } => {
             let (a, b) = (eval_const(ck, lhs)?, eval_const(ck, rhs)?);
-            match op {
-                BinOp::Add => a.checked_add(b),
-                BinOp::Sub => a.checked_sub(b),
-                BinOp::Mul => a.checked_mul(b),
-                BinOp::Div => a.checked_div(b),
-                BinOp::Rem => a.checked_rem(b),
-                BinOp::Shl => u32::try_from(b).ok().and_then(|b| a.checked_shl(b)),
-                BinOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
-                _ => None,
-            }
+            op.eval_i64(a, b)
         }
         _ => None,
     }

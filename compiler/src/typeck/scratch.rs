@@ -53,8 +53,3 @@ pub fn work_bytes(dtype: DType) -> u32 {
         4
     }
 }
-
-/// Bytes of one element in scratch (`i4` takes a byte, like in `ptx::memory`).
-pub fn elem_bytes(dtype: DType) -> u32 {
-    (dtype.bits() / 8).max(1)
-}

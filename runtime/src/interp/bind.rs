@@ -4,7 +4,7 @@
 //! (`tessel::__private::{bind_shape, dim_i32, grid_extent, LaunchPlan}`), so `launch` and
 //! `interpret` fail alike on the same bad arguments.
 
-use tessel_compiler::syntax::ast::{BinOp, UnOp};
+use tessel_compiler::syntax::ast::UnOp;
 use tessel_compiler::types::DType;
 
 use super::exec::{Launch, ParamValue};
@@ -195,19 +195,7 @@ fn grid_value(e: &Expr, launch: &Launch) -> Option<i64> {
         Expr::Unary { op: UnOp::Neg, operand } => grid_value(operand, launch)?.checked_neg(),
         Expr::Binary { op, lhs, rhs } => {
             let (a, b) = (grid_value(lhs, launch)?, grid_value(rhs, launch)?);
-            match op {
-                BinOp::Add => a.checked_add(b),
-                BinOp::Sub => a.checked_sub(b),
-                BinOp::Mul => a.checked_mul(b),
-                BinOp::Div => a.checked_div(b),
-                BinOp::Rem => a.checked_rem(b),
-                BinOp::Shl => u32::try_from(b).ok().filter(|&b| b < 63).and_then(|b| a.checked_mul(1 << b)),
-                BinOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
-                BinOp::BitAnd => Some(a & b),
-                BinOp::BitOr => Some(a | b),
-                BinOp::BitXor => Some(a ^ b),
-                _ => None,
-            }
+            op.eval_i64(a, b)
         }
         _ => None,
     }
