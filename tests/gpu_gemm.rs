@@ -68,6 +68,17 @@ gemm_case!(
     shapes = [(128, 128, 64), (256, 256, 1024), (512, 384, 2048)]
 );
 gemm_case!(
+    split_k_through_a_peer,
+    split_k_pair,
+    bf16,
+    bf16,
+    f32,
+    b_kn = true,
+    ints = false,
+    tol = 1e-5,
+    shapes = [(64, 128, 128), (128, 256, 768), (256, 384, 4096)]
+);
+gemm_case!(
     f16_f16,
     gemm_f16_f16,
     f16,

@@ -8,7 +8,7 @@ mod common;
 mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
-use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized};
+use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized, split_k_pair};
 use tessel::prelude::*;
 
 #[test]
@@ -50,6 +50,16 @@ fn pipeline_across_a_cluster() {
     let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
     pipelined_cluster::interpret(&a, &b, &mut c).unwrap();
     assert_close("pipelined_cluster", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
+}
+
+#[test]
+fn split_k_through_a_peer() {
+    let mut rng = Rng::new(106);
+    let (m, n, k) = (128, 256, 768);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    split_k_pair::interpret(&a, &b, &mut c).unwrap();
+    assert_close("split_k_pair", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
 }
 
 /// Both programs of a cluster multicast the same A tile and each multiplies it by its own B tile.

@@ -258,3 +258,40 @@ pub fn pipelined_cluster(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f3
         },
     );
 }
+
+/// Split K across a 2 x 1 cluster: each program multiplies half of K for the same 64 x 128 tile
+/// of C; program 1 sends its f32 partial into program 0's `part` (`copy_smem_to_peer`), which adds
+/// it to its own and stores the sum.
+#[kernel(grid = (2 * (M / 64), N / 128), cluster = (2, 1), warpgroups = 2, warpgroup_axis = wg, consts(STAGES = 2))]
+pub fn split_k_pair(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (half, i, j, steps) = (cluster_rank(), program_id(0) / 2, program_id(1), K / 128);
+    run_scoped(
+        collective_axes = [wg],
+        |a_s: Smem<bf16, STAGES, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, STAGES, 64, 128, Swizzle128>,
+         ring: Pipeline<STAGES, 2, 1>,
+         part: Smem<f32, 64, 128, Swizzle128>,
+         received: Barrier| {
+            if warpgroup_id() == 0 {
+                pipeline_produce(ring, steps, |k, s, bar| {
+                    copy_gmem_to_smem(a.tile([i, half * steps + k]), a_s.at(s), bar);
+                    copy_gmem_to_smem(b.tile([half * steps + k, j]), b_s.at(s), bar);
+                });
+            } else {
+                run_scoped(|acc: Acc<f32, 64, 128>| {
+                    pipeline_consume(ring, steps, |k, s| {
+                        wgmma(acc, a_s.at(s), b_s.at(s));
+                    });
+                    if half == 1 {
+                        part.store(acc.load());
+                        commit_smem();
+                        copy_smem_to_peer(part, part, received, 0);
+                    } else {
+                        barrier_wait(received);
+                        c.tile([i, j]).store(acc.load() + part.load(Layout::Wgmma));
+                    }
+                });
+            }
+        },
+    );
+}

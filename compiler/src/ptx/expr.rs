@@ -65,6 +65,7 @@ impl Gen<'_> {
                 tma::emit_load(self, e, src, dst, barrier, multicast.is_some())
             }
             K::CopySmemToGmem { src, dst } => tma::emit_store(self, e, src, dst),
+            K::CopySmemToPeer { src, dst, barrier, rank } => tma::emit_to_peer(self, src, dst, barrier, rank),
             K::CommitSmem => sync::emit_commit_smem(self),
             K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
             K::BarrierArrive { barrier, cluster } => sync::emit_arrive(self, barrier, cluster.is_some()),
@@ -127,6 +128,15 @@ impl Gen<'_> {
             }
         }
         let a = self.materialize(a, &Ty::Scalar(dtype));
+        // An integer constant on the right stays an immediate, so ptxas can strength-reduce a
+        // division or remainder by it (it does not look through a register's `mov`).
+        if let (Val::Scalar { reg: ra, .. }, Val::Const(c)) = (&a, &b) {
+            let wide = matches!(dtype, DType::I32 | DType::U32 | DType::I64 | DType::U64);
+            if wide && (*c >= 0 || !dtype.is_unsigned()) {
+                let imm = scalar::literal(dtype, *c as f64);
+                return scalar::binary(self, op, dtype, ra, &imm);
+            }
+        }
         let b = self.materialize(b, &Ty::Scalar(dtype));
         match (a, b) {
             (Val::Scalar { reg: ra, .. }, Val::Scalar { reg: rb, .. }) => scalar::binary(self, op, dtype, &ra, &rb),

@@ -281,10 +281,29 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// `dst = src / d` for an unsigned register and a positive constant. A power of two is a shift:
+    /// the driver's compiler emits a full division for `div.u32` even by an immediate 64 (seen in
+    /// the H200's SASS of the GEMM epilogue).
+    pub fn udiv_const(&mut self, dst: &str, src: &str, d: i64) {
+        match power_of_two(d) {
+            Some(bits) => self.w.ins(format!("shr.u32 {dst}, {src}, {bits}")),
+            None => self.w.ins(format!("div.u32 {dst}, {src}, {d}")),
+        }
+    }
+
+    /// `dst = src % d` for an unsigned register and a positive constant (a mask for a power of two).
+    pub fn urem_const(&mut self, dst: &str, src: &str, d: i64) {
+        match power_of_two(d) {
+            Some(_) => self.w.ins(format!("and.b32 {dst}, {src}, {}", d - 1)),
+            None => self.w.ins(format!("rem.u32 {dst}, {src}, {d}")),
+        }
+    }
+
     /// `16 * (w % m_warps) + g`: the first row of this warp's mma block.
     pub fn warp_row_base(&mut self, m_warps: i64) -> String {
         let r = self.w.reg(Class::B32);
-        self.w.ins(format!("rem.u32 {r}, {}, {m_warps}", self.lanes.w));
+        let w = self.lanes.w.clone();
+        self.urem_const(&r, &w, m_warps);
         self.w.ins(format!("mad.lo.u32 {r}, {r}, 16, {}", self.lanes.g));
         r
     }
@@ -293,7 +312,8 @@ impl<'a> Gen<'a> {
     pub fn warp_col_base(&mut self, m_warps: i64, n_per: i64, mult: i64) -> String {
         let r = self.w.reg(Class::B32);
         let t = self.lane_times_t(mult);
-        self.w.ins(format!("div.u32 {r}, {}, {m_warps}", self.lanes.w));
+        let w = self.lanes.w.clone();
+        self.udiv_const(&r, &w, m_warps);
         self.w.ins(format!("mad.lo.u32 {r}, {r}, {n_per}, {t}"));
         r
     }
@@ -309,4 +329,9 @@ impl<'a> Gen<'a> {
     pub fn fragment(&mut self, layout: crate::syntax::ast::Layout, shape: &[i64], dtype: DType) -> layout::Frag {
         layout::fragment(self, layout, shape, dtype)
     }
+}
+
+/// `log2 d` when `d` is a positive power of two.
+fn power_of_two(d: i64) -> Option<u32> {
+    (d > 0 && d & (d - 1) == 0).then(|| d.trailing_zeros())
 }

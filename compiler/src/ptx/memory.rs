@@ -150,9 +150,9 @@ pub fn elem_coords(g: &mut Gen, frag: &Frag, e: usize, shape: &[i64]) -> Vec<Str
         let mut rest = flat;
         for d in (0..shape.len()).rev() {
             let c = g.w.reg(Class::B32);
-            g.w.ins(format!("rem.u32 {c}, {rest}, {}", shape[d]));
+            g.urem_const(&c, &rest, shape[d]);
             let q = g.w.reg(Class::B32);
-            g.w.ins(format!("div.u32 {q}, {rest}, {}", shape[d]));
+            g.udiv_const(&q, &rest, shape[d]);
             coords[d] = c;
             rest = q;
         }
@@ -197,8 +197,8 @@ pub fn smem_addr(g: &mut Gen, base: &str, ty: &SmemTy, coords: &[String]) -> Str
         let w = legality::swizzle_elems(ty.swizzle, ty.dtype);
         let rows = if full.len() >= 2 { full[full.len() - 2] } else { 1 };
         let (q, m) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
-        g.w.ins(format!("div.u32 {q}, {c}, {w}"));
-        g.w.ins(format!("rem.u32 {m}, {c}, {w}"));
+        g.udiv_const(&q, &c, w);
+        g.urem_const(&m, &c, w);
         g.w.ins(format!("mul.lo.u32 {off}, {q}, {}", rows * ty.swizzle as i64));
         if let Some(r) = &r {
             g.w.ins(format!("mad.lo.u32 {off}, {r}, {}, {off}", ty.swizzle));

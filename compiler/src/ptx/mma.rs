@@ -82,7 +82,8 @@ pub fn emit_mma(g: &mut Gen, e: &Expr, acc: &Expr, a: &Expr, b: &Expr) -> Val {
     let d: Vec<String> = (0..4 * p.tiles).map(|_| g.w.reg(p.acc_class)).collect();
     let block = g.w.reg(Class::B32);
     if p.n_warps > 1 {
-        g.w.ins(format!("div.u32 {block}, {}, {}", g.lanes.w, p.m_warps));
+        let w = g.lanes.w.clone();
+        g.udiv_const(&block, &w, p.m_warps);
     }
     let end = g.w.label("mma_done");
     for nb in 0..p.n_warps as usize {

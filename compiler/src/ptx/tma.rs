@@ -133,3 +133,27 @@ pub fn emit_store(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr) -> Val {
     g.w.put_label(&skip);
     Val::Unit
 }
+
+/// `copy_smem_to_peer(src, dst, bar, rank)`: one thread maps `dst` and `bar` into the shared window
+/// of program `rank` of the cluster (`mapa`), arrives on that barrier expecting the bytes, and
+/// issues a bulk copy (`cp.async.bulk.shared::cluster.shared::cta`) that completes on it. The user
+/// has made the source's writes visible with `commit_smem()`, as for a TMA store.
+pub fn emit_to_peer(g: &mut Gen, src: &Expr, dst: &Expr, bar: &Expr, rank: &Expr) -> Val {
+    let (Val::Smem { addr: from, ty }, Val::Smem { addr: to, .. }) = (g.expr(src), g.expr(dst)) else {
+        return Val::Unit;
+    };
+    let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
+    let rank = g.scalar_reg(rank);
+    let bytes = ty.stored.iter().product::<i64>() * ty.dtype.bits() as i64 / 8;
+    let skip = g.w.label("peer_copied");
+    g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
+    let (remote_to, remote_bar) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
+    g.w.ins(format!("mapa.shared::cluster.u32 {remote_to}, {to}, {rank}"));
+    g.w.ins(format!("mapa.shared::cluster.u32 {remote_bar}, {bar}, {rank}"));
+    g.w.ins(format!("mbarrier.arrive.expect_tx.shared::cluster.b64 _, [{remote_bar}], {bytes}"));
+    g.w.ins(format!(
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [{remote_to}], [{from}], {bytes}, [{remote_bar}]"
+    ));
+    g.w.put_label(&skip);
+    Val::Unit
+}

@@ -110,6 +110,12 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             expr(src, f);
             expr(dst, f);
         }
+        K::CopySmemToPeer { src, dst, barrier, rank } => {
+            expr(src, f);
+            expr(dst, f);
+            expr(barrier, f);
+            expr(rank, f);
+        }
         K::RunScoped { body, .. } => block(body, f),
         K::RunState { init, body, .. } => {
             expr(init, f);

@@ -400,6 +400,14 @@ pub enum ExprKind {
         src: Box<Expr>,
         dst: Box<Expr>,
     },
+    /// `copy_smem_to_peer(src, dst, bar, rank)`: a bulk copy of this program's buffer into the same
+    /// place (`dst`) of program `rank` of the cluster, completing on that program's `bar`.
+    CopySmemToPeer {
+        src: Box<Expr>,
+        dst: Box<Expr>,
+        barrier: Box<Expr>,
+        rank: Box<Expr>,
+    },
     /// `commit_smem()`: make this warpgroup's ordinary shared-memory writes visible to TMA and wgmma.
     CommitSmem,
     /// `wait_smem_to_gmem(n)`: wait until at most `n` TMA stores are still reading shared memory.

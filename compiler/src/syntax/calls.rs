@@ -126,6 +126,15 @@ fn lower_named_call(
             let v = arity(ctx, span, "copy_smem_to_gmem(src, dst)", a, 2)?;
             ExprKind::CopySmemToGmem { src: boxed(ctx, v[0]), dst: boxed(ctx, v[1]) }
         }
+        "copy_smem_to_peer" => {
+            let v = arity(ctx, span, "copy_smem_to_peer(src, dst, bar, rank)", a, 4)?;
+            ExprKind::CopySmemToPeer {
+                src: boxed(ctx, v[0]),
+                dst: boxed(ctx, v[1]),
+                barrier: boxed(ctx, v[2]),
+                rank: boxed(ctx, v[3]),
+            }
+        }
         "commit_smem" => {
             arity(ctx, span, "commit_smem()", a, 0)?;
             ExprKind::CommitSmem

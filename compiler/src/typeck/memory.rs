@@ -4,7 +4,7 @@
 use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, SmemTy, Ty};
 use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
-use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
+use crate::syntax::ast::{Expr, ExprKind, ShapeExpr, SliceArg, Spanned};
 use crate::types::DType;
 
 /// `a.tile([i, k])` or `a.tile([i, k], [rows, cols])`.
@@ -391,6 +391,65 @@ pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Ex
         (other, _) => ck.ctx.type_error(
             src,
             format!("copy_smem_to_gmem reads a shared-memory buffer, got {other}"),
+            "pass an `Smem<..>` buffer",
+        ),
+    }
+    Ty::Unit
+}
+
+/// `copy_smem_to_peer(src, dst, bar, rank)`: a bulk copy (`cp.async.bulk`, not a tensor copy) of
+/// this program's bytes into program `rank` of the cluster. It copies bytes, so `dst` must be laid
+/// out as `src` is: whole buffers or slabs (`.at(i)`) of one dtype, shape and swizzle.
+pub(super) fn check_copy_to_peer(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, rank: &Expr) -> Ty {
+    needs_cluster(ck, call.span.into(), "copy_smem_to_peer");
+    let (st, dt) = (ck.check_expr(src), ck.check_expr(dst));
+    check_single_barrier(ck, bar);
+    let rt = ck.check_expr(rank);
+    if scalar::expect_int(ck, rank, &rt, "the peer's rank") {
+        let size = ck.kernel.attr.cluster_size() as i64;
+        if let ExprKind::Int(v, _) = rank.kind {
+            if size > 1 && !(0..size).contains(&v) {
+                ck.ctx.type_error(
+                    rank,
+                    format!("rank {v} is outside the cluster of {size} programs"),
+                    format!("a rank is 0..{size}"),
+                );
+            }
+        }
+    }
+    let whole = |s: &SmemTy| !s.sliced && !s.transposed;
+    match (st, dt) {
+        (Ty::Smem(s), Ty::Smem(d)) => {
+            let bytes = s.stored.iter().product::<i64>() * s.dtype.bits() as i64 / 8;
+            if !whole(&s) {
+                ck.ctx.type_error(
+                    src,
+                    "copy_smem_to_peer copies a whole buffer or slab, not a slice or a transposed view",
+                    "copy `buf` or `buf.at(i)`",
+                );
+            } else if !whole(&d) || (d.dtype, &d.stored, d.swizzle) != (s.dtype, &s.stored, s.swizzle) {
+                ck.ctx.type_error(
+                    dst,
+                    format!("copy_smem_to_peer copies bytes, so its destination must be laid out as its source ({}), got {}", Ty::Smem(s.clone()), Ty::Smem(d.clone())),
+                    "copy into a buffer (or slab) of the same dtype, shape and swizzle",
+                );
+            } else if bytes % 16 != 0 {
+                ck.ctx.type_error(
+                    src,
+                    format!("a bulk copy moves a multiple of 16 bytes, this buffer has {bytes}"),
+                    "copy a larger buffer",
+                );
+            }
+        }
+        (Ty::Error, _) | (_, Ty::Error) => {}
+        (Ty::Smem(_), other) => ck.ctx.type_error(
+            dst,
+            format!("copy_smem_to_peer writes a shared-memory buffer, got {other}"),
+            "pass the `Smem<..>` buffer to copy into (the peer's of the same name)",
+        ),
+        (other, _) => ck.ctx.type_error(
+            src,
+            format!("copy_smem_to_peer reads a shared-memory buffer, got {other}"),
             "pass an `Smem<..>` buffer",
         ),
     }

@@ -492,6 +492,9 @@ impl<'a> Checker<'a> {
                 memory::check_copy_in(self, e, src, dst, barrier, *multicast)
             }
             K::CopySmemToGmem { src, dst } => memory::check_copy_out(self, e, src, dst),
+            K::CopySmemToPeer { src, dst, barrier, rank } => {
+                memory::check_copy_to_peer(self, e, src, dst, barrier, rank)
+            }
             K::BarrierArrive { barrier, cluster } => memory::check_arrive(self, barrier, *cluster),
             K::BarrierWait(b) => memory::check_barrier_use(self, b),
             K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),

@@ -61,6 +61,10 @@ impl Warpgroup<'_> {
                 tile.copy_from_smem(self.global(tile.param)?, &view, &self.state().smem);
                 Value::Unit
             }
+            Expr::CopyToPeer { src, dst, barrier, rank } => {
+                self.copy_to_peer(src, dst, barrier, rank)?;
+                Value::Unit
+            }
             Expr::Arrive { barrier, cluster } => {
                 let b = self.eval(barrier)?.barrier()?;
                 if *cluster {
@@ -136,6 +140,24 @@ impl Warpgroup<'_> {
             tile.copy_to_smem(g, &view, &self.state().smem);
         }
         self.state().arrive((bar.alloc, bar.index));
+        Ok(())
+    }
+
+    /// A bulk copy into program `rank` of the cluster: the bytes land in its buffer when issued,
+    /// then count as one arrival on its barrier (held until it has entered the barrier's scope, as
+    /// for a cluster-wide `barrier_arrive`).
+    fn copy_to_peer(&mut self, src: &Expr, dst: &Expr, barrier: &Expr, rank: &Expr) -> Result<()> {
+        let from = self.eval(src)?.smem()?;
+        let to = self.eval(dst)?.smem()?;
+        let bar = self.eval(barrier)?.barrier()?;
+        let rank = self.eval_scalar(rank)?.to_i64();
+        let Some(peer) = usize::try_from(rank).ok().and_then(|r| self.cluster.get(r)) else {
+            let size = self.cluster.len();
+            return Err(error(format!("copy_smem_to_peer to rank {rank}, outside the cluster of {size} programs")));
+        };
+        to.write(&peer.smem, &from.read(&self.state().smem));
+        let epoch = self.entries.get(&bar.alloc).copied().unwrap_or(0);
+        peer.arrive_in_epoch((bar.alloc, bar.index), epoch);
         Ok(())
     }
 

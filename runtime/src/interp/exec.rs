@@ -195,6 +195,7 @@ impl<'a> Warpgroup<'a> {
             | Expr::Store { .. }
             | Expr::CopyIn { .. }
             | Expr::CopyOut { .. }
+            | Expr::CopyToPeer { .. }
             | Expr::Arrive { .. }
             | Expr::Wait(_) => self.eval_memory(e)?,
             Expr::Splat { .. }

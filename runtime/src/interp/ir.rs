@@ -194,6 +194,13 @@ pub(crate) enum Expr {
         src: Box<Expr>,
         dst: Box<Expr>,
     },
+    /// `copy_smem_to_peer`: into the same buffer of program `rank` of the cluster.
+    CopyToPeer {
+        src: Box<Expr>,
+        dst: Box<Expr>,
+        barrier: Box<Expr>,
+        rank: Box<Expr>,
+    },
     /// `barrier_arrive`; with `cluster`, on the barrier of every program of the cluster.
     Arrive {
         barrier: Box<Expr>,

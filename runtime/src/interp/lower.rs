@@ -251,6 +251,7 @@ impl Lowerer<'_> {
             | K::Mma { .. }
             | K::CopyGmemToSmem { .. }
             | K::CopySmemToGmem { .. }
+            | K::CopySmemToPeer { .. }
             | K::BarrierArrive { .. }
             | K::BarrierWait(_) => self.memory_expr(e)?,
             K::Splat { .. }
@@ -296,6 +297,12 @@ impl Lowerer<'_> {
                 multicast: multicast.is_some(),
             },
             K::CopySmemToGmem { src, dst } => Expr::CopyOut { src: self.boxed(src)?, dst: self.boxed(dst)? },
+            K::CopySmemToPeer { src, dst, barrier, rank } => Expr::CopyToPeer {
+                src: self.boxed(src)?,
+                dst: self.boxed(dst)?,
+                barrier: self.boxed(barrier)?,
+                rank: self.boxed(rank)?,
+            },
             K::BarrierArrive { barrier, cluster } => {
                 Expr::Arrive { barrier: self.boxed(barrier)?, cluster: cluster.is_some() }
             }

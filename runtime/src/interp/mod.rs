@@ -52,6 +52,10 @@
 //!   copy lands in the peers when it is issued, so reusing a multicast destination needs the
 //!   cluster's programs in step (`barrier_arrive(bar, cluster = true)` releases), or it races (on
 //!   the GPU too).
+//! - `copy_smem_to_peer(src, dst, bar, rank)` writes `src`'s values into `dst` of program `rank`
+//!   of the cluster when issued, then counts as one arrival on that program's `bar` (held until it
+//!   has entered the barrier's scope, like a cluster-wide `barrier_arrive`); a rank outside the
+//!   cluster is an `Error::Interpreter`.
 //! - `copy_smem_to_gmem(src, tile)` writes synchronously, dropping elements outside the array;
 //!   `commit_smem`, `wait_smem_to_gmem`, `wgmma_wait`, `set_max_registers` do nothing.
 //!
