@@ -100,7 +100,7 @@ macro_rules! matmul {
 macro_rules! split_k {
     ($name:ident, $t:ident) => {
         #[kernel(grid = (2 * (M / BM) * (N / BN),), cluster = (2,), warpgroups = 3, warpgroup_axis = wg,
-                                         max_registers = 168, consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
+                                                 max_registers = 168, consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             let (half, unit, steps) = (cluster_rank(), program_id(0) / 2, K / BK / 2);
             let (ti, tj) = (unit / (N / BN), unit % (N / BN));
