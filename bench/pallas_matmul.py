@@ -21,7 +21,9 @@ Environment: BENCH_SHAPES ("MxNxK,..."; C = A[M,K] @ B[K,N]), BENCH_DTYPES ("bf1
 BENCH_RUNS, BENCH_OUT (the CSV's directory; default bench/results), BENCH_TUNE ("quick": the
 staged search, tuned once per shape on the first dtype and reused for the second; "full": the
 whole product, per dtype; "none": one default config), BENCH_TIMER ("cupti" or "wall"; default:
-cupti when available), BENCH_L2_MB (default 60, the H200's). The table is the last lines of the
+cupti when available), BENCH_L2_MB (default 60, the H200's), BENCH_GAP_MS (default 0: samples
+back to back; N: the GPU idles N ms before each sample, as bench_matmul's rounds, so it stays
+cool). The table is the last lines of the
 output; exit status 1 means a shape failed or missed the bound. Without a GPU it says so and
 exits 0.
 """
@@ -202,8 +204,18 @@ class Bench:
         return self.timer(every_set, self.sets, runs, self.count), err, config
 
 
-def cupti_timer(profiler):
+def cupti_timer(profiler, gap_ms):
     def time_cupti(every_set, sets, runs, count):
+        if gap_ms > 0:
+            # One launch per set per sample, each after an idle gap (bench_matmul's BENCH_GAP_MS).
+            times = []
+            for _ in range(max(2, math.ceil(runs / count))):
+                time.sleep(gap_ms / 1e3)
+                _, t = profiler.measure(every_set, iterations=1)(sets)
+                if t is None:
+                    raise RuntimeError("CUPTI recorded no kernels")
+                times.extend(t if isinstance(t, list) else [t])
+            return statistics.median(times) / count
         iterations = max(2, math.ceil(runs / count))
         _, times = profiler.measure(every_set, iterations=iterations)(sets)
         if times is None:
@@ -214,12 +226,13 @@ def cupti_timer(profiler):
     return time_cupti
 
 
-def wall_timer(jax):
+def wall_timer(jax, gap_ms):
     def time_wall(every_set, sets, runs, count):
         reps = max(1, math.ceil(WALL_BATCH / count))
         samples = max(10, math.ceil(runs / (reps * count)))
         times = []
         for _ in range(samples):
+            time.sleep(gap_ms / 1e3)
             start = time.perf_counter()
             outs = [every_set(sets) for _ in range(reps)]
             jax.block_until_ready(outs)
@@ -228,7 +241,7 @@ def wall_timer(jax):
     return time_wall
 
 
-def pick_timer(jax, wanted):
+def pick_timer(jax, wanted, gap_ms):
     try:
         from jax.experimental.mosaic.gpu import profiler
         has_cupti = "iterations" in inspect.signature(profiler.measure).parameters
@@ -237,8 +250,8 @@ def pick_timer(jax, wanted):
     if wanted == "cupti" and not has_cupti:
         log("pallas_matmul: this JAX's profiler.measure cannot time iterations; using the wall clock")
     if wanted != "wall" and has_cupti:
-        return "cupti (device kernel time)", cupti_timer(profiler)
-    return f"wall clock (median of batches of >= {WALL_BATCH} launches)", wall_timer(jax)
+        return "cupti (device kernel time)", cupti_timer(profiler, gap_ms)
+    return f"wall clock (median of batches of >= {WALL_BATCH} launches)", wall_timer(jax, gap_ms)
 
 
 def attempt(bench, options, runs):
@@ -291,7 +304,11 @@ def main():
     if unknown or tune not in ("quick", "full", "none"):
         sys.exit(f"pallas_matmul: BENCH_DTYPES must be bf16/f16 (got {unknown}); BENCH_TUNE quick/full/none")
     kernel = Kernel(hm)
-    timer_name, timer = pick_timer(jax, env("BENCH_TIMER", "cupti"))
+    gap_ms = float(env("BENCH_GAP_MS", "0"))
+    timer_name, timer = pick_timer(jax, env("BENCH_TIMER", "cupti"), gap_ms)
+    if gap_ms > 0:
+        timer_name += f", {gap_ms:g} ms idle before each sample"
+
     log(f"pallas_matmul: JAX {jax.__version__} on {gpu.device_kind}; {hm.__name__}.{kernel.fn.__name__}; "
         f"timer: {timer_name}; tuning: {tune}; L2 {l2_bytes >> 20} MiB")
     rows = []

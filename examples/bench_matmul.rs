@@ -15,7 +15,10 @@
 //! - the implementations are timed interleaved, round by round (tessel, cuBLAS, cuBLASLt), so that
 //!   all of them run at the same clocks: 10 warm-up rounds, then `BENCH_RUNS` (default 50) rounds,
 //!   each launch between two CUDA events; each one's median is reported. Launches are queued behind
-//!   a held stream (`Gate`), so that no timed launch waits for the CPU to queue it;
+//!   a held stream (`Gate`), so that no timed launch waits for the CPU to queue it. By default the
+//!   rounds run back to back (a sustained load, at the clocks the card's power limit allows);
+//!   `BENCH_GAP_MS=50` idles the GPU that long after each round, so that it stays cool and near
+//!   its top clocks (an occasional GEMM);
 //! - "cuBLAS" is the faster of `cublasGemmEx` (f32 compute, cuBLAS's default algorithm) and
 //!   cuBLASLt (the fastest of the first few algorithms its heuristic proposes); the table says which.
 //!
@@ -23,7 +26,7 @@
 //! operand (m = N, n = M, lda = N, ldb = K, ldc = N), with no transposes.
 //!
 //! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs M % 128,
-//! N % 256 and K % 64 to be 0), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_OUT` (the CSV's
+//! N % 256 and K % 64 to be 0), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
 //! directory; default `bench/results`). The table is the last lines of the output. Without a GPU
 //! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 
@@ -40,6 +43,7 @@ use std::error::Error;
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::cublaslt::sys as lt_sys;
@@ -173,6 +177,8 @@ struct Config {
     shapes: Vec<Shape>,
     dtypes: Vec<&'static str>,
     runs: usize,
+    /// `BENCH_GAP_MS`: idle time after each timed round (none: back to back).
+    gap: Option<Duration>,
     out_dir: PathBuf,
 }
 
@@ -191,8 +197,13 @@ impl Config {
             Some(n) => n.trim().parse::<usize>().map_err(|e| format!("BENCH_RUNS=`{n}`: {e}"))?.max(1),
             None => DEFAULT_RUNS,
         };
+        let gap = match var("BENCH_GAP_MS") {
+            Some(ms) => ms.trim().parse::<u64>().map_err(|e| format!("BENCH_GAP_MS=`{ms}`: {e}"))?,
+            None => 0,
+        };
+        let gap = (gap > 0).then(|| Duration::from_millis(gap));
         let out_dir = var("BENCH_OUT").map_or_else(|| PathBuf::from("bench/results"), PathBuf::from);
-        Ok(Config { shapes, dtypes, runs, out_dir })
+        Ok(Config { shapes, dtypes, runs, gap, out_dir })
     }
 }
 
@@ -245,8 +256,12 @@ fn run() -> Res<bool> {
         .context()
         .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
         .map_or(FALLBACK_L2, |b| b as usize);
+    let pace = match config.gap {
+        Some(gap) => format!("{} ms idle after each round", gap.as_millis()),
+        None => "back to back".into(),
+    };
     println!(
-        "bench_matmul on {}: L2 {} MiB, {WARMUP} warm-up + {} timed runs, median",
+        "bench_matmul on {}: L2 {} MiB, {WARMUP} warm-up + {} timed rounds ({pace}), median",
         dev.name(),
         l2 >> 20,
         config.runs
@@ -256,8 +271,8 @@ fn run() -> Res<bool> {
     for &shape in &config.shapes {
         for &dtype in &config.dtypes {
             let row = match dtype {
-                "bf16" => bench::<bf16>(&dev, &baselines, shape, l2, config.runs),
-                _ => bench::<f16>(&dev, &baselines, shape, l2, config.runs),
+                "bf16" => bench::<bf16>(&dev, &baselines, shape, l2, &config),
+                _ => bench::<f16>(&dev, &baselines, shape, l2, &config),
             };
             rows.push(row.unwrap_or_else(|err| {
                 println!("{shape} {dtype}: FAILED: {err}");
@@ -269,7 +284,7 @@ fn run() -> Res<bool> {
 }
 
 /// Checks and times one shape and dtype.
-fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize, runs: usize) -> Res<Row> {
+fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize, config: &Config) -> Res<Row> {
     // Enough sets that a launch finds none of its operands in the L2 from the launch before.
     let count = (2 * l2).div_ceil(shape.set_bytes(T::BYTES)).max(1);
     let mut sets = make_sets::<T>(dev, shape, count)?;
@@ -290,7 +305,7 @@ fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize,
             Err(why) => missing.push(why),
         }
     }
-    let times = time_interleaved(dev, runs, WARMUP, &mut sets, &mut ops)?;
+    let times = time_interleaved(dev, config.runs, WARMUP, &mut sets, &mut ops, config.gap)?;
     let tessel_ms = times[0];
     let baselines: Vec<(f64, String)> = times[1..].iter().copied().zip(names).collect();
     let mb = shape.set_bytes(T::BYTES) >> 20;

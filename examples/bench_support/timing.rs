@@ -2,6 +2,8 @@
 //! are timed interleaved, round by round, so that they all run at the same clocks: under a long
 //! GEMM load the H200 settles at lower clocks within about a second, and timing one contender
 //! after the other favours whichever runs first (8192^3 moved by 7% between runs that way).
+//! With an idle gap after each round, the card stays cool and near its top clocks: that measures
+//! each kernel at the clocks of an occasional GEMM rather than of a sustained GEMM load.
 
 use std::ffi::c_void;
 use std::sync::mpsc;
@@ -35,17 +37,19 @@ pub fn time_median<S>(
     op: impl FnMut(&mut S) -> Res<()>,
 ) -> Res<f64> {
     let mut ops: [Op<S>; 1] = [Box::new(op)];
-    Ok(time_interleaved(dev, runs, warmup, sets, &mut ops)?[0])
+    Ok(time_interleaved(dev, runs, warmup, sets, &mut ops, None)?[0])
 }
 
 /// Runs every op once per round, `warmup` rounds and then `runs` timed ones, each launch between
-/// its own two CUDA events, the operand set rotating per round; each op's median time in ms.
+/// its own two CUDA events, the operand set rotating per round; each op's median time in ms. With
+/// a `gap`, the GPU idles that long after each timed round (rounds are then queued one at a time).
 pub fn time_interleaved<S>(
     dev: &Device,
     runs: usize,
     warmup: usize,
     sets: &mut [S],
     ops: &mut [Op<S>],
+    gap: Option<Duration>,
 ) -> Res<Vec<f64>> {
     let count = sets.len();
     for round in 0..warmup {
@@ -59,7 +63,7 @@ pub fn time_interleaved<S>(
     let pair = || -> Res<(CudaEvent, CudaEvent)> { Ok((context.new_event(timed)?, context.new_event(timed)?)) };
     // events[round][op]
     let events = (0..runs).map(|_| ops.iter().map(|_| pair()).collect::<Res<Vec<_>>>()).collect::<Res<Vec<_>>>()?;
-    let rounds_per_gate = (GATE_BATCH / ops.len().max(1)).max(1);
+    let rounds_per_gate = if gap.is_some() { 1 } else { (GATE_BATCH / ops.len().max(1)).max(1) };
     for (batch, chunk) in events.chunks(rounds_per_gate).enumerate() {
         let gate = Gate::hold(stream)?;
         for (i, round) in chunk.iter().enumerate() {
@@ -71,6 +75,10 @@ pub fn time_interleaved<S>(
             }
         }
         drop(gate);
+        if let Some(gap) = gap {
+            dev.synchronize()?;
+            std::thread::sleep(gap);
+        }
     }
     dev.synchronize()?;
     (0..ops.len())
