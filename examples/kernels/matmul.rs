@@ -205,16 +205,20 @@ pub enum Variant {
 /// overrides the choice (for tuning). Otherwise wide tiles, unless they would leave more than half
 /// the 132 SMs idle: then split K across 2 x 1 clusters of 128 x 128 tiles when those fill at most
 /// the 132 SMs and the shape divides into them, else narrow tiles. (`Pair` measured the same as
-/// `Wide` on the H200, within a percent either way: the multicast saves L2 bandwidth that these
-/// shapes do not lack.)
+/// `Wide` on the H200 under a sustained load, within a percent either way, and up to 1.5% slower
+/// with the GPU idle between launches: the multicast saves L2 bandwidth these shapes do not lack.)
 pub fn variant(m: usize, n: usize, k: usize) -> Variant {
     match std::env::var("TESSEL_MATMUL").ok().as_deref() {
-        Some("wide") => return Variant::Wide,
-        Some("pair") => return Variant::Pair,
-        Some("narrow") => return Variant::Narrow,
-        Some("split") => return Variant::Split,
-        _ => {}
+        Some("wide") => Variant::Wide,
+        Some("pair") => Variant::Pair,
+        Some("narrow") => Variant::Narrow,
+        Some("split") => Variant::Split,
+        _ => choose(m, n, k),
     }
+}
+
+/// The variant for a shape, without the override.
+pub fn choose(m: usize, n: usize, k: usize) -> Variant {
     let split_fits = m % 128 == 0 && n % 128 == 0 && k % 128 == 0 && 2 * (m / 128) * (n / 128) <= 132;
     match m.div_ceil(128) * n.div_ceil(256) {
         wide if wide >= 66 => Variant::Wide,
@@ -226,7 +230,7 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 /// The launch checks the tiles' divisibility of N and K, and of M by 64 (the TMA boxes). A program
 /// computes whole 128-row tiles (pairs of them for `Pair`), and `Split` gives each program of a
 /// cluster the same number of 64-wide steps of K: these the launch cannot see, so they are checked here.
-fn whole_tiles(v: Variant, m: usize, k: usize) -> tessel::Result<()> {
+pub fn whole_tiles(v: Variant, m: usize, k: usize) -> tessel::Result<()> {
     let rows = if v == Variant::Pair { 256 } else { 128 };
     if m % rows != 0 {
         let why = "a program computes whole 128-row tiles of C (pairs of them in a 2 x 1 cluster)";
