@@ -68,6 +68,17 @@ gemm_case!(
     shapes = [(128, 128, 64), (256, 256, 1024), (512, 384, 2048)]
 );
 gemm_case!(
+    accumulator_restarts_per_tile,
+    tiles_down_a_column,
+    bf16,
+    bf16,
+    f32,
+    b_kn = true,
+    ints = false,
+    tol = 1e-5,
+    shapes = [(64, 128, 64), (192, 256, 128), (512, 384, 1024)]
+);
+gemm_case!(
     split_k_through_a_peer,
     split_k_pair,
     bf16,

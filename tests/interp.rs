@@ -8,7 +8,7 @@ mod common;
 mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
-use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized, split_k_pair};
+use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized, split_k_pair, tiles_down_a_column};
 use tessel::prelude::*;
 
 #[test]
@@ -50,6 +50,16 @@ fn pipeline_across_a_cluster() {
     let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
     pipelined_cluster::interpret(&a, &b, &mut c).unwrap();
     assert_close("pipelined_cluster", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
+}
+
+#[test]
+fn a_reused_accumulator_restarts_without_zeroing() {
+    let mut rng = Rng::new(107);
+    let (m, n, k) = (192, 256, 128);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    tiles_down_a_column::interpret(&a, &b, &mut c).unwrap();
+    assert_close("tiles_down_a_column", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-5);
 }
 
 #[test]

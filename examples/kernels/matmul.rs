@@ -77,9 +77,9 @@ macro_rules! matmul {
                                 let rows = min(unit_rows - first, GROUP);
                                 let (ur, uc) = (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows);
                                 let (ti, tj) = ($ti, $tj);
-                                acc.store(splat::<f32>(0.0, [64, BN]));
+                                // The tile's first step overwrites the accumulator (no zeroing).
                                 pipeline_consume(ring, steps, |k, s| {
-                                    wgmma(acc, a_s.at(s).at(h), b_s.at(s));
+                                    wgmma(acc, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
                                 } $($release)*);
                                 // The previous tile's store must have read c_s before it is rewritten.
                                 wait_smem_to_gmem(0);

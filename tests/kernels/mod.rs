@@ -295,3 +295,27 @@ pub fn split_k_pair(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M,
         },
     );
 }
+
+/// One program per column of 64 x 128 tiles walks down it, reusing one accumulator: each tile's
+/// first K step replaces the accumulator (`accumulate = k > 0`) instead of zeroing it first.
+#[kernel(grid = (N / 128,))]
+pub fn tiles_down_a_column(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let j = program_id(0);
+    run_scoped(
+        |acc: Acc<f32, 64, 128>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 128, Swizzle128>,
+         bar: Barrier<2>| {
+            for i in 0..M / 64 {
+                for k in 0..K / 64 {
+                    copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                    copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                    barrier_wait(bar);
+                    wgmma(acc, a_s, b_s, accumulate = k > 0);
+                    wgmma_wait(0);
+                }
+                c.tile([i, j]).store(acc.load());
+            }
+        },
+    );
+}

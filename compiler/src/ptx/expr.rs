@@ -55,7 +55,7 @@ impl Gen<'_> {
             K::AccFromRegs(_) => Val::Unit,
             K::Splat { value, .. } => regs::emit_splat(self, e, value),
             K::Iota { axis, .. } => regs::emit_iota(self, e, axis.value),
-            K::Wgmma { acc, a, b } => wgmma::emit_wgmma(self, acc, a, b),
+            K::Wgmma { acc, a, b, accumulate } => wgmma::emit_wgmma(self, acc, a, b, accumulate.as_deref()),
             K::WgmmaWait(n) => {
                 self.w.ins(format!("wgmma.wait_group.sync.aligned {}", n.value));
                 Val::Unit

@@ -96,7 +96,15 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             expr(dst, f);
             expr(value, f);
         }
-        K::Wgmma { acc, a, b } | K::Mma { acc, a, b } => {
+        K::Wgmma { acc, a, b, accumulate } => {
+            expr(acc, f);
+            expr(a, f);
+            expr(b, f);
+            if let Some(c) = accumulate {
+                expr(c, f);
+            }
+        }
+        K::Mma { acc, a, b } => {
             expr(acc, f);
             expr(a, f);
             expr(b, f);

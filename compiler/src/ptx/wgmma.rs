@@ -72,7 +72,15 @@ fn descriptor(g: &mut Gen, op: &Operand, mn: i64, k: i64) -> String {
     d
 }
 
-pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr) -> Val {
+/// `wgmma(acc, a, b)`: one `wgmma.mma_async` per 64-row tile of the accumulator and K step of the
+/// operands, one commit group. With `accumulate = c`, the first K step of each tile takes `c` as
+/// its scale-d predicate (false: D = A B, the accumulator's old value ignored), the others add.
+pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr, accumulate: Option<&Expr>) -> Val {
+    let scale_d = accumulate.and_then(|c| match g.expr(c) {
+        Val::Const(v) => Some(if v != 0 { "1" } else { "0" }.to_string()),
+        Val::Scalar { reg, .. } => Some(reg),
+        _ => None,
+    });
     let (av, bv, cv) = (g.expr(a), g.expr(b), g.expr(acc));
     let Val::Acc { regs: acc_regs, ty: acc_ty } = cv else { return Val::Unit };
     let Some(b_op) = operand(g, bv, false) else { return Val::Unit };
@@ -126,7 +134,11 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr) -> Val {
                 _ => return Val::Unit,
             };
             let tail = imm_tail(row, a_op.as_ref().map(|o| !o.k_major), !b_op.k_major);
-            g.w.ins(format!("wgmma.mma_async.sync.aligned.{shape}.{types} {d}, {a_text}, {bd}, 1{tail}"));
+            let scale = match (&scale_d, ks) {
+                (Some(p), 0) => p.as_str(),
+                _ => "1",
+            };
+            g.w.ins(format!("wgmma.mma_async.sync.aligned.{shape}.{types} {d}, {a_text}, {bd}, {scale}{tail}"));
         }
     }
     g.w.ins("wgmma.commit_group.sync.aligned");

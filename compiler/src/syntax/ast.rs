@@ -374,10 +374,12 @@ pub enum ExprKind {
     },
 
     /// `wgmma(acc, a, b)`: `acc += a @ b` on the tensor cores; `a` in shared memory or registers.
+    /// With `accumulate = c` as a fourth argument, `acc = a @ b` where the bool `c` is false.
     Wgmma {
         acc: Box<Expr>,
         a: Box<Expr>,
         b: Box<Expr>,
+        accumulate: Option<Box<Expr>>,
     },
     /// `wgmma_wait(n)`: wait until at most `n` wgmma groups are in flight.
     WgmmaWait(Spanned<u32>),

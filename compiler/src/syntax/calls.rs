@@ -112,10 +112,7 @@ fn lower_named_call(
             let v = arity(ctx, span, "iota::<T>([d0, d1], axis)", a, 2)?;
             ExprKind::Iota { dtype: dtype_arg(), shape: shape_arg(ctx, v[0])?, axis: lit_u32(ctx, v[1])? }
         }
-        "wgmma" => {
-            let v = arity(ctx, span, "wgmma(acc, a, b)", a, 3)?;
-            ExprKind::Wgmma { acc: boxed(ctx, v[0]), a: boxed(ctx, v[1]), b: boxed(ctx, v[2]) }
-        }
+        "wgmma" => lower_wgmma(ctx, span, a)?,
         "wgmma_wait" => ExprKind::WgmmaWait(lit_u32(ctx, arity(ctx, span, "wgmma_wait(n)", a, 1)?[0])?),
         "mma" => {
             let v = arity(ctx, span, "mma(acc, a, b)", a, 3)?;
@@ -204,6 +201,28 @@ fn lower_tma_load(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         barrier: boxed(ctx, &a[2]),
         multicast,
     })
+}
+
+/// `wgmma(acc, a, b)` or `wgmma(acc, a, b, accumulate = c)`.
+fn lower_wgmma(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
+    let accumulate = match a.len() {
+        4 => match &a[3] {
+            syn::Expr::Assign(asg) if is_ident(&asg.left, "accumulate") => Some(boxed(ctx, &asg.right)),
+            other => {
+                ctx.type_error(
+                    loc_of(other),
+                    "expected `accumulate = <bool>`",
+                    "the fourth argument says whether the product adds to the accumulator or replaces it",
+                );
+                None
+            }
+        },
+        _ => {
+            arity(ctx, span, "wgmma(acc, a, b)", a, 3)?;
+            None
+        }
+    };
+    Some(ExprKind::Wgmma { acc: boxed(ctx, &a[0]), a: boxed(ctx, &a[1]), b: boxed(ctx, &a[2]), accumulate })
 }
 
 /// `barrier_arrive(bar)` or `barrier_arrive(bar, cluster = true)`.

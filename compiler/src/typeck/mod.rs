@@ -485,7 +485,7 @@ impl<'a> Checker<'a> {
             }
             K::Splat { dtype, value, shape } => regs::check_splat(self, dtype.as_ref(), value, shape),
             K::Iota { dtype, shape, axis } => regs::check_iota(self, dtype.as_ref(), shape, axis),
-            K::Wgmma { acc, a, b } => wgmma::check_wgmma(self, acc, a, b),
+            K::Wgmma { acc, a, b, accumulate } => wgmma::check_wgmma(self, acc, a, b, accumulate.as_deref()),
             K::WgmmaWait(_) | K::CommitSmem | K::WaitSmemToGmem(_) => Ty::Unit,
             K::Mma { acc, a, b } => mma::check_mma(self, acc, a, b),
             K::CopyGmemToSmem { src, dst, barrier, multicast } => {

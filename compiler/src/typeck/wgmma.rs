@@ -29,7 +29,17 @@ impl Operand {
     }
 }
 
-pub(super) fn check_wgmma(ck: &mut Checker, acc: &Expr, a: &Expr, b: &Expr) -> Ty {
+pub(super) fn check_wgmma(ck: &mut Checker, acc: &Expr, a: &Expr, b: &Expr, accumulate: Option<&Expr>) -> Ty {
+    if let Some(c) = accumulate {
+        match ck.check_expr(c) {
+            Ty::Scalar(DType::Bool) | Ty::Error => {}
+            other => ck.ctx.type_error(
+                c,
+                format!("`accumulate` must be a bool, got {other}"),
+                "write a condition, e.g. `accumulate = k > 0`",
+            ),
+        }
+    }
     let acc_ty = check_acc_operand(ck, acc);
     let a_op = check_a(ck, a);
     let b_op = check_b(ck, b);

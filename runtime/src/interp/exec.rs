@@ -185,7 +185,7 @@ impl<'a> Warpgroup<'a> {
                 self.frame[*slot] = Value::Acc(AccRef::new(Array::clone(&init)));
                 self.block(body)?
             }
-            Expr::Wgmma { acc, a, b } => self.wgmma(acc, a, b)?,
+            Expr::Wgmma { acc, a, b, accumulate } => self.wgmma(acc, a, b, accumulate.as_deref())?,
             Expr::Mma { acc, a, b } => self.mma(acc, a, b)?,
             Expr::Tile { .. }
             | Expr::At { .. }

@@ -178,6 +178,8 @@ pub(crate) enum Expr {
         acc: Box<Expr>,
         a: Box<Expr>,
         b: Box<Expr>,
+        /// `accumulate = c`: where `c` is false the product replaces the accumulator.
+        accumulate: Option<Box<Expr>>,
     },
     Mma {
         acc: Box<Expr>,

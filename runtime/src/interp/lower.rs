@@ -288,7 +288,12 @@ impl Lowerer<'_> {
             }
             K::Load { src, .. } => Expr::Load(self.boxed(src)?),
             K::Store { dst, value } => Expr::Store { dst: self.boxed(dst)?, value: self.boxed(value)? },
-            K::Wgmma { acc, a, b } => Expr::Wgmma { acc: self.boxed(acc)?, a: self.boxed(a)?, b: self.boxed(b)? },
+            K::Wgmma { acc, a, b, accumulate } => Expr::Wgmma {
+                acc: self.boxed(acc)?,
+                a: self.boxed(a)?,
+                b: self.boxed(b)?,
+                accumulate: accumulate.as_deref().map(|c| self.boxed(c)).transpose()?,
+            },
             K::Mma { acc, a, b } => Expr::Mma { acc: self.boxed(acc)?, a: self.boxed(a)?, b: self.boxed(b)? },
             K::CopyGmemToSmem { src, dst, barrier, multicast } => Expr::CopyIn {
                 src: self.boxed(src)?,

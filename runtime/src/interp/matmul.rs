@@ -75,8 +75,13 @@ fn blocks(
 }
 
 impl Warpgroup<'_> {
-    /// `wgmma(acc, a, b)`, executed synchronously (so `wgmma_wait` has nothing to wait for).
-    pub(crate) fn wgmma(&mut self, acc: &Expr, a: &Expr, b: &Expr) -> Result<Value> {
+    /// `wgmma(acc, a, b)`, executed synchronously (so `wgmma_wait` has nothing to wait for); with
+    /// `accumulate = c` false, the accumulator starts from zero (the scale-d predicate).
+    pub(crate) fn wgmma(&mut self, acc: &Expr, a: &Expr, b: &Expr, adds: Option<&Expr>) -> Result<Value> {
+        let adds = match adds {
+            Some(c) => self.eval_scalar(c)?.to_i64() != 0,
+            None => true,
+        };
         let acc = self.eval(acc)?.acc()?;
         let a = match self.eval(a)? {
             Value::Smem(v) => Rc::new(v.read(&self.state().smem)),
@@ -85,6 +90,9 @@ impl Warpgroup<'_> {
         let b = self.eval(b)?.smem()?.read(&self.state().smem);
         let row = legality::wgmma_row(a.dtype).ok_or_else(|| error(format!("internal: wgmma on {}", a.dtype)))?;
         let mut window = acc.load();
+        if !adds {
+            window.data.fill(0.0);
+        }
         accumulate(&mut window, &a, &b, row.k_step as usize)?;
         acc.store(&window);
         Ok(Value::Unit)

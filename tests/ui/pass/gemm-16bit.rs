@@ -29,7 +29,8 @@ fn gemm_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<bf16, M, N>) {
     );
 }
 
-// f16 x f16 -> f32 over 128 rows per warpgroup, B K-major (stored [N, K]).
+// f16 x f16 -> f32 over 128 rows per warpgroup, B K-major (stored [N, K]); the first K step
+// replaces the accumulator's (zero) contents rather than adding to them.
 #[kernel(grid = (M / 128, N / 64))]
 fn gemm_f16(a: Gmem<f16, M, K>, bt: Gmem<f16, N, K>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
@@ -42,7 +43,7 @@ fn gemm_f16(a: Gmem<f16, M, K>, bt: Gmem<f16, N, K>, c: GmemMut<f32, M, N>) {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
                 barrier_wait(bar);
-                wgmma(acc, a_s, b_s.t());
+                wgmma(acc, a_s, b_s.t(), accumulate = k > 0);
                 wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
