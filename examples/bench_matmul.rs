@@ -25,8 +25,9 @@
 //! Row-major C = A @ B is column-major C^T = B^T A^T, so both cuBLAS calls get B as their first
 //! operand (m = N, n = M, lda = N, ldb = K, ldc = N), with no transposes.
 //!
-//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs M % 128,
-//! N % 256 and K % 64 to be 0), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
+//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs M % 128
+//! and K % 64 to be 0, and N a multiple of the tile width of the kernel `kernels::choose` picks:
+//! 256, 128 or 64), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
 //! directory; default `bench/results`). The table is the last lines of the output. Without a GPU
 //! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 

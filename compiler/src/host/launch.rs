@@ -63,8 +63,6 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
     }
 }
 
-/// The launch's dynamic shared memory (buffers, scratch and alignment slack) must fit a block:
-/// `typeck` checked the buffers alone (A9), so only scratch or slack can tip it over here.
 /// A dimension of a parameter's declared shape, as a `Dim` constructor.
 fn dim_spec(facts: &Facts, d: &Dim) -> TokenStream {
     match super::signature::static_dim(facts, d) {

@@ -128,8 +128,10 @@ impl Gen<'_> {
             }
         }
         let a = self.materialize(a, &Ty::Scalar(dtype));
-        // An integer constant on the right stays an immediate, so ptxas can strength-reduce a
-        // division or remainder by it (it does not look through a register's `mov`).
+        // An integer constant on the right stays an immediate instead of a register filled by a
+        // `mov` (one instruction less). With the divisor in a register, the H200's SASS of the
+        // pipeline's `step % STAGES` was a full division; whether the driver strength-reduces the
+        // immediate form was not measured (it did not for `div.u32` by 64, hence `udiv_const`).
         if let (Val::Scalar { reg: ra, .. }, Val::Const(c)) = (&a, &b) {
             let wide = matches!(dtype, DType::I32 | DType::U32 | DType::I64 | DType::U64);
             if wide && (*c >= 0 || !dtype.is_unsigned()) {

@@ -64,7 +64,7 @@ pub fn emit_load(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, m
     let (tile, buffer) = (g.expr(src), g.expr(dst));
     let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
     let Some((copy, ty)) = plan(g, call, tile, buffer) else { return Val::Unit };
-    let total: i64 = ty.stored.iter().product::<i64>() * ty.dtype.bits() as i64 / 8;
+    let total = ty.bytes();
     let skip = g.w.label("tma_issued");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     g.w.ins(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {total}"));
@@ -144,7 +144,7 @@ pub fn emit_to_peer(g: &mut Gen, src: &Expr, dst: &Expr, bar: &Expr, rank: &Expr
     };
     let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
     let rank = g.scalar_reg(rank);
-    let bytes = ty.stored.iter().product::<i64>() * ty.dtype.bits() as i64 / 8;
+    let bytes = ty.bytes();
     let skip = g.w.label("peer_copied");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     let (remote_to, remote_bar) = (g.w.reg(Class::B32), g.w.reg(Class::B32));

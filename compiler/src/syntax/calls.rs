@@ -205,24 +205,23 @@ fn lower_tma_load(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
 
 /// `wgmma(acc, a, b)` or `wgmma(acc, a, b, accumulate = c)`.
 fn lower_wgmma(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
-    let accumulate = match a.len() {
-        4 => match &a[3] {
-            syn::Expr::Assign(asg) if is_ident(&asg.left, "accumulate") => Some(boxed(ctx, &asg.right)),
-            other => {
-                ctx.type_error(
-                    loc_of(other),
-                    "expected `accumulate = <bool>`",
-                    "the fourth argument says whether the product adds to the accumulator or replaces it",
-                );
-                None
-            }
-        },
-        _ => {
-            arity(ctx, span, "wgmma(acc, a, b)", a, 3)?;
-            None
-        }
-    };
-    Some(ExprKind::Wgmma { acc: boxed(ctx, &a[0]), a: boxed(ctx, &a[1]), b: boxed(ctx, &a[2]), accumulate })
+    let accumulate = named_argument(
+        ctx,
+        span,
+        a,
+        ("wgmma(acc, a, b)", 3),
+        "accumulate",
+        (
+            "`accumulate = <bool>`",
+            "the fourth argument says whether the product adds to the accumulator or replaces it",
+        ),
+    )?;
+    Some(ExprKind::Wgmma {
+        acc: boxed(ctx, &a[0]),
+        a: boxed(ctx, &a[1]),
+        b: boxed(ctx, &a[2]),
+        accumulate: accumulate.map(|asg| boxed(ctx, &asg.right)),
+    })
 }
 
 /// `barrier_arrive(bar)` or `barrier_arrive(bar, cluster = true)`.
@@ -243,17 +242,39 @@ fn flag_argument(
     ctx: &Ctxt,
     span: Loc,
     a: &Args,
-    (form, n): (&str, usize),
+    form: (&str, usize),
     (flag, help): (&str, &str),
 ) -> Option<Option<Loc>> {
+    let expected = format!("`{flag} = true`");
+    let named = named_argument(ctx, span, a, form, flag, (&expected, help))?;
+    Some(named.and_then(|asg| {
+        if is_true(&asg.right) {
+            return Some(loc_of(&a[form.1]));
+        }
+        ctx.type_error(loc_of(&a[form.1]), format!("expected {expected}"), help);
+        None
+    }))
+}
+
+/// A call of `form` with `n` arguments and an optional last one, `name = value`: that assignment
+/// if it is there. `None` (reported) for a wrong count; a last argument of another form is
+/// reported ("expected {expected}") and dropped.
+fn named_argument<'a>(
+    ctx: &Ctxt,
+    span: Loc,
+    a: &'a Args,
+    (form, n): (&str, usize),
+    name: &str,
+    (expected, help): (&str, &str),
+) -> Option<Option<&'a syn::ExprAssign>> {
     if a.len() != n + 1 {
         arity(ctx, span, form, a, n)?;
         return Some(None);
     }
     match &a[n] {
-        syn::Expr::Assign(asg) if is_ident(&asg.left, flag) && is_true(&asg.right) => Some(Some(loc_of(&a[n]))),
+        syn::Expr::Assign(asg) if is_ident(&asg.left, name) => Some(Some(asg)),
         other => {
-            ctx.type_error(loc_of(other), format!("expected `{flag} = true`"), help);
+            ctx.type_error(loc_of(other), format!("expected {expected}"), help);
             Some(None)
         }
     }

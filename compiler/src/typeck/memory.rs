@@ -420,7 +420,7 @@ pub(super) fn check_copy_to_peer(ck: &mut Checker, call: &Expr, src: &Expr, dst:
     let whole = |s: &SmemTy| !s.sliced && !s.transposed;
     match (st, dt) {
         (Ty::Smem(s), Ty::Smem(d)) => {
-            let bytes = s.stored.iter().product::<i64>() * s.dtype.bits() as i64 / 8;
+            let bytes = s.bytes();
             if !whole(&s) {
                 ck.ctx.type_error(
                     src,

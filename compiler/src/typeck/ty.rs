@@ -69,6 +69,12 @@ impl SmemTy {
         }
         s
     }
+
+    /// The bytes the view's elements take as stored (packed for sub-byte types, as TMA and bulk
+    /// copies move them).
+    pub fn bytes(&self) -> i64 {
+        self.stored.iter().product::<i64>() * i64::from(self.dtype.bits()) / 8
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::exec::Warpgroup;
 use super::ir::Expr;
 use super::numeric::error;
-use super::sync::WaitEnd;
+use super::sync::{ProgramState, WaitEnd};
 use super::value::{AccRef, Array, BarrierRef, Value};
 use crate::{Error, Result};
 
@@ -68,11 +68,8 @@ impl Warpgroup<'_> {
             Expr::Arrive { barrier, cluster } => {
                 let b = self.eval(barrier)?.barrier()?;
                 if *cluster {
-                    // A peer may not have entered the barrier's scope yet (on the GPU the cluster
-                    // barrier after `mbarrier.init` orders this): the arrival names this scope entry.
-                    let epoch = self.entries.get(&b.alloc).copied().unwrap_or(0);
                     for program in self.cluster {
-                        program.arrive_in_epoch((b.alloc, b.index), epoch);
+                        self.arrive_at(program, b);
                     }
                 } else {
                     self.state().arrive((b.alloc, b.index));
@@ -156,9 +153,16 @@ impl Warpgroup<'_> {
             return Err(error(format!("copy_smem_to_peer to rank {rank}, outside the cluster of {size} programs")));
         };
         to.write(&peer.smem, &from.read(&self.state().smem));
-        let epoch = self.entries.get(&bar.alloc).copied().unwrap_or(0);
-        peer.arrive_in_epoch((bar.alloc, bar.index), epoch);
+        self.arrive_at(peer, bar);
         Ok(())
+    }
+
+    /// One arrival on barrier `b` of `program` of this cluster. The program may not have entered
+    /// the barrier's scope yet (on the GPU the cluster barrier after `mbarrier.init` orders this),
+    /// so the arrival names this warpgroup's entry of that scope and is held until then.
+    fn arrive_at(&self, program: &ProgramState, b: BarrierRef) {
+        let epoch = self.entries.get(&b.alloc).copied().unwrap_or(0);
+        program.arrive_in_epoch((b.alloc, b.index), epoch);
     }
 
     /// The program-wide barrier of a `run_scoped` (`bar.sync 0`).
