@@ -1,12 +1,16 @@
 //! GPU tests of the language's other constructs, each against an f64 reference and the interpreter:
 //! TMA copies, register-array math and reductions, warp-level mma, warp specialization with barriers,
+//! running sums handed down a chain of programs through global-memory semaphores, a stream-K GEMM
+//! whose programs hand partial products to each other the same way, scalars assigned under branches,
 //! bad launches, and the JIT log of every GEMM module. `.gpu/tests/gpu_ops-test --ignored --nocapture`.
 
 mod common;
 mod kernels;
+mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::*;
+use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use tessel::prelude::*;
 
 fn device() -> Device {
@@ -138,6 +142,89 @@ fn warp_specialized_pipeline() {
     let mut hc = HostTensor::<f32>::zeros([m, n]).unwrap();
     specialized::interpret(&a, &b, &mut hc).unwrap();
     assert_close("specialized GPU vs interpreter", &gpu, &values(&hc), 1e-5);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn semaphores_hand_running_sums_down_a_chain() {
+    let dev = device();
+    // A long chain, launched many times: every hand-off is a chance to catch a signal that does not
+    // order the stores before it.
+    let (rows, cols) = (32 * 64, 1024);
+    let x = Rng::new(8).tensor::<f32>(&[rows, cols], 1.0);
+    let want = running_sums_ref(&values(&x), rows, cols);
+    let mut hsums = HostTensor::<f32>::zeros([rows, 128]).unwrap();
+    let mut hsems = HostTensor::<u32>::zeros([rows / 64]).unwrap();
+    running_sums::interpret(&x, &mut hsums, &mut hsems).unwrap();
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dsums = DeviceTensor::<f32>::zeros(&dev, [rows, 128]).unwrap();
+    // Zeroed once: balanced signals and waits leave it zeroed for the next launch.
+    let mut dsems = DeviceTensor::<u32>::zeros(&dev, [rows / 64]).unwrap();
+    for launch in 0..10 {
+        dsums.poison(f32::NAN).unwrap();
+        running_sums::launch(&dev, &dx, &mut dsums, &mut dsems).unwrap();
+        let gpu = values(&dsums.to_host().unwrap());
+        assert_close(&format!("running_sums GPU, launch {launch}"), &gpu, &want, 1e-5);
+        // The same f32 additions in the same order: equal to the bit.
+        assert_close(&format!("running_sums GPU vs interpreter, launch {launch}"), &gpu, &values(&hsums), 0.0);
+        let sems = dsems.to_host().unwrap();
+        assert!(sems.data().iter().all(|&s| s == 0), "launch {launch} left the semaphores at {:?}", sems.data());
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn stream_k_on_the_gpu_matches_the_interpreter() {
+    let dev = device();
+    let mut partial = DeviceTensor::<f32>::zeros(&dev, [512, 256]).unwrap();
+    let mut sems = DeviceTensor::<u32>::zeros(&dev, [8]).unwrap();
+    // One workspace for every launch: each must leave the semaphores at zero for the next.
+    for (m, n, k) in STREAM_SHAPES {
+        let mut rng = Rng::new((m * 17 + n * 5 + k) as u64);
+        let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+        let (da, db) = (DeviceTensor::from_host(&dev, &a).unwrap(), DeviceTensor::from_host(&dev, &b).unwrap());
+        let mut dc = DeviceTensor::<bf16>::zeros(&dev, [m, n]).unwrap();
+        dc.poison(bf16::NAN).unwrap();
+        stream_k_gemm::launch(&dev, &da, &db, &mut dc, &mut partial, &mut sems).unwrap();
+        let got = values(&dc.to_host().unwrap());
+        let want = matmul(&values(&a), &values(&b), m, n, k, true);
+        assert_close(&format!("stream-K {m}x{n}x{k} GPU"), &got, &want, 1e-2);
+        let mut hc = HostTensor::<bf16>::zeros([m, n]).unwrap();
+        let (mut hp, mut hs) = stream_workspace();
+        stream_k_gemm::interpret(&a, &b, &mut hc, &mut hp, &mut hs).unwrap();
+        assert_close(&format!("stream-K {m}x{n}x{k} GPU vs interpreter"), &got, &values(&hc), 1e-2);
+        let left = sems.to_host().unwrap();
+        assert!(left.data().iter().all(|&s| s == 0), "{m}x{n}x{k}: semaphores left at {:?}", left.data());
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn mutable_scalars_assigned_under_branches() {
+    let dev = device();
+    let n = 8 * 128;
+    let x = Rng::new(9).tensor::<f32>(&[n], 1.0);
+    let want: Vec<f64> = (0..n)
+        .map(|e| {
+            let (i, steps) = ((e / 128) as i64, 37i64);
+            let total: i64 = (0..steps)
+                .map(|k| {
+                    let lo = if k % 3 == i % 3 { k } else { 0 };
+                    let hi = if k % 2 == 0 { k + i } else { steps };
+                    hi - lo
+                })
+                .sum();
+            // The kernel adds in f32.
+            (values(&x)[e] as f32 + total as f32) as f64
+        })
+        .collect();
+    let mut hy = HostTensor::<f32>::zeros([n]).unwrap();
+    branchy_ranges::interpret(&x, &mut hy, 37).unwrap();
+    assert_close("branchy_ranges interpreter", &values(&hy), &want, 0.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, [n]).unwrap();
+    branchy_ranges::launch(&dev, &dx, &mut dy, 37).unwrap();
+    assert_close("branchy_ranges GPU", &values(&dy.to_host().unwrap()), &want, 0.0);
 }
 
 #[test]

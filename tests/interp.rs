@@ -1,14 +1,19 @@
 //! The interpreter through the API `#[kernel]` generates (`<kernel>::interpret`), without a GPU:
 //! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a `Pipeline`
 //! across a 2 x 1 cluster (cluster-wide releases), K split across a cluster through a peer's shared
-//! memory, a relayout round trip, and errors (a deadlock, bad arguments) returned rather than panics or hangs.
+//! memory, a relayout round trip, running sums handed down a chain of programs through global-memory
+//! semaphores, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
+//! arguments) returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
 mod common;
 mod kernels;
+mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized, split_k_pair, tiles_down_a_column};
+use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
+use std::time::{Duration, Instant};
 use tessel::prelude::*;
 
 #[test]
@@ -162,4 +167,72 @@ fn bad_arguments_are_errors() {
     let mut c = HostTensor::<f32>::zeros([64, 128]).unwrap();
     let err = gemm_bf16::interpret(&a, &b, &mut c).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "K", value: 100, divisor: 64, .. }), "{err}");
+}
+
+#[test]
+fn semaphores_hand_running_sums_down_a_chain() {
+    let (rows, cols) = (6 * 64, 1024);
+    let x = Rng::new(108).tensor::<f32>(&[rows, cols], 1.0);
+    let want = running_sums_ref(&values(&x), rows, cols);
+    // One zeroed array of semaphores serves launch after launch: the signals and waits balance.
+    let mut sems = HostTensor::<u32>::zeros([rows / 64]).unwrap();
+    for launch in 0..2 {
+        let mut sums = HostTensor::new([rows, 128], vec![f32::NAN; rows * 128]).unwrap();
+        running_sums::interpret(&x, &mut sums, &mut sems).unwrap();
+        assert_close(&format!("running_sums, launch {launch}"), &values(&sums), &want, 1e-5);
+        assert!(sems.data().iter().all(|&s| s == 0), "launch {launch} left the semaphores at {:?}", sems.data());
+    }
+}
+
+/// A wait that nothing will signal.
+#[kernel(grid = (1,))]
+fn waits_alone(sems: GmemMut<u32, 2>) {
+    semaphore_wait(sems, 1);
+}
+
+#[test]
+fn stream_k_shares_the_last_waves_and_leaves_the_semaphores_at_zero() {
+    for (m, n, k) in STREAM_SHAPES {
+        let mut rng = Rng::new((m * 17 + n * 5 + k) as u64);
+        let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+        let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+        let (mut partial, mut sems) = stream_workspace();
+        stream_k_gemm::interpret(&a, &b, &mut c, &mut partial, &mut sems).unwrap();
+        // bf16 output: half an ulp of bf16 on top of the f32 accumulation.
+        let want = matmul(&values(&a), &values(&b), m, n, k, true);
+        assert_close(&format!("stream-K {m}x{n}x{k}"), &values(&c), &want, 1e-2);
+        assert!(sems.data().iter().all(|&s| s == 0), "{m}x{n}x{k}: semaphores left at {:?}", sems.data());
+    }
+}
+
+#[test]
+fn a_semaphore_nothing_signals_is_an_error_not_a_hang() {
+    let mut sems = HostTensor::<u32>::zeros([2]).unwrap();
+    let err = waits_alone::interpret(&mut sems).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Interpreter(_)), "{msg}");
+    assert!(msg.contains("semaphore 1 of `sems`, which holds 0 of the 1 it waits for"), "{msg}");
+    assert!(msg.contains("no program signalled it"), "{msg}");
+}
+
+/// Program 0 signals past the end of the semaphores while program 1 waits for a signal from it.
+#[kernel(grid = (2,))]
+fn signals_outside(sems: GmemMut<u32, S>) {
+    if program_id(0) == 0 {
+        semaphore_signal(sems, S);
+    } else {
+        semaphore_wait(sems, 0);
+    }
+}
+
+#[test]
+fn a_failing_program_stops_the_programs_waiting_for_it() {
+    let mut sems = HostTensor::<u32>::zeros([2]).unwrap();
+    let start = Instant::now();
+    let err = signals_outside::interpret(&mut sems).unwrap_err();
+    let msg = err.to_string();
+    // Program 0's error, reported without waiting out the semaphore's time limit.
+    assert!(msg.contains("program (0, 0, 0)"), "{msg}");
+    assert!(msg.contains("`semaphore_signal(sems, 2)`: index 2 is outside the 2 semaphores of `sems`"), "{msg}");
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
 }

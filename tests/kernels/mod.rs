@@ -319,3 +319,23 @@ pub fn tiles_down_a_column(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<
         },
     );
 }
+
+/// Scalar control flow: mutable names bound together from a tuple, one of them a constant, and
+/// assigned under branches inside a loop (each program sums its own schedule of ranges).
+#[kernel(grid = (N / 128,))]
+pub fn branchy_ranges(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: i32) {
+    let i = program_id(0);
+    let mut total = 0;
+    for k in 0..n {
+        let (mut lo, mut hi) = (0, n);
+        if k % 3 == i % 3 {
+            lo = k;
+        }
+        if k % 2 == 0 {
+            hi = k + i;
+        }
+        total += hi - lo;
+    }
+    let v = x.tile([i], [128]).load(Layout::Strided) + (total as f32);
+    y.tile([i], [128]).store(v);
+}

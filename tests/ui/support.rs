@@ -37,7 +37,7 @@ pub fn case_files(dir: &str) -> Vec<PathBuf> {
 }
 
 /// The compile-fail areas of `tests/ui`, as `tests/ui.rs` registers them with trybuild.
-pub const FAIL_AREAS: &[&str] = &["alloc", "acc", "layout", "mma", "wgmma", "memory", "syntax"];
+pub const FAIL_AREAS: &[&str] = &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "syntax"];
 
 /// Every kernel of a file, in source order.
 pub fn kernels_of(path: &Path) -> Vec<Kernel> {

@@ -2,7 +2,7 @@
 
 use super::gen::Gen;
 use super::value::Val;
-use super::{memory, mma, regs, scalar, sync, tma, wgmma};
+use super::{memory, mma, regs, scalar, semaphore, sync, tma, wgmma};
 use crate::syntax::ast::{Expr, ExprKind};
 use crate::typeck::Ty;
 use crate::types::DType;
@@ -70,6 +70,9 @@ impl Gen<'_> {
             K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
             K::BarrierArrive { barrier, cluster } => sync::emit_arrive(self, barrier, cluster.is_some()),
             K::BarrierWait(b) => sync::emit_wait(self, b),
+            K::Semaphore { op, sems, index, count } => {
+                semaphore::emit_semaphore(self, *op, sems, index, count.as_deref())
+            }
             K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, n.value),
             K::RunScoped { collective_axes, params, body } => {
                 sync::emit_run_scoped(self, collective_axes.is_some(), params, body)

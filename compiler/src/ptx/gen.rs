@@ -196,9 +196,15 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// Gives constants a register (values bound to names are always registers).
+    /// Gives constants a register (values bound to names are always registers), the parts of a
+    /// tuple too: `let (mut k0, mut k1) = (0, steps);` binds `k0` to a register that assignments
+    /// under an `if` write into (bound to the constant, the assignment would only rebind the name,
+    /// and the new value would leak out of the branch).
     pub fn materialize(&mut self, v: Val, ty: &Ty) -> Val {
         match (v, ty) {
+            (Val::Tuple(parts), Ty::Tuple(tys)) if parts.len() == tys.len() => {
+                Val::Tuple(parts.into_iter().zip(tys).map(|(p, t)| self.materialize(p, t)).collect())
+            }
             (Val::Const(c), Ty::Scalar(d)) => {
                 let reg = self.const_reg(*d, c as f64);
                 Val::Scalar { reg, dtype: *d }

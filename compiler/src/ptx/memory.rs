@@ -273,7 +273,7 @@ fn gmem_addr(
 }
 
 /// The dimensions of a global parameter as registers or immediates.
-fn gmem_dims(g: &mut Gen, param: usize) -> Vec<String> {
+pub(super) fn gmem_dims(g: &mut Gen, param: usize) -> Vec<String> {
     let Some(crate::syntax::ast::ParamTy::Gmem { shape, .. }) = g.kernel.params.get(param).map(|p| p.ty.clone()) else {
         return Vec::new();
     };

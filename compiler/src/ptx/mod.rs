@@ -27,6 +27,7 @@ mod regs;
 mod relayout;
 mod scalar;
 mod scratch;
+mod semaphore;
 mod stmatrix;
 mod sync;
 mod tma;

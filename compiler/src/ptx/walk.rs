@@ -124,6 +124,13 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             expr(barrier, f);
             expr(rank, f);
         }
+        K::Semaphore { sems, index, count, .. } => {
+            expr(sems, f);
+            expr(index, f);
+            if let Some(n) = count {
+                expr(n, f);
+            }
+        }
         K::RunScoped { body, .. } => block(body, f),
         K::RunState { init, body, .. } => {
             expr(init, f);

@@ -278,6 +278,25 @@ pub enum ReduceOp {
     Min,
 }
 
+/// What a semaphore operation does to its global counter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SemaphoreOp {
+    /// `semaphore_signal`: adds the count.
+    Signal,
+    /// `semaphore_wait`: waits until the counter holds the count, then takes it.
+    Wait,
+}
+
+impl SemaphoreOp {
+    /// The operation's name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            SemaphoreOp::Signal => "semaphore_signal",
+            SemaphoreOp::Wait => "semaphore_wait",
+        }
+    }
+}
+
 /// One entry of `r.slice([.., 0..32, s])`.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
@@ -422,6 +441,16 @@ pub enum ExprKind {
     },
     /// `barrier_wait(bar)`
     BarrierWait(Box<Expr>),
+    /// `semaphore_signal(sems, i)` / `semaphore_wait(sems, i)`, each with an optional count `n`
+    /// (default 1) as a third argument: semaphore `i` of the `GmemMut<u32, N>` parameter `sems`
+    /// receives `n` after the warpgroup's earlier global stores, or is waited for until it holds `n`,
+    /// which the wait takes.
+    Semaphore {
+        op: SemaphoreOp,
+        sems: Box<Expr>,
+        index: Box<Expr>,
+        count: Option<Box<Expr>>,
+    },
     /// `set_max_registers(n)`: `setmaxnreg` for this warpgroup.
     SetMaxRegisters(Spanned<u32>),
 

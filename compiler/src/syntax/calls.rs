@@ -141,6 +141,8 @@ fn lower_named_call(
         }
         "barrier_arrive" => lower_arrive(ctx, span, a)?,
         "barrier_wait" => ExprKind::BarrierWait(boxed(ctx, arity(ctx, span, "barrier_wait(bar)", a, 1)?[0])),
+        "semaphore_signal" => lower_semaphore(ctx, span, SemaphoreOp::Signal, a)?,
+        "semaphore_wait" => lower_semaphore(ctx, span, SemaphoreOp::Wait, a)?,
         "set_max_registers" => {
             ExprKind::SetMaxRegisters(lit_u32(ctx, arity(ctx, span, "set_max_registers(n)", a, 1)?[0])?)
         }
@@ -234,6 +236,25 @@ fn lower_arrive(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         ("cluster", "the second argument arrives on this barrier in every program of the cluster"),
     )?;
     Some(ExprKind::BarrierArrive { barrier: boxed(ctx, &a[0]), cluster })
+}
+
+/// `semaphore_signal(sems, i)`, `semaphore_wait(sems, i)`, or either with a count `n` third.
+fn lower_semaphore(ctx: &Ctxt, span: Loc, op: SemaphoreOp, a: &Args) -> Option<ExprKind> {
+    if !(2..=3).contains(&a.len()) {
+        let name = op.name();
+        ctx.type_error(
+            span,
+            format!("`{name}(sems, i)` takes 2 or 3 arguments, got {}", a.len()),
+            format!("write `{name}(sems, i)`, or `{name}(sems, i, n)` for a count other than 1"),
+        );
+        return None;
+    }
+    Some(ExprKind::Semaphore {
+        op,
+        sems: boxed(ctx, &a[0]),
+        index: boxed(ctx, &a[1]),
+        count: a.get(2).map(|n| boxed(ctx, n)),
+    })
 }
 
 /// A call of `form` with `n` arguments and an optional last one, `flag = true`: the flag's span if

@@ -4,8 +4,9 @@
 //! The catalog's rules are `check_<rule>` functions in the file of the construct they govern:
 //! `alloc` (scoped allocations, A-rows), `acc` (accumulator loads and stores, B-rows), `regs` (register
 //! arrays and layouts, C-rows), `mma` (warp-level mma, D-rows), `wgmma` (E-rows), `memory` (views of
-//! shared and global memory, TMA, barriers), `scalar` (scalars, consts, the grid), `signature` (the
-//! parameters and the attribute). The checker returns `Facts` that later stages consume.
+//! shared and global memory, TMA, barriers), `semaphore` (global-memory semaphores), `scalar`
+//! (scalars, consts, the grid), `signature` (the parameters and the attribute). The checker returns
+//! `Facts` that later stages consume.
 
 mod acc;
 mod alloc;
@@ -14,6 +15,7 @@ mod mma;
 mod regs;
 mod scalar;
 pub mod scratch;
+mod semaphore;
 mod signature;
 pub mod ty;
 mod wgmma;
@@ -497,6 +499,9 @@ impl<'a> Checker<'a> {
             }
             K::BarrierArrive { barrier, cluster } => memory::check_arrive(self, barrier, *cluster),
             K::BarrierWait(b) => memory::check_barrier_use(self, b),
+            K::Semaphore { op, sems, index, count } => {
+                semaphore::check_semaphore(self, *op, sems, index, count.as_deref())
+            }
             K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),
             K::RunScoped { collective_axes, params, body } => {
                 alloc::check_run_scoped(self, e, collective_axes.as_ref(), params, body)

@@ -4,6 +4,8 @@
 //! (`tessel::__private::{bind_shape, dim_i32, grid_extent, LaunchPlan}`), so `launch` and
 //! `interpret` fail alike on the same bad arguments.
 
+use std::sync::atomic::AtomicBool;
+
 use tessel_compiler::syntax::ast::UnOp;
 use tessel_compiler::types::DType;
 
@@ -37,7 +39,7 @@ pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
         check_divisible(prog.runtime_dims[dim], dim_values[dim], extent, why)?;
     }
     let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
-    let mut launch = Launch { params, dims: Vec::new(), grid: [1; 3] };
+    let mut launch = Launch { params, dims: Vec::new(), grid: [1; 3], halted: AtomicBool::new(false) };
     launch.dims = dim_values.iter().map(|&v| v as i64).collect();
     launch.grid = grid(prog, &launch)?;
     for (name, &v) in prog.runtime_dims.iter().zip(&dim_values) {

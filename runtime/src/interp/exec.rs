@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
 
 use tessel_compiler::syntax::ast::BinOp;
 use tessel_compiler::typeck::AllocKind;
@@ -22,6 +23,9 @@ pub(crate) struct Launch {
     /// Runtime dimensions, in `Program::runtime_dims` order.
     pub dims: Vec<i64>,
     pub grid: [usize; 3],
+    /// Set when a cluster fails: no new cluster starts, and semaphore waits give up (the program
+    /// they wait for may be the one that failed).
+    pub halted: AtomicBool,
 }
 
 /// A bound parameter.
@@ -186,6 +190,7 @@ impl<'a> Warpgroup<'a> {
                 self.block(body)?
             }
             Expr::Wgmma { acc, a, b, accumulate } => self.wgmma(acc, a, b, accumulate.as_deref())?,
+            Expr::Semaphore { op, sems, index, count } => self.semaphore(*op, sems, index, count.as_deref())?,
             Expr::Mma { acc, a, b } => self.mma(acc, a, b)?,
             Expr::Tile { .. }
             | Expr::At { .. }

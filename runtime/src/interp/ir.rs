@@ -6,7 +6,7 @@
 //! lowering (`lower.rs`) is a one-to-one translation of the checked AST, so the interpreter still
 //! runs the program the PTX writer compiles.
 
-use tessel_compiler::syntax::ast::{BinOp, MathFn, MathFn2, ReduceOp, UnOp};
+use tessel_compiler::syntax::ast::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp};
 use tessel_compiler::typeck::Alloc;
 use tessel_compiler::types::DType;
 
@@ -209,6 +209,14 @@ pub(crate) enum Expr {
         cluster: bool,
     },
     Wait(Box<Expr>),
+    /// `semaphore_signal` / `semaphore_wait` on counter `index` of the `u32` array `sems`, by
+    /// `count` (1 when not written).
+    Semaphore {
+        op: SemaphoreOp,
+        sems: Box<Expr>,
+        index: Box<Expr>,
+        count: Option<Box<Expr>>,
+    },
     /// `wgmma_wait`, `commit_smem`, `wait_smem_to_gmem`, `set_max_registers`: ordering and
     /// resource hints that a synchronous interpreter has no use for.
     Nop,

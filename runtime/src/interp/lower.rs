@@ -253,7 +253,8 @@ impl Lowerer<'_> {
             | K::CopySmemToGmem { .. }
             | K::CopySmemToPeer { .. }
             | K::BarrierArrive { .. }
-            | K::BarrierWait(_) => self.memory_expr(e)?,
+            | K::BarrierWait(_)
+            | K::Semaphore { .. } => self.memory_expr(e)?,
             K::Splat { .. }
             | K::Iota { .. }
             | K::Math { .. }
@@ -312,6 +313,12 @@ impl Lowerer<'_> {
                 Expr::Arrive { barrier: self.boxed(barrier)?, cluster: cluster.is_some() }
             }
             K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
+            K::Semaphore { op, sems, index, count } => Expr::Semaphore {
+                op: *op,
+                sems: self.boxed(sems)?,
+                index: self.boxed(index)?,
+                count: count.as_deref().map(|n| self.boxed(n)).transpose()?,
+            },
             _ => return Err(internal("not a memory expression")),
         })
     }

@@ -4,8 +4,8 @@
 //! the attribute and function as token text) and the arguments in parameter order. The source is
 //! compiled once per process by the same front end as the macro (`tessel_compiler::compile`), and
 //! the checked program is executed, so the GPU and the CPU run one program. Every failure is an
-//! [`Error`]: bad arguments give the GPU launch's errors, a deadlock or an
-//! out-of-bounds register access gives [`Error::Interpreter`].
+//! [`Error`]: bad arguments give the GPU launch's errors, a deadlock, a semaphore wait that nothing
+//! signals or an out-of-bounds register access gives [`Error::Interpreter`].
 //!
 //! # Semantics (the reference for both back ends)
 //!
@@ -87,6 +87,21 @@
 //! each blocked warpgroup, its barrier (`bar`, `full.at(2)`), the phase it waits for and the
 //! barrier's arrivals. The interpreter never hangs and never panics: a panic inside it
 //! is reported as [`Error::Internal`].
+//!
+//! **Semaphores.** `semaphore_signal(sems, i, n)` adds `n` (default 1; a `u32`, wrapping at 2^32)
+//! to element `i` of the `u32` array `sems`, once per warpgroup that executes it, with a release
+//! read-modify-write; `semaphore_wait(sems, i, n)` polls the element (yielding, then sleeping 50 µs
+//! between polls) until it holds at least `n`, then takes `n` with an acquire compare-exchange, so
+//! the loads after a wait see the stores the signalling warpgroup made before its signal. An index
+//! outside the array is an error. A wait always ends: it stops when its cluster fails, and gives up
+//! without an error of its own when another cluster fails (the launch halts, and that failure is
+//! reported); when it has not taken its count after 10 s of wall clock, it fails naming the array,
+//! the index and what the semaphore holds, and saying that no program signalled it. Clusters are
+//! claimed in increasing order (x fastest) by as many workers as the host has cores, so when a
+//! program runs, every lower-numbered cluster has started: a program may wait for signals from its
+//! own cluster and from lower-numbered ones, and a wait for a higher-numbered program may never be
+//! satisfied. (On the GPU, likewise, a program may wait only for programs that can be resident
+//! while it waits: a grid's programs are not all resident at once.)
 
 mod bind;
 mod effects;
@@ -98,6 +113,7 @@ mod memory;
 mod numeric;
 mod ops;
 mod schedule;
+mod semaphore;
 mod sync;
 mod value;
 

@@ -6,11 +6,13 @@
 //! cluster of one single-warpgroup program runs on the worker itself; otherwise each warpgroup of
 //! each of its programs gets a scoped thread, so barriers between warpgroups behave as on the GPU.
 //!
-//! On a failure no new cluster starts; clusters are claimed in order, so the failure of the lowest
-//! failing cluster is reported, whatever the timing.
+//! On a failure the launch halts (`Launch::halted`): no new cluster starts, and a running cluster
+//! that waits on a semaphore gives up without an error of its own. Clusters are claimed in order, so
+//! the failure of the lowest failing cluster is reported, whatever the timing (a cluster that gave
+//! up reports none).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::thread;
 
@@ -36,17 +38,16 @@ pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(clusters).max(1);
     let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
     let failed: Failure = Mutex::new(None);
     let work = || {
-        while !stop.load(Ordering::Relaxed) {
+        while !launch.halted.load(Ordering::Relaxed) {
             let c = next.fetch_add(1, Ordering::Relaxed);
             if c >= clusters {
                 break;
             }
             if let Err(e) = run_cluster(prog, launch, c) {
                 record(&failed, c, e);
-                stop.store(true, Ordering::Relaxed);
+                launch.halted.store(true, Ordering::Relaxed);
             }
         }
     };
@@ -110,6 +111,10 @@ fn run_cluster(prog: &Program, launch: &Launch, c: usize) -> Result<()> {
                 results.push(h.join().unwrap_or_else(|p| Err(Error::Internal(panic_text(&p)))));
             }
         });
+    }
+    // A cluster that gave up for another cluster's failure has none of its own to report.
+    if states.iter().any(ProgramState::halted) {
+        return Ok(());
     }
     // The program's recorded failure is the cause; a warpgroup's own error may only say it stopped.
     if let Some(e) = states.iter().find_map(ProgramState::failure) {

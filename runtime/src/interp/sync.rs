@@ -70,6 +70,9 @@ struct SyncState {
     /// Cluster-wide arrivals from a peer on barriers (alloc, index) that this program has not yet
     /// initialised for that entry (epoch) of their scope; they count once it has.
     early: HashMap<(usize, usize, u64), u32>,
+    /// The program stopped because the launch halted while it waited on a semaphore (`failure`
+    /// then only stops the cluster's other warpgroups; see [`ProgramState::halt`]).
+    halted: bool,
 }
 
 impl SyncState {
@@ -277,6 +280,30 @@ impl ProgramState {
     /// The program's failure, if any.
     pub(crate) fn failure(&self) -> Option<Error> {
         self.lock()[self.rank].failure.clone()
+    }
+
+    /// Whether any program of the cluster has failed (a semaphore wait then stops).
+    pub(crate) fn cluster_failed(&self) -> bool {
+        self.lock().iter().any(|s| s.failure.is_some())
+    }
+
+    /// Stops the cluster because the launch halted (another cluster failed) while one of its
+    /// warpgroups waited on a semaphore, perhaps for that cluster. The stop is recorded as this
+    /// program's failure, to stop the others, unless the cluster has already failed on its own.
+    pub(crate) fn halt(&self) {
+        let mut all = self.lock();
+        if all.iter().all(|s| s.failure.is_none()) {
+            let s = &mut all[self.rank];
+            s.failure = Some(Error::Interpreter("halted: another cluster of the launch failed".into()));
+            s.halted = true;
+        }
+        self.sync.wake.notify_all();
+    }
+
+    /// Whether the cluster stopped for another cluster's failure ([`ProgramState::halt`]): it has
+    /// no error of its own to report.
+    pub(crate) fn halted(&self) -> bool {
+        self.lock().iter().any(|s| s.halted)
     }
 }
 

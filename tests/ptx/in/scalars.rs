@@ -1,5 +1,6 @@
-//! Scalars and control flow: parameters, a loop with a branch, a loop-carried scalar, and a
-//! strided register load and store of one global tile.
+//! Scalars and control flow: parameters, a loop with a branch, a loop-carried scalar, mutable names
+//! bound from a tuple with a constant in it and assigned under a branch (each gets a register the
+//! assignment moves into), and a strided register load and store of one global tile.
 // expect: ld.param.f32
 // expect: setp.ge.s32
 // expect: bra.uni
@@ -11,8 +12,12 @@ fn scalars(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: i32, alpha: f32) {
     let i = program_id(0);
     let mut acc = 0.0;
     for k in 0..n {
+        let (mut lo, hi) = (0, n);
+        if k % 3 == 0 {
+            lo = k;
+        }
         if k % 2 == 0 {
-            acc += alpha;
+            acc += alpha * ((hi - lo) as f32);
         } else {
             acc = acc * 0.5;
         }

@@ -1,0 +1,102 @@
+//! Global-memory semaphores: `semaphore_signal` and `semaphore_wait`.
+//!
+//! The pattern is CUTLASS's `GenericBarrier` (`include/cutlass/barrier.h`) at warpgroup
+//! granularity. A signal synchronizes the warpgroup (`bar.sync`), so the stores of all its threads
+//! come before the leader's `red.release.gpu` add, and a release at GPU scope makes them visible to
+//! whoever acquires the value it wrote. A wait has the leader poll with `ld.acquire.gpu` and take
+//! the count with an `atom.acquire.gpu` compare-and-swap, then synchronizes the warpgroup, so every
+//! thread's later loads come after the acquire (PTX ISA, memory consistency model: release and
+//! acquire patterns, causality order through `bar.sync`).
+//!
+//! A counter outside the array is left alone: the leader skips the operation (as global register
+//! loads and stores skip elements outside their arrays), so a bad index cannot write past the
+//! buffer; the interpreter reports it instead.
+
+use super::gen::Gen;
+use super::memory::gmem_dims;
+use super::sync::sync_warpgroup;
+use super::value::Val;
+use super::writer::Class;
+use crate::syntax::ast::{Expr, SemaphoreOp};
+
+/// How long (ns) the polling thread sleeps between reads of a semaphore that does not hold its count
+/// yet: a hint that keeps the poll from flooding the memory system (PTX ISA, `nanosleep`).
+const POLL_SLEEP_NS: u32 = 100;
+
+/// What the leader needs to operate on one semaphore.
+struct Semaphore {
+    /// The `.b64` global address of the parameter's first counter.
+    base: String,
+    /// The index, a `.b32` register.
+    index: String,
+    /// The count, a `.b32` register or an immediate.
+    count: String,
+    /// True in the warpgroup's leader when the index is inside the array: the thread that operates.
+    issue: String,
+}
+
+/// `semaphore_signal(sems, i, n)` or `semaphore_wait(sems, i, n)`.
+pub fn emit_semaphore(g: &mut Gen, op: SemaphoreOp, sems: &Expr, index: &Expr, count: Option<&Expr>) -> Val {
+    let Some(sem) = operands(g, sems, index, count) else { return Val::Unit };
+    match op {
+        SemaphoreOp::Signal => emit_signal(g, &sem),
+        SemaphoreOp::Wait => emit_wait(g, &sem),
+    }
+    Val::Unit
+}
+
+/// The operands, and the predicate of the thread that issues the operation.
+fn operands(g: &mut Gen, sems: &Expr, index: &Expr, count: Option<&Expr>) -> Option<Semaphore> {
+    let Val::Gmem { param, addr: base } = g.expr(sems) else { return None };
+    let index = g.scalar_reg(index);
+    let count = count.map_or_else(|| "1".to_string(), |n| g.scalar_reg(n));
+    let len = gmem_dims(g, param).into_iter().next()?;
+    let inside = g.w.reg(Class::Pred);
+    // Unsigned, so a negative index is outside too.
+    g.w.ins(format!("setp.lt.u32 {inside}, {index}, {len}"));
+    let issue = g.w.reg(Class::Pred);
+    g.w.ins(format!("and.pred {issue}, {inside}, {}", g.lanes.leader));
+    Some(Semaphore { base, index, count, issue })
+}
+
+/// The `.b64` global address of the semaphore: `base + 4 * index`.
+fn address(g: &mut Gen, sem: &Semaphore) -> String {
+    let addr = g.w.reg(Class::B64);
+    g.w.ins(format!("mad.wide.u32 {addr}, {}, 4, {}", sem.index, sem.base));
+    addr
+}
+
+/// The warpgroup's stores are done (`bar.sync`), then the leader adds the count with release
+/// semantics at GPU scope.
+fn emit_signal(g: &mut Gen, sem: &Semaphore) {
+    sync_warpgroup(g);
+    let done = g.w.label("signalled");
+    g.w.ins(format!("@!{} bra {done}", sem.issue));
+    let addr = address(g, sem);
+    g.w.ins(format!("red.release.gpu.global.add.u32 [{addr}], {}", sem.count));
+    g.w.put_label(&done);
+}
+
+/// The leader polls until the semaphore holds the count, then takes it with a compare-and-swap
+/// from the value it saw (polling again if another waiter changed it first); then the warpgroup
+/// synchronizes, so no thread reads before the leader's acquire.
+fn emit_wait(g: &mut Gen, sem: &Semaphore) {
+    let (poll, take, done) = (g.w.label("sem_poll"), g.w.label("sem_take"), g.w.label("sem_taken"));
+    g.w.ins(format!("@!{} bra {done}", sem.issue));
+    let addr = address(g, sem);
+    let (seen, left, found) = (g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32));
+    let (ready, lost) = (g.w.reg(Class::Pred), g.w.reg(Class::Pred));
+    g.w.put_label(&poll);
+    g.w.ins(format!("ld.acquire.gpu.global.u32 {seen}, [{addr}]"));
+    g.w.ins(format!("setp.ge.u32 {ready}, {seen}, {}", sem.count));
+    g.w.ins(format!("@{ready} bra {take}"));
+    g.w.ins(format!("nanosleep.u32 {POLL_SLEEP_NS}"));
+    g.w.ins(format!("bra {poll}"));
+    g.w.put_label(&take);
+    g.w.ins(format!("sub.u32 {left}, {seen}, {}", sem.count));
+    g.w.ins(format!("atom.acquire.gpu.global.cas.b32 {found}, [{addr}], {seen}, {left}"));
+    g.w.ins(format!("setp.ne.u32 {lost}, {found}, {seen}"));
+    g.w.ins(format!("@{lost} bra {poll}"));
+    g.w.put_label(&done);
+    sync_warpgroup(g);
+}

@@ -1,0 +1,88 @@
+//! Global-memory semaphores: `semaphore_signal(sems, i, n)` and `semaphore_wait(sems, i, n)`.
+//!
+//! A semaphore is a `u32` counter in global memory that programs of one launch hand work to each
+//! other through (Pallas's `pl.semaphore_signal` / `pl.semaphore_wait`). The PTX adds to it with
+//! `red.release.gpu.global.add.u32` and takes from it with `atom.acquire.gpu.global.cas.b32` at
+//! `sems + 4 * i`, so the rules below are what those instructions need of the array, the index
+//! and the count.
+
+use super::{scalar, Checker, DimVal, GmemTy, Ty};
+use crate::syntax::ast::{Expr, SemaphoreOp};
+use crate::types::DType;
+
+/// `semaphore_signal(sems, i)`, `semaphore_wait(sems, i)`, each with an optional count `n`.
+pub(super) fn check_semaphore(
+    ck: &mut Checker,
+    op: SemaphoreOp,
+    sems: &Expr,
+    index: &Expr,
+    count: Option<&Expr>,
+) -> Ty {
+    let array = check_semaphore_array(ck, op, sems);
+    check_semaphore_index(ck, array.as_ref(), index);
+    if let Some(n) = count {
+        let ty = ck.check_expr(n);
+        scalar::expect_index(ck, n, &ty, "a semaphore count");
+    }
+    Ty::Unit
+}
+
+/// The semaphores are a kernel parameter declared `GmemMut<u32, N>`: written (both operations
+/// change the counter), of 32-bit counters (the width of `red.add.u32` and `atom.cas.b32`), and 1-D
+/// (one index names one counter). Every broken rule is reported; the array is returned when it
+/// keeps them all, to bound constant indices.
+fn check_semaphore_array(ck: &mut Checker, op: SemaphoreOp, sems: &Expr) -> Option<GmemTy> {
+    let g = match ck.check_expr(sems) {
+        Ty::Gmem(g) => g,
+        Ty::Error => return None,
+        other => {
+            ck.ctx.type_error(
+                sems,
+                format!("`{}` takes a global array of semaphores, got {other}", op.name()),
+                "pass a kernel parameter declared `sems: GmemMut<u32, N>` itself (not a tile of it)",
+            );
+            return None;
+        }
+    };
+    let wanted = Ty::Gmem(GmemTy { dtype: DType::U32, mutable: true, ..g.clone() });
+    let declare = format!("declare the parameter `{}: {wanted}`", g.name);
+    let mut ok = true;
+    if !g.mutable {
+        let message = format!("`{}` is read-only (`Gmem`), but `{}` writes its semaphores", g.name, op.name());
+        ck.ctx.type_error(sems, message, &declare);
+        ok = false;
+    }
+    if g.dtype != DType::U32 {
+        ck.ctx.type_error(sems, format!("a semaphore is a u32, but `{}` holds {}", g.name, g.dtype), &declare);
+        ok = false;
+    }
+    if g.shape.len() != 1 {
+        ck.ctx.type_error(
+            sems,
+            format!("an array of semaphores is 1-D, but `{}` has {} dimensions", g.name, g.shape.len()),
+            format!("declare the parameter `{}: GmemMut<u32, N>`, one semaphore per index", g.name),
+        );
+        ok = false;
+    }
+    ok.then_some(g)
+}
+
+/// The index is a 32-bit integer (the PTX forms the address with `mad.wide.u32`); a constant one
+/// lies inside an array of static length. A runtime index outside the array is the kernel's
+/// business: the GPU skips the operation, the interpreter reports it.
+fn check_semaphore_index(ck: &mut Checker, array: Option<&GmemTy>, index: &Expr) {
+    let ty = ck.check_expr(index);
+    if !scalar::expect_index(ck, index, &ty, "a semaphore index") {
+        return;
+    }
+    let (Some(g), Some(i)) = (array, scalar::eval_const(ck, index)) else { return };
+    if let Some(DimVal::Static(len)) = g.shape.first() {
+        if !(0..*len).contains(&i) {
+            ck.ctx.type_error(
+                index,
+                format!("index {i} is out of range for the {len} semaphores of `{}`", g.name),
+                format!("a semaphore index of `{}` is 0 to {}", g.name, len - 1),
+            );
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! Global-memory semaphores, for one warpgroup: `semaphore_signal` adds its count to a counter,
+//! `semaphore_wait` polls the counter until it holds the count, then takes it.
+//!
+//! A counter is one `u32` element of a global buffer, an `f64` in an `AtomicU64` like every element.
+//! The signal is a release read-modify-write and the take an acquire one, so the stores a warpgroup
+//! made before signalling (relaxed atomics, like every global store here) are visible to the loads
+//! its waiter makes after the wait, as `red.release.gpu` and `atom.acquire.gpu` order them in the
+//! PTX. Counters wrap at 2^32, as `red.add.u32` does.
+//!
+//! A wait always ends. It stops when its own cluster fails, and gives up without an error of its
+//! own when the launch halts (another cluster failed: perhaps the one it waits for). Otherwise,
+//! after [`WAIT_LIMIT`] without taking its count, it reports that no program signalled: clusters are
+//! claimed in increasing order by as many workers as the host has cores, so a program can only be
+//! signalled by programs of its own cluster and of lower-numbered ones, and a wait for any other
+//! may never see its signal.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tessel_compiler::syntax::ast::SemaphoreOp;
+
+use super::effects::stopped;
+use super::exec::Warpgroup;
+use super::ir::Expr;
+use super::numeric::error;
+use super::value::Value;
+use crate::Result;
+
+/// How long a `semaphore_wait` waits for its count before it reports that nothing signalled.
+pub(crate) const WAIT_LIMIT: Duration = Duration::from_secs(10);
+
+/// Polls that only yield the host thread; later polls sleep [`POLL_SLEEP`] in between, so a long
+/// wait leaves the cores to the programs it waits for.
+const SPIN_POLLS: u32 = 64;
+const POLL_SLEEP: Duration = Duration::from_micros(50);
+
+impl Warpgroup<'_> {
+    /// `semaphore_signal(sems, i, n)` or `semaphore_wait(sems, i, n)`.
+    pub(crate) fn semaphore(
+        &mut self,
+        op: SemaphoreOp,
+        sems: &Expr,
+        index: &Expr,
+        count: Option<&Expr>,
+    ) -> Result<Value> {
+        let Value::Gmem(param) = self.eval(sems)? else {
+            return Err(error("internal: a semaphore array that is not a global array"));
+        };
+        let i = self.eval_scalar(index)?.to_i64();
+        // The count is a 32-bit register on the GPU: its bits, as `u32`.
+        let n = match count {
+            Some(c) => self.eval_scalar(c)?.to_i64() as u32,
+            None => 1,
+        };
+        let cell = self.counter(op, param, i)?;
+        match op {
+            SemaphoreOp::Signal => signal(cell, n),
+            SemaphoreOp::Wait => self.wait_for(cell, n, param, i)?,
+        }
+        Ok(Value::Unit)
+    }
+
+    /// Counter `i` of parameter `param`; an index outside the array is an error (the PTX skips it).
+    fn counter(&self, op: SemaphoreOp, param: usize, i: i64) -> Result<&AtomicU64> {
+        let cells = &self.global(param)?.data;
+        usize::try_from(i).ok().and_then(|i| cells.get(i)).ok_or_else(|| {
+            let name = self.prog.params[param].name;
+            error(format!(
+                "`{}({name}, {i})`: index {i} is outside the {} semaphores of `{name}`",
+                op.name(),
+                cells.len()
+            ))
+        })
+    }
+
+    /// Polls `cell` until it takes `n` from it, the launch stops, or [`WAIT_LIMIT`] passes.
+    fn wait_for(&self, cell: &AtomicU64, n: u32, param: usize, i: i64) -> Result<()> {
+        let start = Instant::now();
+        let mut polls = 0u32;
+        loop {
+            let held = match take(cell, n) {
+                Ok(()) => return Ok(()),
+                Err(held) => held,
+            };
+            if self.launch.halted.load(Ordering::Relaxed) {
+                self.state().halt();
+                return Err(stopped());
+            }
+            if self.state().cluster_failed() {
+                return Err(stopped());
+            }
+            if start.elapsed() > WAIT_LIMIT {
+                let name = self.prog.params[param].name;
+                return Err(error(format!(
+                    "`semaphore_wait` gave up after {} s on semaphore {i} of `{name}`, which holds {held} of the {n} \
+                     it waits for: no program signalled it (the interpreter runs a program alongside those of its \
+                     own cluster and of lower-numbered clusters only, so it can wait only for their signals)",
+                    WAIT_LIMIT.as_secs()
+                )));
+            }
+            polls = polls.saturating_add(1);
+            if polls < SPIN_POLLS {
+                thread::yield_now();
+            } else {
+                thread::sleep(POLL_SLEEP);
+            }
+        }
+    }
+}
+
+/// The counter a cell holds.
+fn value(bits: u64) -> u32 {
+    f64::from_bits(bits) as u32
+}
+
+fn bits(counter: u32) -> u64 {
+    f64::from(counter).to_bits()
+}
+
+/// Adds `n` to the counter, wrapping; release, so a warpgroup that acquires the sum sees every
+/// store this thread made before.
+fn signal(cell: &AtomicU64, n: u32) {
+    // The closure never declines, so `fetch_update` cannot fail.
+    let _ = cell.fetch_update(Ordering::Release, Ordering::Relaxed, |b| Some(bits(value(b).wrapping_add(n))));
+}
+
+/// Takes `n` from the counter if it holds at least `n` (acquire, like the PTX's `atom.acquire`);
+/// otherwise returns what it holds. A take that races another is retried on the new value.
+fn take(cell: &AtomicU64, n: u32) -> std::result::Result<(), u32> {
+    let taken = cell.fetch_update(Ordering::Acquire, Ordering::Acquire, |b| {
+        let held = value(b);
+        (held >= n).then(|| bits(held - n))
+    });
+    taken.map(drop).map_err(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_take_needs_the_whole_count_and_leaves_the_rest() {
+        let cell = AtomicU64::new(bits(0));
+        signal(&cell, 2);
+        assert_eq!(take(&cell, 3), Err(2));
+        signal(&cell, 1);
+        assert_eq!(take(&cell, 3), Ok(()));
+        assert_eq!(take(&cell, 1), Err(0));
+        signal(&cell, u32::MAX);
+        signal(&cell, 2);
+        assert_eq!(value(cell.load(Ordering::Relaxed)), 1, "counters wrap at 2^32");
+    }
+}

@@ -1,0 +1,11 @@
+//! tessel: every problem of a semaphore call reported together: the array is read-only and holds
+//! `i32`, and the index is a float.
+
+use tessel::prelude::*;
+
+#[kernel(grid = (1))]
+fn everything_wrong(sems: Gmem<i32, 4>) {
+    semaphore_wait(sems, 0.5);
+}
+
+fn main() {}
