@@ -14,6 +14,9 @@ Protocol, per shape and dtype (the same as bench_matmul's, bench/README.md):
   * timing: JAX's own CUPTI timer (jax.experimental.mosaic.gpu.profiler.measure, kernel time on
     the device, like CUDA events around one launch) when this JAX has it; otherwise wall clock
     around block_until_ready, each sample a batch of back-to-back launches;
+  * then the chosen config and XLA's dot (a cuBLAS call) are timed again in alternating blocks
+    (5 blocks, BENCH_RUNS launches each in all): "interleaved", "xla dot" and their ratio, the
+    comparison that does not depend on how warm the GPU was when a kernel was timed alone;
   * relative error = max|c_pallas - c_xla| / max|c_xla|, c_xla rounded to the dtype like
     cuBLAS's output; the acceptance bound is 1e-2.
 
@@ -45,6 +48,8 @@ TOLERANCE = 1e-2
 TUNE_RUNS = 10
 # Launches per wall-clock sample: enough that the dispatch of one hides behind the last.
 WALL_BATCH = 5
+# Alternating blocks in which the chosen config and XLA's dot are timed.
+INTERLEAVE_BLOCKS = 5
 
 
 def log(*args):
@@ -201,7 +206,26 @@ class Bench:
             raise ValueError(f"wrong result: relative error {err:.2e}")
         for _ in range(max(1, math.ceil(WARMUP / self.count))):
             self.jax.block_until_ready(every_set(self.sets))
-        return self.timer(every_set, self.sets, runs, self.count), err, config
+        return statistics.median(self.timer(every_set, self.sets, runs, self.count)), err, config
+
+    def xla_every_set(self):
+        """XLA's dot (a cuBLAS call) over every operand set: the reference rate."""
+        if "xla" not in self.compiled:
+            self.compiled["xla"] = self.jax.jit(lambda sets: [self.jnp.dot(a, b) for a, b in sets])
+        return self.compiled["xla"]
+
+    def interleaved(self, config):
+        """(Pallas ms, XLA ms): the chosen config and XLA's dot timed in alternating blocks with the
+        same timer, so that both run at the same clocks (a GPU under a sustained load slows down
+        as it heats; a kernel timed alone right after tuning is not timed like one timed later)."""
+        pallas, xla = self.every_set(config), self.xla_every_set()
+        self.jax.block_until_ready(xla(self.sets))
+        times = ([], [])
+        per_block = max(1, math.ceil(self.runs / INTERLEAVE_BLOCKS))
+        for _ in range(INTERLEAVE_BLOCKS):
+            for fn, out in zip((pallas, xla), times):
+                out.extend(self.timer(fn, self.sets, per_block, self.count))
+        return statistics.median(times[0]), statistics.median(times[1])
 
 
 def cupti_timer(profiler, gap_ms):
@@ -215,14 +239,14 @@ def cupti_timer(profiler, gap_ms):
                 if t is None:
                     raise RuntimeError("CUPTI recorded no kernels")
                 times.extend(t if isinstance(t, list) else [t])
-            return statistics.median(times) / count
+            return [t / count for t in times]
         iterations = max(2, math.ceil(runs / count))
         _, times = profiler.measure(every_set, iterations=iterations)(sets)
         if times is None:
             raise RuntimeError("CUPTI recorded no kernels")
         times = times if isinstance(times, list) else [times]
         # Each iteration launches the kernel once per set: its time is the sum of those.
-        return statistics.median(times) / count
+        return [t / count for t in times]
     return time_cupti
 
 
@@ -237,7 +261,7 @@ def wall_timer(jax, gap_ms):
             outs = [every_set(sets) for _ in range(reps)]
             jax.block_until_ready(outs)
             times.append((time.perf_counter() - start) * 1e3 / (reps * count))
-        return statistics.median(times)
+        return times
     return time_wall
 
 
@@ -324,22 +348,33 @@ def main():
             except Exception as err:
                 log(f"    FAILED: {type(err).__name__}: {err}")
                 result, options = None, None
+            paired = None
+            if result is not None:
+                try:
+                    paired = bench.interleaved(result[2])
+                    log(f"    interleaved with XLA's dot: pallas {paired[0]:.4f} ms {tflops(shape, paired[0]):.1f} "
+                        f"TFLOP/s, xla {paired[1]:.4f} ms {tflops(shape, paired[1]):.1f} TFLOP/s")
+                except Exception as err:
+                    log(f"    interleaved timing FAILED: {type(err).__name__}: {err}")
             tuned = tuned or options
-            rows.append((shape, name, result))
+            rows.append((shape, name, result, paired))
             log(f"    ({time.perf_counter() - start:.0f} s)")
     return report(rows, out_dir)
 
 
 def report(rows, out_dir):
-    header = ["shape", "dtype", "pallas TFLOP/s", "rel err", "best config"]
+    header = ["shape", "dtype", "pallas TFLOP/s", "interleaved", "xla dot", "pallas/xla", "rel err", "best config"]
     table = [header]
-    for shape, name, result in rows:
+    for shape, name, result, paired in rows:
         label = "x".join(map(str, shape))
         if result is None:
-            table.append([label, name, "-", "-", "-"])
-        else:
-            ms, err, config = result
-            table.append([label, name, f"{tflops(shape, ms):.1f}", f"{err:.2e}", describe(config)])
+            table.append([label, name] + ["-"] * 6)
+            continue
+        ms, err, config = result
+        pair = ["-"] * 3
+        if paired is not None:
+            pair = [f"{tflops(shape, paired[0]):.1f}", f"{tflops(shape, paired[1]):.1f}", f"{paired[1] / paired[0]:.3f}"]
+        table.append([label, name, f"{tflops(shape, ms):.1f}"] + pair + [f"{err:.2e}", describe(config)])
     path = os.path.join(out_dir, "pallas_matmul.csv")
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -348,10 +383,10 @@ def report(rows, out_dir):
         log(f"wrote {path}")
     except OSError as err:
         log(f"could not write {path}: {err}")
-    passed = all(r[2] is not None for r in rows)
+    passed = all(r[2] is not None and r[3] is not None for r in rows)
     log("all shapes ran and matched XLA within 1e-2" if passed else "FAILED: a shape did not run (lines above)")
     log()
-    widths = [15, 5, 14, 8, 0]
+    widths = [15, 5, 14, 11, 8, 10, 8, 0]
     for cells in table:
         log("  ".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
     return 0 if passed else 1
