@@ -21,10 +21,25 @@ pub(super) fn check_semaphore(
     let array = check_semaphore_array(ck, op, sems);
     check_semaphore_index(ck, array.as_ref(), index);
     if let Some(n) = count {
-        let ty = ck.check_expr(n);
-        scalar::expect_index(ck, n, &ty, "a semaphore count");
+        check_semaphore_count(ck, op, n);
     }
     Ty::Unit
+}
+
+/// The count is a 32-bit integer, and a constant one is at least 1: a signal of 0 does nothing and
+/// a wait for 0 returns at once, and a negative one becomes a count near 2^32 in the `u32` counter.
+fn check_semaphore_count(ck: &mut Checker, op: SemaphoreOp, n: &Expr) {
+    let ty = ck.check_expr(n);
+    if !scalar::expect_index(ck, n, &ty, "a semaphore count") {
+        return;
+    }
+    if let Some(v) = scalar::eval_const(ck, n).filter(|v| *v < 1) {
+        ck.ctx.type_error(
+            n,
+            format!("a semaphore count is at least 1, got {v}"),
+            format!("write `{}(sems, i)` for a count of 1", op.name()),
+        );
+    }
 }
 
 /// The semaphores are a kernel parameter declared `GmemMut<u32, N>`: written (both operations
