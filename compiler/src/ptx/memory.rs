@@ -2,6 +2,7 @@
 //! transposes, and element addresses (with the swizzle the buffer was declared with).
 
 use super::gen::Gen;
+use super::gmem_walk::Walk;
 use super::layout::Frag;
 use super::stmatrix;
 use super::value::Val;
@@ -313,12 +314,36 @@ enum Place {
     Gmem { addr: String, param: usize, index: Vec<String>, tile: Vec<i64> },
 }
 
-/// The element's address, its state space, and for global memory the in-bounds predicate.
-fn elem_address(g: &mut Gen, place: &Place, coords: &[String], dtype: DType) -> (String, &'static str, Option<String>) {
+/// A global tile read or written through a fragment of constant offsets is walked (`Walk`): its
+/// shared addressing is computed once, before the elements.
+fn walk(g: &mut Gen, place: &Place, frag: &Frag, dtype: DType) -> Option<Walk> {
     match place {
-        Place::Smem { addr, ty } => (smem_addr(g, addr, ty, coords), "shared", None),
+        Place::Gmem { addr, param, index, tile } if !frag.flat => {
+            Some(Walk::new(g, addr, *param, index, tile, &frag.base, dtype))
+        }
+        _ => None,
+    }
+}
+
+/// Element `el`'s address, its state space, and for global memory the in-bounds predicate.
+fn elem_address(
+    g: &mut Gen,
+    place: &Place,
+    walk: Option<&Walk>,
+    frag: &Frag,
+    el: usize,
+    shape: &[i64],
+    dtype: DType,
+) -> (String, &'static str, Option<String>) {
+    if let Some(w) = walk {
+        let (addr, inside) = w.element(g, &frag.offsets[el]);
+        return (addr, "global", Some(inside));
+    }
+    let coords = elem_coords(g, frag, el, shape);
+    match place {
+        Place::Smem { addr, ty } => (smem_addr(g, addr, ty, &coords), "shared", None),
         Place::Gmem { addr, param, index, tile } => {
-            let (a, inside) = gmem_addr(g, addr, *param, index, tile, coords, dtype);
+            let (a, inside) = gmem_addr(g, addr, *param, index, tile, &coords, dtype);
             (a, "global", Some(inside))
         }
     }
@@ -346,10 +371,10 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
         _ => return Val::Unit,
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
+    let walk = walk(g, &place, &frag, rt.dtype);
     let mut regs = Vec::new();
     for el in 0..frag.len() {
-        let coords = elem_coords(g, &frag, el, &rt.shape);
-        let (addr, space, inside) = elem_address(g, &place, &coords, rt.dtype);
+        let (addr, space, inside) = elem_address(g, &place, walk.as_ref(), &frag, el, &rt.shape, rt.dtype);
         let r = g.w.reg_for(rt.dtype);
         let ex = exists(g, &frag, el);
         let guarded = guard(g, ex, inside);
@@ -405,9 +430,9 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
 
 fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
     let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
+    let walk = walk(g, place, &frag, vt.dtype);
     for (el, r) in regs.iter().enumerate().take(frag.len()) {
-        let coords = elem_coords(g, &frag, el, &vt.shape);
-        let (addr, space, inside) = elem_address(g, place, &coords, vt.dtype);
+        let (addr, space, inside) = elem_address(g, place, walk.as_ref(), &frag, el, &vt.shape, vt.dtype);
         let ex = exists(g, &frag, el);
         let guard = guard(g, ex, inside).map(|p| format!("@{p} ")).unwrap_or_default();
         let src = if vt.dtype == DType::Bool {

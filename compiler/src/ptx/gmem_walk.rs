@@ -1,0 +1,92 @@
+//! Register loads and stores of a global tile through a fragment whose elements sit at constant
+//! offsets from the thread's first one (every layout but `Strided`).
+//!
+//! The thread's first address and the room left along each dimension are computed once per load or
+//! store. An element then costs one `mad` per leading dimension (the same instruction for every
+//! element of a row, which ptxas shares), one compare per dimension against the room, and nothing
+//! for its last coordinate, which rides in the instruction's immediate offset. Per element, the
+//! general form (`memory::gmem_addr`) recomputes the strides and the 64-bit index of every
+//! coordinate: about three times the instructions, on the path of every epilogue that writes from
+//! registers.
+
+use super::gen::Gen;
+use super::memory::gmem_dims;
+use super::writer::Class;
+use crate::types::DType;
+
+/// One load or store's addressing: what every element of the fragment shares.
+pub(super) struct Walk {
+    /// `.b64`: the address of the thread's first element (its coordinates `index * tile + base`).
+    origin: String,
+    /// `.b64` bytes per step along each dimension but the last (whose step is `elem` bytes).
+    strides: Vec<String>,
+    /// `.s32`: dimension minus the thread's first coordinate; an element at offset `o` lies inside
+    /// the array when `o < room` in every dimension (a negative room: none does).
+    room: Vec<String>,
+    elem: i64,
+}
+
+impl Walk {
+    /// The walk over a tile of parameter `param` (global address `base`) at block `index` of shape
+    /// `tile`, for a fragment whose thread coordinates are the registers `first`.
+    pub fn new(
+        g: &mut Gen,
+        base: &str,
+        param: usize,
+        index: &[String],
+        tile: &[i64],
+        first: &[String],
+        dtype: DType,
+    ) -> Walk {
+        let dims = gmem_dims(g, param);
+        let n = dims.len();
+        let elem = i64::from(dtype.elem_bytes());
+        let mut strides = vec![String::new(); n];
+        let mut step = elem.to_string();
+        for d in (0..n).rev() {
+            strides[d] = step.clone();
+            if d > 0 {
+                let (w, next) = (g.w.reg(Class::B64), g.w.reg(Class::B64));
+                g.w.ins(format!("cvt.u64.u32 {w}, {}", dims[d]));
+                g.w.ins(format!("mul.lo.u64 {next}, {w}, {step}"));
+                step = next;
+            }
+        }
+        let (mut origin, mut room) = (base.to_string(), Vec::with_capacity(n));
+        for d in 0..n {
+            let (start, wide, left, addr) =
+                (g.w.reg(Class::B32), g.w.reg(Class::B64), g.w.reg(Class::B32), g.w.reg(Class::B64));
+            g.w.ins(format!("mad.lo.u32 {start}, {}, {}, {}", index[d], tile[d], first[d]));
+            g.w.ins(format!("cvt.u64.u32 {wide}, {start}"));
+            g.w.ins(format!("mad.lo.u64 {addr}, {wide}, {}, {origin}", strides[d]));
+            g.w.ins(format!("sub.s32 {left}, {}, {start}", dims[d]));
+            origin = addr;
+            room.push(left);
+        }
+        strides.pop();
+        Walk { origin, strides, room, elem }
+    }
+
+    /// The address operand (`reg+bytes`, for `[..]`) and the in-bounds predicate of the element at
+    /// `offsets` from the thread's first.
+    pub fn element(&self, g: &mut Gen, offsets: &[i64]) -> (String, String) {
+        let mut addr = self.origin.clone();
+        for (stride, &o) in self.strides.iter().zip(offsets) {
+            if o != 0 {
+                let next = g.w.reg(Class::B64);
+                g.w.ins(format!("mad.lo.u64 {next}, {stride}, {o}, {addr}"));
+                addr = next;
+            }
+        }
+        let inside = g.w.reg(Class::Pred);
+        for (d, (room, &o)) in self.room.iter().zip(offsets).enumerate() {
+            if d == 0 {
+                g.w.ins(format!("setp.gt.s32 {inside}, {room}, {o}"));
+            } else {
+                g.w.ins(format!("setp.gt.and.s32 {inside}, {room}, {o}, {inside}"));
+            }
+        }
+        let last = offsets.last().copied().unwrap_or(0) * self.elem;
+        (format!("{addr}+{last}"), inside)
+    }
+}
