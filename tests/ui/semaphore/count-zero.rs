@@ -6,8 +6,7 @@ use tessel::prelude::*;
 #[kernel(grid = (S))]
 fn counts(sems: GmemMut<u32, S>) {
     let p = program_id(0);
-    semaphore_signal(sems, p, 0);
-    semaphore_wait(sems, p, -2);
+    semaphore_wait(sems, p, 0);
 }
 
 fn main() {}
