@@ -184,12 +184,6 @@ fn semaphores_hand_running_sums_down_a_chain() {
     }
 }
 
-/// A wait that nothing will signal.
-#[kernel(grid = (1,))]
-fn waits_alone(sems: GmemMut<u32, 2>) {
-    semaphore_wait(sems, 1);
-}
-
 #[test]
 fn stream_k_shares_the_last_waves_and_leaves_the_semaphores_at_zero() {
     for (m, n, k) in STREAM_SHAPES {
@@ -203,6 +197,12 @@ fn stream_k_shares_the_last_waves_and_leaves_the_semaphores_at_zero() {
         assert_close(&format!("stream-K {m}x{n}x{k}"), &values(&c), &want, 1e-2);
         assert!(sems.data().iter().all(|&s| s == 0), "{m}x{n}x{k}: semaphores left at {:?}", sems.data());
     }
+}
+
+/// A wait that nothing will signal.
+#[kernel(grid = (1,))]
+fn waits_alone(sems: GmemMut<u32, 2>) {
+    semaphore_wait(sems, 1);
 }
 
 #[test]

@@ -62,10 +62,11 @@ pub fn running_sums_ref(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
 /// its very end: waits go to lower-numbered programs only (the interpreter starts programs in
 /// order). M must be a multiple of 128, N of 256, K of 64.
 ///
-/// On the H200 the 132-program version measured slower than the plain persistent kernel at 4096^3,
-/// 8192^3 and 8192 x 8192 x 1024 (see the session notes), so the example GEMM does not use it; it
-/// stays as the test of semaphores inside a warp-specialized pipeline, and of scalar schedules
-/// computed with mutable names under branches.
+/// On the H200 the 132-program version measured 8% slower than the plain persistent kernel at
+/// 4096^3 and 8192 x 8192 x 1024 and 1% faster at 8192^3 (its partial products cost about 15 us a
+/// launch; see the session notes), so the example GEMM does not use it; it stays as the test of
+/// semaphores inside a warp-specialized pipeline, and of scalar schedules computed with mutable
+/// names under branches.
 #[kernel(grid = (PROGRAMS,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
          consts(BM = 128, BN = 256, BK = 64, STAGES = 3, GROUP = 8, PROGRAMS = 4, SLOTS = 8, SLOT_ROWS = 512))]
 pub fn stream_k_gemm(

@@ -1,13 +1,16 @@
-//! Register loads and stores of a global tile through a fragment whose elements sit at constant
-//! offsets from the thread's first one (every layout but `Strided`).
+//! Addresses and bounds of the elements of a global tile that registers are loaded from or stored
+//! to.
 //!
-//! The thread's first address and the room left along each dimension are computed once per load or
-//! store. An element then costs one `mad` per leading dimension (the same instruction for every
-//! element of a row, which ptxas shares), one compare per dimension against the room, and nothing
-//! for its last coordinate, which rides in the instruction's immediate offset. Per element, the
-//! general form (`memory::gmem_addr`) recomputes the strides and the 64-bit index of every
-//! coordinate: about three times the instructions, on the path of every epilogue that writes from
-//! registers.
+//! For a fragment whose elements sit at constant offsets from the thread's first one (every layout
+//! but `Strided`), the thread's first address and the room left along each dimension are computed
+//! once per load or store. An element then costs one `mad` per leading dimension (the same
+//! instruction for every element of a row, which ptxas shares), one compare per dimension against
+//! the room, and nothing for its last coordinate, which rides in the instruction's immediate
+//! offset. A `Strided` fragment's elements have coordinates computed one by one (a division of the
+//! flat index), so each gets a walk of its own at offset 0.
+//!
+//! The bounds make register loads and stores of global tiles safe against a grid larger than the
+//! arrays: elements outside are not written, and read as 0.
 
 use super::gen::Gen;
 use super::memory::gmem_dims;

@@ -233,46 +233,6 @@ pub fn swizzle(g: &mut Gen, addr: &str, swizzle: u32) -> String {
     r
 }
 
-/// Global address (`.b64`) of an element of a tile: block index times tile shape plus coordinates.
-///
-/// Also returns the predicate "inside the array": register loads and stores of global tiles are
-/// bounds-checked against the array's dimensions (launch passes the runtime ones), so a grid larger
-/// than the arrays can neither read nor write outside them. Loads outside read 0.
-fn gmem_addr(
-    g: &mut Gen,
-    base: &str,
-    param: usize,
-    index: &[String],
-    tile: &[i64],
-    coords: &[String],
-    dtype: DType,
-) -> (String, String) {
-    let dims = gmem_dims(g, param);
-    let n = coords.len();
-    let lin = g.w.reg(Class::B64);
-    g.w.ins(format!("mov.u64 {lin}, 0"));
-    let inside = g.w.reg(Class::Pred);
-    g.w.ins(format!("setp.eq.u32 {inside}, 0, 0"));
-    for d in 0..n {
-        let gc = g.w.reg(Class::B32);
-        g.w.ins(format!("mad.lo.u32 {gc}, {}, {}, {}", index[d], tile[d], coords[d]));
-        g.w.ins(format!("setp.lt.and.u32 {inside}, {gc}, {}, {inside}", dims[d]));
-        let stride = g.w.reg(Class::B64);
-        g.w.ins(format!("mov.u64 {stride}, 1"));
-        for dim in &dims[d + 1..] {
-            let w = g.w.reg(Class::B64);
-            g.w.ins(format!("cvt.u64.u32 {w}, {dim}"));
-            g.w.ins(format!("mul.lo.u64 {stride}, {stride}, {w}"));
-        }
-        let gw = g.w.reg(Class::B64);
-        g.w.ins(format!("cvt.u64.u32 {gw}, {gc}"));
-        g.w.ins(format!("mad.lo.u64 {lin}, {gw}, {stride}, {lin}"));
-    }
-    let addr = g.w.reg(Class::B64);
-    g.w.ins(format!("mad.lo.u64 {addr}, {lin}, {}, {base}", elem_bytes(dtype)));
-    (addr, inside)
-}
-
 /// The dimensions of a global parameter as registers or immediates.
 pub(super) fn gmem_dims(g: &mut Gen, param: usize) -> Vec<String> {
     let Some(crate::syntax::ast::ParamTy::Gmem { shape, .. }) = g.kernel.params.get(param).map(|p| p.ty.clone()) else {
@@ -315,7 +275,8 @@ enum Place {
 }
 
 /// A global tile read or written through a fragment of constant offsets is walked (`Walk`): its
-/// shared addressing is computed once, before the elements.
+/// shared addressing is computed once, before the elements. (A `Strided` fragment's elements have
+/// coordinates computed one by one: each gets a walk of its own, in `elem_address`.)
 fn walk(g: &mut Gen, place: &Place, frag: &Frag, dtype: DType) -> Option<Walk> {
     match place {
         Place::Gmem { addr, param, index, tile } if !frag.flat => {
@@ -343,7 +304,8 @@ fn elem_address(
     match place {
         Place::Smem { addr, ty } => (smem_addr(g, addr, ty, &coords), "shared", None),
         Place::Gmem { addr, param, index, tile } => {
-            let (a, inside) = gmem_addr(g, addr, *param, index, tile, &coords, dtype);
+            let (a, inside) =
+                Walk::new(g, addr, *param, index, tile, &coords, dtype).element(g, &vec![0; coords.len()]);
             (a, "global", Some(inside))
         }
     }

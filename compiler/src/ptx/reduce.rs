@@ -206,7 +206,7 @@ fn columns(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<Strin
 /// with g = 0 store their columns `8j + 2t + c`, the warpgroup synchronizes, and every thread reads
 /// the four warps' partials of its columns and combines them in warp order.
 fn across_warps(g: &mut Gen, op: ReduceOp, w: DType, partials: &[String], n: i64) -> Vec<String> {
-    let wb = scratch::work_bytes(w) as i64;
+    let wb = i64::from(crate::typeck::scratch::work_bytes(w));
     let st = match w {
         DType::F32 => "f32",
         DType::I64 | DType::U64 => "b64",

@@ -10,7 +10,6 @@ use super::writer::Class;
 use crate::types::DType;
 
 use super::memory::mem_type;
-pub use crate::typeck::scratch::work_bytes;
 
 /// A register with the shared address of this warpgroup's scratch.
 pub fn base(g: &mut Gen) -> String {

@@ -4,7 +4,7 @@
 use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, SmemTy, Ty};
 use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
-use crate::syntax::ast::{Expr, ExprKind, ShapeExpr, SliceArg, Spanned};
+use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
 use crate::types::DType;
 
 /// `a.tile([i, k])` or `a.tile([i, k], [rows, cols])`.
@@ -407,7 +407,7 @@ pub(super) fn check_copy_to_peer(ck: &mut Checker, call: &Expr, src: &Expr, dst:
     let rt = ck.check_expr(rank);
     if scalar::expect_int(ck, rank, &rt, "the peer's rank") {
         let size = ck.kernel.attr.cluster_size() as i64;
-        if let ExprKind::Int(v, _) = rank.kind {
+        if let Some(v) = scalar::eval_const(ck, rank) {
             if size > 1 && !(0..size).contains(&v) {
                 ck.ctx.type_error(
                     rank,

@@ -8,6 +8,7 @@
 //! up to 1024 at run time, so that swizzled buffers are 1024-aligned.
 
 use super::Checker;
+use crate::syntax::ast::Layout;
 use crate::types::DType;
 
 /// Extra dynamic shared memory beyond the allocations and scratch: room to align the base.
@@ -36,8 +37,8 @@ pub fn align_up(x: u32, to: u32) -> u32 {
 
 /// Whether `to_layout` between these layouts goes through scratch: every change but the identity
 /// and a splat (which every thread already holds whole).
-pub fn moves_data(from: crate::syntax::ast::Layout, to: crate::syntax::ast::Layout) -> bool {
-    from != to && from != crate::syntax::ast::Layout::Splat
+pub fn moves_data(from: Layout, to: Layout) -> bool {
+    from != to && from != Layout::Splat
 }
 
 /// Scratch of a column reduction of an [M, N] array: one partial per warp and column, in the type
