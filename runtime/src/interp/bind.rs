@@ -4,7 +4,7 @@
 //! (`tessel::__private::{bind_shape, dim_i32, grid_extent, LaunchPlan}`), so `launch` and
 //! `interpret` fail alike on the same bad arguments.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 use tessel_compiler::syntax::ast::UnOp;
 use tessel_compiler::types::DType;
@@ -13,6 +13,7 @@ use super::exec::{Launch, ParamValue};
 use super::ir::{DimSpec, Expr, ParamInfo, ParamKind, Program};
 use super::memory::{cells, load, GlobalBuf};
 use super::numeric::{error, round};
+use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
 use crate::{check_divisible, check_rank, Dims, Error, LaunchConfig, Result};
@@ -39,7 +40,14 @@ pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
         check_divisible(prog.runtime_dims[dim], dim_values[dim], extent, why)?;
     }
     let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
-    let mut launch = Launch { params, dims: Vec::new(), grid: [1; 3], halted: AtomicBool::new(false) };
+    let mut launch = Launch {
+        params,
+        dims: Vec::new(),
+        grid: [1; 3],
+        halted: AtomicBool::new(false),
+        progress: AtomicU64::new(0),
+        wait_limit: wait_limit()?,
+    };
     launch.dims = dim_values.iter().map(|&v| v as i64).collect();
     launch.grid = grid(prog, &launch)?;
     for (name, &v) in prog.runtime_dims.iter().zip(&dim_values) {

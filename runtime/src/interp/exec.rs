@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
 use tessel_compiler::syntax::ast::BinOp;
 use tessel_compiler::typeck::AllocKind;
@@ -26,6 +27,18 @@ pub(crate) struct Launch {
     /// Set when a cluster fails: no new cluster starts, and semaphore waits give up (the program
     /// they wait for may be the one that failed).
     pub halted: AtomicBool,
+    /// Counts work done anywhere in the launch (loop iterations, signals, clusters started), so
+    /// that a semaphore wait can tell a slow predecessor from one that will never signal.
+    pub progress: AtomicU64,
+    /// How long a semaphore wait lets the launch go without progress before it gives up.
+    pub wait_limit: Duration,
+}
+
+impl Launch {
+    /// Records that some program of the launch did work.
+    pub(crate) fn advance(&self) {
+        self.progress.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// A bound parameter.
@@ -126,6 +139,7 @@ impl<'a> Warpgroup<'a> {
                 let start = self.eval(start)?.scalar()?.to_i64();
                 let end = self.eval(end)?.scalar()?.to_i64();
                 for k in start..end {
+                    self.launch.advance();
                     self.frame[*slot] = Value::Scalar(Scalar::Int(k, DType::I32));
                     self.block(body)?;
                 }

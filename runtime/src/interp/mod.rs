@@ -95,8 +95,11 @@
 //! the loads after a wait see the stores the signalling warpgroup made before its signal. An index
 //! outside the array is an error. A wait always ends: it stops when its cluster fails, and gives up
 //! without an error of its own when another cluster fails (the launch halts, and that failure is
-//! reported); when it has not taken its count after 10 s of wall clock, it fails naming the array,
-//! the index and what the semaphore holds, and saying that no program signalled it. Clusters are
+//! reported); when no program of the launch has made progress (a loop iteration, a signal, a
+//! cluster started) for 10 s while it waits, it fails naming the array, the index and what the
+//! semaphore holds, and saying that no program signalled it: a predecessor that computes for a long
+//! time is waited for, however long. `TESSEL_SEMAPHORE_WAIT_MS` sets that limit in milliseconds
+//! (an invalid value is an [`Error::Interpreter`] at launch). Clusters are
 //! claimed in increasing order (x fastest) by as many workers as the host has cores, so when a
 //! program runs, every lower-numbered cluster has started: a program may wait for signals from its
 //! own cluster and from lower-numbered ones, and a wait for a higher-numbered program may never be

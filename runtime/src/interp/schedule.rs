@@ -45,6 +45,7 @@ pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
             if c >= clusters {
                 break;
             }
+            launch.advance();
             if let Err(e) = run_cluster(prog, launch, c) {
                 record(&failed, c, e);
                 launch.halted.store(true, Ordering::Relaxed);

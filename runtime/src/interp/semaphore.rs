@@ -8,12 +8,16 @@
 //! PTX. Counters wrap at 2^32, as `red.add.u32` does.
 //!
 //! A wait always ends. It stops when its own cluster fails, and gives up without an error of its
-//! own when the launch halts (another cluster failed: perhaps the one it waits for). Otherwise,
-//! after [`WAIT_LIMIT`] without taking its count, it reports that no program signalled: clusters are
-//! claimed in increasing order by as many workers as the host has cores, so a program can only be
-//! signalled by programs of its own cluster and of lower-numbered ones, and a wait for any other
-//! may never see its signal.
+//! own when the launch halts (another cluster failed: perhaps the one it waits for). Otherwise it
+//! reports that no program signalled once the whole launch has gone without progress (no loop
+//! iteration, no signal, no cluster started: [`Launch::progress`](super::exec::Launch::progress))
+//! for [`Launch::wait_limit`](super::exec::Launch::wait_limit): every other running program is
+//! then blocked too. A predecessor that computes for a long time keeps the wait going, however
+//! long. Clusters are claimed in increasing order by as many workers as the host has cores, so a
+//! program can only be signalled by programs of its own cluster and of lower-numbered ones, and a
+//! wait for any other may never see its signal.
 
+use std::env::{self, VarError};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,8 +31,12 @@ use super::numeric::error;
 use super::value::Value;
 use crate::Result;
 
-/// How long a `semaphore_wait` waits for its count before it reports that nothing signalled.
-pub(crate) const WAIT_LIMIT: Duration = Duration::from_secs(10);
+/// How long a `semaphore_wait` lets the launch go without progress before it reports that nothing
+/// signalled, unless [`WAIT_LIMIT_VAR`] says otherwise.
+const WAIT_LIMIT: Duration = Duration::from_secs(10);
+
+/// The environment variable that sets the limit, in milliseconds.
+const WAIT_LIMIT_VAR: &str = "TESSEL_SEMAPHORE_WAIT_MS";
 
 /// Polls that only yield the host thread; later polls sleep [`POLL_SLEEP`] in between, so a long
 /// wait leaves the cores to the programs it waits for.
@@ -55,7 +63,10 @@ impl Warpgroup<'_> {
         };
         let cell = self.counter(op, param, i)?;
         match op {
-            SemaphoreOp::Signal => signal(cell, n),
+            SemaphoreOp::Signal => {
+                signal(cell, n);
+                self.launch.advance();
+            }
             SemaphoreOp::Wait => self.wait_for(cell, n, param, i)?,
         }
         Ok(Value::Unit)
@@ -74,9 +85,11 @@ impl Warpgroup<'_> {
         })
     }
 
-    /// Polls `cell` until it takes `n` from it, the launch stops, or [`WAIT_LIMIT`] passes.
+    /// Polls `cell` until it takes `n` from it, the launch stops, or the launch makes no progress
+    /// for its wait limit.
     fn wait_for(&self, cell: &AtomicU64, n: u32, param: usize, i: i64) -> Result<()> {
-        let start = Instant::now();
+        let mut seen = self.launch.progress.load(Ordering::Relaxed);
+        let mut since = Instant::now();
         let mut polls = 0u32;
         loop {
             let held = match take(cell, n) {
@@ -90,13 +103,17 @@ impl Warpgroup<'_> {
             if self.state().cluster_failed() {
                 return Err(stopped());
             }
-            if start.elapsed() > WAIT_LIMIT {
+            let progress = self.launch.progress.load(Ordering::Relaxed);
+            if progress != seen {
+                (seen, since) = (progress, Instant::now());
+            } else if since.elapsed() > self.launch.wait_limit {
                 let name = self.prog.params[param].name;
                 return Err(error(format!(
-                    "`semaphore_wait` gave up after {} s on semaphore {i} of `{name}`, which holds {held} of the {n} \
-                     it waits for: no program signalled it (the interpreter runs a program alongside those of its \
-                     own cluster and of lower-numbered clusters only, so it can wait only for their signals)",
-                    WAIT_LIMIT.as_secs()
+                    "`semaphore_wait` gave up on semaphore {i} of `{name}`, which holds {held} of the {n} it waits \
+                     for, after {} ms in which no program of the launch made progress: no program signalled it (the \
+                     interpreter runs a program alongside those of its own cluster and of lower-numbered clusters \
+                     only, so it can wait only for their signals)",
+                    self.launch.wait_limit.as_millis()
                 )));
             }
             polls = polls.saturating_add(1);
@@ -107,6 +124,18 @@ impl Warpgroup<'_> {
             }
         }
     }
+}
+
+/// The launch's wait limit: [`WAIT_LIMIT`], or [`WAIT_LIMIT_VAR`] milliseconds.
+pub(crate) fn wait_limit() -> Result<Duration> {
+    let text = match env::var(WAIT_LIMIT_VAR) {
+        Err(VarError::NotPresent) => return Ok(WAIT_LIMIT),
+        Ok(text) => text,
+        Err(VarError::NotUnicode(text)) => text.to_string_lossy().into_owned(),
+    };
+    text.trim().parse().map(Duration::from_millis).map_err(|_| {
+        error(format!("{WAIT_LIMIT_VAR}={text:?}: the semaphore wait limit must be a whole number of milliseconds"))
+    })
 }
 
 /// The counter a cell holds.
