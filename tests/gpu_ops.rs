@@ -229,6 +229,33 @@ fn mutable_scalars_assigned_under_branches() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn paired_register_stores_at_even_and_odd_widths() {
+    let dev = device();
+    let rows = 128;
+    let x = Rng::new(10).tensor::<f32>(&[rows, 64], 1.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    for n in RAGGED_WIDTHS {
+        let mut dy = DeviceTensor::<f32>::zeros(&dev, [rows, n]).unwrap();
+        let mut dh = DeviceTensor::<bf16>::zeros(&dev, [rows, n]).unwrap();
+        dy.poison(f32::NAN).unwrap();
+        dh.poison(bf16::NAN).unwrap();
+        ragged_store::launch(&dev, &dx, &mut dy, &mut dh).unwrap();
+        let mut hy = HostTensor::<f32>::zeros([rows, n]).unwrap();
+        let mut hh = HostTensor::<bf16>::zeros([rows, n]).unwrap();
+        ragged_store::interpret(&x, &mut hy, &mut hh).unwrap();
+        let want = ragged_store_ref(&values(&x), rows, n);
+        assert_close(&format!("ragged_store y GPU, N = {n}"), &values(&dy.to_host().unwrap()), &want, 0.0);
+        assert_close(
+            &format!("ragged_store h GPU vs interpreter, N = {n}"),
+            &values(&dh.to_host().unwrap()),
+            &values(&hh),
+            0.0,
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn bad_launches_return_errors_and_the_gpu_still_works() {
     let dev = device();
     let x = DeviceTensor::<f32>::zeros(&dev, [128, 192]).unwrap();

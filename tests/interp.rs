@@ -11,7 +11,10 @@ mod kernels;
 mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
-use kernels::{colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, specialized, split_k_pair, tiles_down_a_column};
+use kernels::{
+    colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, ragged_store, ragged_store_ref, specialized, split_k_pair,
+    tiles_down_a_column, RAGGED_WIDTHS,
+};
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
 use tessel::prelude::*;
@@ -196,6 +199,21 @@ fn stream_k_shares_the_last_waves_and_leaves_the_semaphores_at_zero() {
         let want = matmul(&values(&a), &values(&b), m, n, k, true);
         assert_close(&format!("stream-K {m}x{n}x{k}"), &values(&c), &want, 1e-2);
         assert!(sems.data().iter().all(|&s| s == 0), "{m}x{n}x{k}: semaphores left at {:?}", sems.data());
+    }
+}
+
+#[test]
+fn ragged_stores_write_every_element_inside_and_none_past_the_edge() {
+    let rows = 128;
+    let x = Rng::new(107).tensor::<f32>(&[rows, 64], 1.0);
+    for n in RAGGED_WIDTHS {
+        let mut y = HostTensor::new([rows, n], vec![f32::NAN; rows * n]).unwrap();
+        let mut h = HostTensor::new([rows, n], vec![bf16::NAN; rows * n]).unwrap();
+        ragged_store::interpret(&x, &mut y, &mut h).unwrap();
+        let want = ragged_store_ref(&values(&x), rows, n);
+        assert_close(&format!("ragged_store y, N = {n}"), &values(&y), &want, 0.0);
+        // bf16: half an ulp, at most 2^-8 of a value (8 significant bits).
+        assert_close(&format!("ragged_store h, N = {n}"), &values(&h), &want, 1.0 / 256.0);
     }
 }
 

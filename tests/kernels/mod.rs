@@ -339,3 +339,24 @@ pub fn branchy_ranges(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: i32) {
     let v = x.tile([i], [128]).load(Layout::Strided) + (total as f32);
     y.tile([i], [128]).store(v);
 }
+
+/// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
+/// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
+/// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the
+/// element-wise ones, and elements past N are not written.
+#[kernel(grid = (M / 64, (N + 63) / 64))]
+pub fn ragged_store(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, N>, h: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let cols = (iota::<i32>([64, 64], 1) + j * 64).cast::<f32>();
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma) + cols;
+    y.tile([i, j]).store(v);
+    h.tile([i, j]).store(v.cast::<bf16>());
+}
+
+/// `ragged_store`'s `y` in f64 (the kernel adds in f32): `x` is `rows` x 64, the result `rows` x `n`.
+pub fn ragged_store_ref(x: &[f64], rows: usize, n: usize) -> Vec<f64> {
+    (0..rows * n).map(|e| (x[e / n * 64 + e % n % 64] as f32 + (e % n) as f32) as f64).collect()
+}
+
+/// The widths `ragged_store` is tested at: a whole number of tiles, an even ragged edge, an odd one.
+pub const RAGGED_WIDTHS: [usize; 3] = [256, 200, 197];

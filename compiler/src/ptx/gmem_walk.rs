@@ -7,7 +7,8 @@
 //! instruction for every element of a row, which ptxas shares), one compare per dimension against
 //! the room, and nothing for its last coordinate, which rides in the instruction's immediate
 //! offset. A `Strided` fragment's elements have coordinates computed one by one (a division of the
-//! flat index), so each gets a walk of its own at offset 0.
+//! flat index), so each gets a walk of its own at offset 0. (`gmem_pairs` moves side-by-side
+//! pairs of elements with one vector access through the same walk.)
 //!
 //! The bounds make register loads and stores of global tiles safe against a grid larger than the
 //! arrays: elements outside are not written, and read as 0.
@@ -27,6 +28,9 @@ pub(super) struct Walk {
     /// the array when `o < room` in every dimension (a negative room: none does).
     room: Vec<String>,
     elem: i64,
+    /// The last dimension's extent (an immediate or a register), whose parity decides whether rows
+    /// keep two-element vectors aligned.
+    last_dim: String,
 }
 
 impl Walk {
@@ -67,12 +71,48 @@ impl Walk {
             room.push(left);
         }
         strides.pop();
-        Walk { origin, strides, room, elem }
+        let last_dim = dims.last().cloned().unwrap_or_default();
+        Walk { origin, strides, room, elem, last_dim }
+    }
+
+    /// The last dimension's extent: an immediate, or the register of a runtime dimension.
+    pub fn last_dim(&self) -> &str {
+        &self.last_dim
     }
 
     /// The address operand (`reg+bytes`, for `[..]`) and the in-bounds predicate of the element at
     /// `offsets` from the thread's first.
     pub fn element(&self, g: &mut Gen, offsets: &[i64]) -> (String, String) {
+        let addr = self.address(g, offsets);
+        let (last, o) = self.last(offsets);
+        let inside = g.w.reg(Class::Pred);
+        if self.lead_inside(g, offsets, &inside) {
+            g.w.ins(format!("setp.gt.and.s32 {inside}, {last}, {o}, {inside}"));
+        } else {
+            g.w.ins(format!("setp.gt.s32 {inside}, {last}, {o}"));
+        }
+        (addr, inside)
+    }
+
+    /// For two elements side by side along the last dimension, the first at `offsets`: the address
+    /// operand of the first and the predicate "both inside the array". (With an even last
+    /// dimension and the first at an even coordinate, a pair never straddles the end of a row:
+    /// both are inside or neither is.)
+    pub fn pair(&self, g: &mut Gen, offsets: &[i64]) -> (String, String) {
+        let addr = self.address(g, offsets);
+        let (last, o) = self.last(offsets);
+        let inside = g.w.reg(Class::Pred);
+        if self.lead_inside(g, offsets, &inside) {
+            g.w.ins(format!("setp.gt.and.s32 {inside}, {last}, {}, {inside}", o + 1));
+        } else {
+            g.w.ins(format!("setp.gt.s32 {inside}, {last}, {}", o + 1));
+        }
+        (addr, inside)
+    }
+
+    /// `reg+bytes`: one `mad` per leading dimension with a nonzero offset, the last offset as the
+    /// immediate.
+    fn address(&self, g: &mut Gen, offsets: &[i64]) -> String {
         let mut addr = self.origin.clone();
         for (stride, &o) in self.strides.iter().zip(offsets) {
             if o != 0 {
@@ -81,15 +121,26 @@ impl Walk {
                 addr = next;
             }
         }
-        let inside = g.w.reg(Class::Pred);
-        for (d, (room, &o)) in self.room.iter().zip(offsets).enumerate() {
+        let last = offsets.last().copied().unwrap_or(0) * self.elem;
+        format!("{addr}+{last}")
+    }
+
+    /// The room left along the last dimension, and the offset along it.
+    fn last<'w>(&'w self, offsets: &[i64]) -> (&'w str, i64) {
+        (self.room.last().map_or("0", String::as_str), offsets.last().copied().unwrap_or(0))
+    }
+
+    /// Sets `into` to "inside along every dimension but the last"; false (nothing emitted) for a
+    /// 1-D array.
+    fn lead_inside(&self, g: &mut Gen, offsets: &[i64], into: &str) -> bool {
+        let lead = self.room.len().min(offsets.len()).saturating_sub(1);
+        for (d, (room, &o)) in self.room[..lead].iter().zip(offsets).enumerate() {
             if d == 0 {
-                g.w.ins(format!("setp.gt.s32 {inside}, {room}, {o}"));
+                g.w.ins(format!("setp.gt.s32 {into}, {room}, {o}"));
             } else {
-                g.w.ins(format!("setp.gt.and.s32 {inside}, {room}, {o}, {inside}"));
+                g.w.ins(format!("setp.gt.and.s32 {into}, {room}, {o}, {into}"));
             }
         }
-        let last = offsets.last().copied().unwrap_or(0) * self.elem;
-        (format!("{addr}+{last}"), inside)
+        lead > 0
     }
 }

@@ -16,6 +16,9 @@ pub struct Frag {
     /// `Strided` fragments index the flattened array; elements at or past `total` do not exist.
     pub flat: bool,
     pub total: i64,
+    /// The base's last coordinate is even in every thread, so elements at even offsets along the
+    /// last dimension sit at even coordinates (what a two-element vector access needs).
+    pub even_base: bool,
 }
 
 impl Frag {
@@ -46,9 +49,15 @@ pub fn count(layout: Layout, shape: &[i64]) -> usize {
 /// The fragment of this thread for an array of `shape` in `layout`.
 pub fn fragment(g: &mut Gen, layout: Layout, shape: &[i64], dtype: DType) -> Frag {
     let total: i64 = shape.iter().product();
-    let two = |base: Vec<String>, offsets: Vec<Vec<i64>>| Frag { base, offsets, flat: false, total };
+    let two = |base: Vec<String>, offsets: Vec<Vec<i64>>, even_base: bool| Frag {
+        base,
+        offsets,
+        flat: false,
+        total,
+        even_base,
+    };
     match layout {
-        Layout::Splat => Frag { base: vec![], offsets: vec![vec![]], flat: false, total },
+        Layout::Splat => two(vec![], vec![vec![]], false),
         Layout::Strided => {
             let per = (total + 127) / 128;
             Frag {
@@ -56,6 +65,7 @@ pub fn fragment(g: &mut Gen, layout: Layout, shape: &[i64], dtype: DType) -> Fra
                 offsets: (0..per).map(|k| vec![128 * k]).collect(),
                 flat: true,
                 total,
+                even_base: false,
             }
         }
         Layout::Wgmma => {
@@ -66,15 +76,15 @@ pub fn fragment(g: &mut Gen, layout: Layout, shape: &[i64], dtype: DType) -> Fra
                     offs.push(vec![64 * mt + 8 * ((i >> 1) & 1), 8 * (i >> 2) + (i & 1)]);
                 }
             }
-            two(vec![g.lanes.row16.clone(), g.lanes.t2.clone()], offs)
+            two(vec![g.lanes.row16.clone(), g.lanes.t2.clone()], offs, true)
         }
         Layout::WgmmaRow => {
             let offs = (0..shape[0] / 64).flat_map(|mt| [vec![64 * mt], vec![64 * mt + 8]]).collect();
-            two(vec![g.lanes.row16.clone()], offs)
+            two(vec![g.lanes.row16.clone()], offs, false)
         }
         Layout::WgmmaCol => {
             let offs = (0..shape[0] / 8).flat_map(|j| [vec![8 * j], vec![8 * j + 1]]).collect();
-            two(vec![g.lanes.t2.clone()], offs)
+            two(vec![g.lanes.t2.clone()], offs, true)
         }
         Layout::MmaAcc => mma_acc(g, shape),
         Layout::MmaLhs => mma_lhs(g, shape, dtype),
@@ -96,7 +106,8 @@ fn mma_acc(g: &mut Gen, shape: &[i64]) -> Frag {
             offs.push(vec![8 * (c >> 1), 8 * j + (c & 1)]);
         }
     }
-    Frag { base: vec![row, col], offsets: offs, flat: false, total: m * n }
+    // The column base is a multiple of n_per (itself even: n is a multiple of 8) plus 2t.
+    Frag { base: vec![row, col], offsets: offs, flat: false, total: m * n, even_base: true }
 }
 
 /// mma A fragments: warp w % m_warps holds rows 16*(w % m_warps) ..+16; per K instruction block, four
@@ -116,7 +127,8 @@ fn mma_lhs(g: &mut Gen, shape: &[i64], dtype: DType) -> Frag {
             }
         }
     }
-    Frag { base: vec![row, col], offsets: offs, flat: false, total: m * k }
+    // The column base is per_reg * t, per_reg >= 2.
+    Frag { base: vec![row, col], offsets: offs, flat: false, total: m * k, even_base: true }
 }
 
 /// mma B fragments (B is K x N), held whole by every warp: per n8 block and K instruction block, two
@@ -136,5 +148,5 @@ fn mma_rhs(g: &mut Gen, shape: &[i64], dtype: DType) -> Frag {
             }
         }
     }
-    Frag { base: vec![krow, g.lanes.g.clone()], offsets: offs, flat: false, total: k * n }
+    Frag { base: vec![krow, g.lanes.g.clone()], offsets: offs, flat: false, total: k * n, even_base: false }
 }

@@ -2,6 +2,7 @@
 //! transposes, and element addresses (with the swizzle the buffer was declared with).
 
 use super::gen::Gen;
+use super::gmem_pairs;
 use super::gmem_walk::Walk;
 use super::layout::Frag;
 use super::stmatrix;
@@ -334,15 +335,51 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
     let walk = walk(g, &place, &frag, rt.dtype);
+    let regs = match (walk.as_ref(), paired(&place, &frag, rt.dtype)) {
+        (Some(w), Some(param)) => {
+            let regs: Vec<String> = (0..frag.len()).map(|_| g.w.reg_for(rt.dtype)).collect();
+            gmem_pairs::by_parity(
+                g,
+                w,
+                param,
+                |g| gmem_pairs::load(g, w, &frag, &regs, rt.dtype),
+                |g| drop(load_elements(g, &place, Some(w), &frag, &rt, Some(&regs))),
+            );
+            regs
+        }
+        _ => load_elements(g, &place, walk.as_ref(), &frag, &rt, None),
+    };
+    Val::Regs { regs, ty: rt }
+}
+
+/// The global parameter a register array moves to or from in pairs (`gmem_pairs`), if it does.
+fn paired(place: &Place, frag: &Frag, dtype: DType) -> Option<usize> {
+    match place {
+        Place::Gmem { tile, param, .. } => {
+            gmem_pairs::pairs(frag, dtype, tile.last().copied().unwrap_or(0)).then_some(*param)
+        }
+        Place::Smem { .. } => None,
+    }
+}
+
+/// Loads the fragment's elements one by one, into `into` or into new registers; elements that do
+/// not exist or lie outside the array read as 0.
+fn load_elements(
+    g: &mut Gen,
+    place: &Place,
+    walk: Option<&Walk>,
+    frag: &Frag,
+    rt: &RegsTy,
+    into: Option<&[String]>,
+) -> Vec<String> {
     let mut regs = Vec::new();
     for el in 0..frag.len() {
-        let (addr, space, inside) = elem_address(g, &place, walk.as_ref(), &frag, el, &rt.shape, rt.dtype);
-        let r = g.w.reg_for(rt.dtype);
-        let ex = exists(g, &frag, el);
+        let (addr, space, inside) = elem_address(g, place, walk, frag, el, &rt.shape, rt.dtype);
+        let r = into.map_or_else(|| g.w.reg_for(rt.dtype), |regs| regs[el].clone());
+        let ex = exists(g, frag, el);
         let guarded = guard(g, ex, inside);
         let target = if rt.dtype == DType::Bool { g.w.reg(Class::B32) } else { r.clone() };
         if guarded.is_some() {
-            // Elements that do not exist or lie outside the array read as 0.
             let zero = g.const_reg(if rt.dtype == DType::Bool { DType::U32 } else { rt.dtype }, 0.0);
             g.mov(if rt.dtype == DType::Bool { DType::U32 } else { rt.dtype }, &target, &zero);
         }
@@ -353,7 +390,7 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
         }
         regs.push(r);
     }
-    Val::Regs { regs, ty: rt }
+    regs
 }
 
 /// `dst.store(value)`.
@@ -393,9 +430,24 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
 fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
     let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
     let walk = walk(g, place, &frag, vt.dtype);
+    match (walk.as_ref(), paired(place, &frag, vt.dtype)) {
+        (Some(w), Some(param)) => gmem_pairs::by_parity(
+            g,
+            w,
+            param,
+            |g| gmem_pairs::store(g, w, &frag, regs, vt.dtype),
+            |g| store_elements(g, place, Some(w), &frag, vt, regs),
+        ),
+        _ => store_elements(g, place, walk.as_ref(), &frag, vt, regs),
+    }
+    Val::Unit
+}
+
+/// Stores the fragment's elements one by one (those that exist and lie inside the array).
+fn store_elements(g: &mut Gen, place: &Place, walk: Option<&Walk>, frag: &Frag, vt: &RegsTy, regs: &[String]) {
     for (el, r) in regs.iter().enumerate().take(frag.len()) {
-        let (addr, space, inside) = elem_address(g, place, walk.as_ref(), &frag, el, &vt.shape, vt.dtype);
-        let ex = exists(g, &frag, el);
+        let (addr, space, inside) = elem_address(g, place, walk, frag, el, &vt.shape, vt.dtype);
+        let ex = exists(g, frag, el);
         let guard = guard(g, ex, inside).map(|p| format!("@{p} ")).unwrap_or_default();
         let src = if vt.dtype == DType::Bool {
             let b = g.w.reg(Class::B32);
@@ -406,7 +458,6 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
         };
         g.w.ins(format!("{guard}st.{space}.{} [{addr}], {src}", mem_type(vt.dtype)));
     }
-    Val::Unit
 }
 
 /// A splat's single register repeated for every element of `layout`; other arrays unchanged.

@@ -19,6 +19,7 @@
 
 mod expr;
 mod gen;
+mod gmem_pairs;
 mod gmem_walk;
 mod layout;
 mod memory;

@@ -1,0 +1,115 @@
+//! Register loads and stores of global tiles two elements at a time.
+//!
+//! The fragments of `Wgmma`, `WgmmaCol`, `MmaAcc` and `MmaLhs` arrays hold their elements in pairs
+//! side by side along the last dimension (columns 2t and 2t + 1 of an 8-column group). Such a pair
+//! moves with one `ld.global.v2` / `st.global.v2`: half the instructions, and the four threads that
+//! share a row of 8 columns fill whole 32-byte sectors instead of every other 4 bytes of them.
+//!
+//! A vector access needs an address aligned to its size. The array starts aligned (tensors are
+//! whole allocations) and the pair's first column is even, so every row must start at an even
+//! column: the last dimension must be even. A static extent decides at compile time, and so does a
+//! runtime one that the launch checks to be a multiple of an even tile extent; any other runtime
+//! extent chooses at run time between the paired code and the element-wise code, with one branch
+//! that every thread takes alike. With an even last dimension no pair straddles the end of a row, so
+//! the bounds test is one per pair.
+
+use super::gen::Gen;
+use super::gmem_walk::Walk;
+use super::layout::Frag;
+use super::memory::mem_type;
+use super::writer::Class;
+use crate::syntax::ast::{Dim, ParamTy};
+use crate::types::DType;
+
+/// Whether every row of an array starts at a multiple of two elements.
+enum Parity {
+    Even,
+    Odd,
+    /// Known at run time only: the predicate "the last dimension is even".
+    Runtime(String),
+}
+
+/// Whether `frag` of a `dtype` array, in tiles `tile_last` wide along the last dimension, moves in
+/// pairs: its elements come two by two along the last dimension, each pair's first at an even
+/// coordinate. (Booleans and bytes stay element-wise: they are widened to registers one by one.)
+pub(super) fn pairs(frag: &Frag, dtype: DType, tile_last: i64) -> bool {
+    let wide = dtype != DType::Bool && dtype.elem_bytes() >= 2;
+    let side_by_side = |p: &[Vec<i64>]| match p {
+        [a, b] => match (a.split_last(), b.split_last()) {
+            (Some((&x, lead_a)), Some((&y, lead_b))) => x % 2 == 0 && y == x + 1 && lead_a == lead_b,
+            _ => false,
+        },
+        _ => false,
+    };
+    wide && frag.even_base && !frag.flat && tile_last % 2 == 0 && frag.offsets.chunks(2).all(side_by_side)
+}
+
+/// Emits `paired` where the rows of parameter `param` keep pairs aligned and `single` where they do
+/// not; both, behind a branch on the last dimension's parity, where only the launch knows it.
+pub(super) fn by_parity(
+    g: &mut Gen,
+    walk: &Walk,
+    param: usize,
+    paired: impl FnOnce(&mut Gen),
+    single: impl FnOnce(&mut Gen),
+) {
+    match parity(g, walk, param) {
+        Parity::Even => paired(g),
+        Parity::Odd => single(g),
+        Parity::Runtime(even) => {
+            let (odd, done) = (g.w.label("odd_rows"), g.w.label("pairs_done"));
+            g.w.ins(format!("@!{even} bra {odd}"));
+            paired(g);
+            g.w.ins(format!("bra.uni {done}"));
+            g.w.put_label(&odd);
+            single(g);
+            g.w.put_label(&done);
+        }
+    }
+}
+
+/// The parity of parameter `param`'s last dimension: static, implied by a divisibility the launch
+/// checks (a tile of even extent along it), or tested here.
+fn parity(g: &mut Gen, walk: &Walk, param: usize) -> Parity {
+    let extent = walk.last_dim().to_string();
+    if let Ok(v) = extent.parse::<i64>() {
+        return if v % 2 == 0 { Parity::Even } else { Parity::Odd };
+    }
+    let name = match g.kernel.params.get(param).map(|p| &p.ty) {
+        Some(ParamTy::Gmem { shape, .. }) => match shape.last() {
+            Some(Dim::Name(n)) => Some(n.to_string()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let checked_even = |(dim, tile): &(String, i64)| Some(dim) == name.as_ref() && tile % 2 == 0;
+    if g.facts.divisibility.iter().any(checked_even) {
+        return Parity::Even;
+    }
+    let (bit, even) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));
+    g.w.ins(format!("and.b32 {bit}, {extent}, 1"));
+    g.w.ins(format!("setp.eq.u32 {even}, {bit}, 0"));
+    Parity::Runtime(even)
+}
+
+/// Stores `regs` (the fragment's elements, in order) pair by pair.
+pub(super) fn store(g: &mut Gen, walk: &Walk, frag: &Frag, regs: &[String], dtype: DType) {
+    let ty = mem_type(dtype);
+    for (offsets, pair) in frag.offsets.iter().step_by(2).zip(regs.chunks(2)) {
+        let (addr, inside) = walk.pair(g, offsets);
+        g.w.ins(format!("@{inside} st.global.v2.{ty} [{addr}], {{{}, {}}}", pair[0], pair[1]));
+    }
+}
+
+/// Loads the fragment's elements into `regs` pair by pair; elements outside the array read as 0.
+pub(super) fn load(g: &mut Gen, walk: &Walk, frag: &Frag, regs: &[String], dtype: DType) {
+    let ty = mem_type(dtype);
+    for (offsets, pair) in frag.offsets.iter().step_by(2).zip(regs.chunks(2)) {
+        let (addr, inside) = walk.pair(g, offsets);
+        let zero = g.const_reg(dtype, 0.0);
+        for r in pair {
+            g.mov(dtype, r, &zero);
+        }
+        g.w.ins(format!("@{inside} ld.global.v2.{ty} {{{}, {}}}, [{addr}]", pair[0], pair[1]));
+    }
+}
