@@ -36,6 +36,23 @@ pub enum Class {
 }
 
 impl DType {
+    /// `v` wrapped to the width of an integer dtype (two's complement), as PTX integer arithmetic
+    /// wraps; booleans become 0 or 1, and floats are left as they are.
+    pub fn wrap(self, v: i64) -> i64 {
+        match self {
+            DType::I4 => (v << 60) >> 60,
+            DType::I8 => v as i8 as i64,
+            DType::U8 => v as u8 as i64,
+            DType::I16 => v as i16 as i64,
+            DType::U16 => v as u16 as i64,
+            DType::I32 => v as i32 as i64,
+            DType::U32 => v as u32 as i64,
+            DType::Bool => i64::from(v != 0),
+            DType::I64 | DType::U64 => v,
+            DType::Bf16 | DType::F16 | DType::F32 | DType::Tf32 | DType::F8E4M3 | DType::F8E5M2 => v,
+        }
+    }
+
     pub const ALL: [DType; 16] = [
         DType::Bf16,
         DType::F16,

@@ -252,3 +252,38 @@ fn alignment_slack_past_the_shared_memory_limit_is_an_error() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("max_smem_bytes=232448"), "{errors:?}");
 }
+
+/// The text of the `PTX` constant of module `name`.
+fn ptx_of(file: &syn::File, name: &str) -> String {
+    module(file, name)
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Const(c) if c.ident == "PTX" => match &*c.expr {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no PTX string in `{name}`"))
+}
+
+#[test]
+fn constants_fold_wrapping_to_their_width_without_a_panic() {
+    let attr = quote!(grid = (1));
+    let item = quote! {
+        fn wraps(x: GmemMut<i32, 64>) {
+            // Checking evaluates only consts; the PTX writer folds each operand to `i64::MIN`.
+            let negated = -((-2147483647 - 1) * (-2147483647 - 1) * 2);
+            let divided = (-2147483647 - 1) * (-2147483647 - 1) * 2 / -1;
+            let remainder = (-2147483647 - 1) * (-2147483647 - 1) * 2 % -1;
+            // i32 arithmetic wraps, on the GPU and in the interpreter: 2^32 + 7 is 7.
+            let seven = 65536 * 65536 + 7;
+            x.tile([0], [64]).store(splat::<i32>(negated + divided + remainder + seven, [64]));
+        }
+    };
+    let file = expand(attr, item);
+    assert_eq!(errors(&file), Vec::<String>::new());
+    let ptx = ptx_of(&file, "wraps");
+    assert!(ptx.contains(", 7;"), "{ptx}");
+    assert!(!ptx.contains("4294967303"), "{ptx}");
+}

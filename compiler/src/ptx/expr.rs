@@ -110,7 +110,13 @@ impl Gen<'_> {
     fn unary(&mut self, e: &Expr, op: crate::syntax::ast::UnOp, operand: &Expr) -> Val {
         let v = self.expr(operand);
         match (v, self.ty(e)) {
-            (Val::Const(c), _) if op == crate::syntax::ast::UnOp::Neg => Val::Const(-c),
+            (Val::Const(c), ty) if op == crate::syntax::ast::UnOp::Neg => {
+                let width = match ty {
+                    Ty::Scalar(d) => *d,
+                    _ => DType::I64,
+                };
+                Val::Const(width.wrap(c.wrapping_neg()))
+            }
             (Val::Regs { regs, ty }, _) => regs::emit_unary(self, op, regs, ty),
             (v, ty) => match self.materialize(v, ty) {
                 Val::Scalar { reg, dtype } => scalar::unary(self, op, dtype, &reg),
@@ -127,7 +133,8 @@ impl Gen<'_> {
         let (a, b) = (self.expr(lhs), self.expr(rhs));
         if let (Val::Const(x), Val::Const(y)) = (&a, &b) {
             if let Some(v) = scalar::fold(op, *x, *y) {
-                return Val::Const(v);
+                // Wrapped to the operands' width, as the instruction (and the interpreter) would.
+                return Val::Const(dtype.wrap(v));
             }
         }
         let a = self.materialize(a, &Ty::Scalar(dtype));

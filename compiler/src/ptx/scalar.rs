@@ -54,14 +54,16 @@ pub fn operand_dtype(g: &Gen, lhs: &Expr, rhs: &Expr) -> DType {
     pick(rhs).or_else(|| pick(lhs)).unwrap_or(DType::I32)
 }
 
-/// Folds integer constants at compile time.
+/// Folds integer constants at compile time, in `i64` (the caller wraps the result to the operands'
+/// width). Every operation wraps rather than overflows: typeck does not evaluate a `let`, so a
+/// checked kernel can fold to `i64::MIN` and then divide it by -1.
 pub fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
     Some(match op {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),
         BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div if b != 0 => a / b,
-        BinOp::Rem if b != 0 => a % b,
+        BinOp::Div if b != 0 => a.wrapping_div(b),
+        BinOp::Rem if b != 0 => a.wrapping_rem(b),
         BinOp::Shl if (0..32).contains(&b) => a << b,
         BinOp::Shr if (0..32).contains(&b) => a >> b,
         BinOp::BitAnd => a & b,

@@ -295,8 +295,12 @@ fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
         ("Swizzle", [GenericArgument::Const(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }))]) => {
             match i.base10_parse::<u32>() {
                 Ok(v) => Some(Transform::Swizzle(Spanned::new(v, i.span()))),
-                Err(e) => {
-                    ctx.unsupported(i.span(), e.to_string());
+                Err(_) => {
+                    ctx.type_error(
+                        i.span(),
+                        format!("a swizzle is a number of bytes, got `{i}`"),
+                        "write `Swizzle<32>`, `Swizzle<64>` or `Swizzle<128>` (`NoSwizzle` for none)",
+                    );
                     None
                 }
             }

@@ -178,8 +178,22 @@ impl<'a> Checker<'a> {
         }
         match scalar::eval_const(self, &c.value) {
             Some(v) => {
+                // A const is an `i32` where the kernel computes with it (`infer_var`): PTX would
+                // see an out-of-range immediate. (Kept, so that its uses report nothing more.)
+                if i32::try_from(v).is_err() {
+                    self.ctx.type_error(
+                        &c.value,
+                        format!("the value of `{}`, {v}, does not fit i32", c.name),
+                        "a const is an `i32` in the kernel's arithmetic",
+                    );
+                }
                 self.facts.consts.insert(c.name.to_string(), v);
             }
+            None if scalar::is_const_arithmetic(self, &c.value) => self.ctx.type_error(
+                &c.value,
+                format!("the value of `{}` overflows, divides by zero or shifts out of range", c.name),
+                "consts are computed in i64 when the kernel is compiled",
+            ),
             None => self.ctx.type_error(
                 c.value.span,
                 format!("the value of `{}` is not known at compile time", c.name),

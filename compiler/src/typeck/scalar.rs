@@ -240,7 +240,8 @@ pub(super) fn check_grid_axis(ck: &mut Checker, axis: &Spanned<u32>) -> Ty {
     Ty::Scalar(DType::I32)
 }
 
-/// The value of an integer expression known at compile time.
+/// The value of an integer expression known at compile time: `None` for a runtime value, and for an
+/// overflow, a division by zero or an out-of-range shift (`BinOp::eval_i64`).
 pub(super) fn eval_const(ck: &Checker, e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(v, _) => Some(*v),
@@ -251,11 +252,32 @@ pub(super) fn eval_const(ck: &Checker, e: &Expr) -> Option<i64> {
             }
             ck.facts.consts.get(&key).copied()
         }
-        ExprKind::Unary { op: UnOp::Neg, operand } => eval_const(ck, operand).map(|v| -v),
+        ExprKind::Unary { op: UnOp::Neg, operand } => eval_const(ck, operand)?.checked_neg(),
         ExprKind::Binary { op, lhs, rhs } => {
             let (a, b) = (eval_const(ck, lhs)?, eval_const(ck, rhs)?);
             op.eval_i64(a, b)
         }
         _ => None,
+    }
+}
+
+/// Whether `e` is integer arithmetic over literals and consts only, so that `eval_const` fails on
+/// it only by overflowing, dividing by zero or shifting out of range, never for a runtime value.
+pub(super) fn is_const_arithmetic(ck: &Checker, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Int(..) => true,
+        ExprKind::Var(n) => {
+            let key = n.to_string();
+            ck.lookup(&key).is_none() && ck.facts.consts.contains_key(&key)
+        }
+        ExprKind::Unary { op: UnOp::Neg, operand } => is_const_arithmetic(ck, operand),
+        ExprKind::Binary { op, lhs, rhs } => {
+            let integer = !matches!(
+                op,
+                BinOp::And | BinOp::Or | BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+            );
+            integer && is_const_arithmetic(ck, lhs) && is_const_arithmetic(ck, rhs)
+        }
+        _ => false,
     }
 }

@@ -53,11 +53,11 @@ impl Checker<'_> {
 
     fn gmem_dim(&mut self, d: &Dim) -> DimVal {
         match d {
-            Dim::Lit(v) => DimVal::Static(v.value),
+            Dim::Lit(v) => self.static_gmem_dim(v.value, v.span),
             Dim::Name(n) => {
                 let name = n.to_string();
-                if let Some(v) = self.facts.consts.get(&name) {
-                    return DimVal::Static(*v);
+                if let Some(&v) = self.facts.consts.get(&name) {
+                    return self.static_gmem_dim(v, n.span());
                 }
                 if !self.facts.runtime_dims.contains(&name) {
                     self.facts.runtime_dims.push(name.clone());
@@ -65,6 +65,18 @@ impl Checker<'_> {
                 DimVal::Runtime(name)
             }
         }
+    }
+
+    /// A static dimension of a global array, which must be positive (like every static shape).
+    fn static_gmem_dim(&mut self, v: i64, span: proc_macro2::Span) -> DimVal {
+        if v <= 0 {
+            self.ctx.type_error(
+                span,
+                format!("a dimension must be positive, got {v}"),
+                "shapes are positive compile-time integers",
+            );
+        }
+        DimVal::Static(v)
     }
 
     pub(super) fn check_attr(&mut self) {

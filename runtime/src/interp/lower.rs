@@ -141,7 +141,7 @@ impl Lowerer<'_> {
                 Some(Binding::Slot(_)) => None,
                 None => self.facts.consts.get(&n.to_string()).copied(),
             },
-            ExprKind::Unary { op: UnOp::Neg, operand } => self.eval_const(operand).map(|v| -v),
+            ExprKind::Unary { op: UnOp::Neg, operand } => self.eval_const(operand)?.checked_neg(),
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.eval_const(lhs)?, self.eval_const(rhs)?);
                 match op {

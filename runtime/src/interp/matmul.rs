@@ -13,7 +13,7 @@ use tessel_compiler::types::DType;
 
 use super::exec::Warpgroup;
 use super::ir::Expr;
-use super::numeric::{error, round, tf32_truncate, wrap};
+use super::numeric::{error, round, tf32_truncate};
 use super::value::{Array, Value};
 use crate::Result;
 
@@ -31,7 +31,7 @@ fn accumulate(acc: &mut Array, a: &Array, b: &Array, k_step: usize) -> Result<()
         DType::F16 => {
             blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| round(DType::F16, x as f32 as f64))
         }
-        DType::I32 => blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| wrap(DType::I32, x as i64) as f64),
+        DType::I32 => blocks(&mut acc.data, &a_vals, &b_vals, (m, k, n), k_step, |x| DType::I32.wrap(x as i64) as f64),
         other => return Err(error(format!("internal: a {other} accumulator"))),
     }
     Ok(())
@@ -137,6 +137,6 @@ mod tests {
         let b = Array::filled(DType::I8, vec![32, 8], -128.0);
         let mut acc = Array::filled(DType::I32, vec![64, 8], i32::MIN as f64);
         accumulate(&mut acc, &a, &b, 32).unwrap();
-        assert_eq!(acc.data[0], wrap(DType::I32, i32::MIN as i64 + 32 * 127 * -128) as f64);
+        assert_eq!(acc.data[0], DType::I32.wrap(i32::MIN as i64 + 32 * 127 * -128) as f64);
     }
 }

@@ -31,9 +31,9 @@ pub(crate) fn round(dtype: DType, v: f64) -> f64 {
         DType::F8E5M2 => <F8E5M2 as Element>::to_f64(<F8E5M2 as Element>::from_f64(v)),
         DType::Tf32 => tf32_round(v as f32) as f64,
         DType::Bool => bool_f64(v != 0.0),
-        DType::U64 => wrap(dtype, to_int(dtype, v)) as u64 as f64,
+        DType::U64 => dtype.wrap(to_int(dtype, v)) as u64 as f64,
         DType::I4 | DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 | DType::I64 => {
-            wrap(dtype, to_int(dtype, v)) as f64
+            dtype.wrap(to_int(dtype, v)) as f64
         }
     }
 }
@@ -65,22 +65,6 @@ pub(crate) fn to_int(dtype: DType, v: f64) -> i64 {
         v as u64 as i64
     } else {
         v as i64
-    }
-}
-
-/// `v` wrapped to the width of an integer dtype (two's complement), like PTX integer arithmetic.
-pub(crate) fn wrap(dtype: DType, v: i64) -> i64 {
-    match dtype {
-        DType::I4 => (v << 60) >> 60,
-        DType::I8 => v as i8 as i64,
-        DType::U8 => v as u8 as i64,
-        DType::I16 => v as i16 as i64,
-        DType::U16 => v as u16 as i64,
-        DType::I32 => v as i32 as i64,
-        DType::U32 => v as u32 as i64,
-        DType::Bool => i64::from(v != 0),
-        DType::I64 | DType::U64 => v,
-        DType::Bf16 | DType::F16 | DType::F32 | DType::Tf32 | DType::F8E4M3 | DType::F8E5M2 => v,
     }
 }
 
@@ -149,7 +133,7 @@ impl Scalar {
     pub(crate) fn cast(self, to: DType) -> Scalar {
         match (self, to) {
             (_, DType::Bool) => Scalar::Bool(self.to_f64() != 0.0),
-            (Scalar::Int(v, _), t) if t.is_int() => Scalar::Int(wrap(t, v), t),
+            (Scalar::Int(v, _), t) if t.is_int() => Scalar::Int(t.wrap(v), t),
             (_, t) if t.is_float() => Scalar::Float(round(t, self.to_f64()), t),
             (s, t) => Scalar::of(t, convert(s.dtype(), t, s.to_f64())),
         }
@@ -250,15 +234,15 @@ fn int_op(op: BinOp, d: DType, x: i64, y: i64) -> Result<Scalar> {
             return Ok(Scalar::Bool(compare(op, Some(ord))));
         }
     };
-    Ok(Scalar::Int(wrap(d, v), d))
+    Ok(Scalar::Int(d.wrap(v), d))
 }
 
 /// `-x` and `!x`.
 pub(crate) fn scalar_unop(op: UnOp, x: Scalar) -> Scalar {
     match (op, x) {
         (UnOp::Neg, Scalar::Float(v, d)) => Scalar::Float(-v, d),
-        (UnOp::Neg, Scalar::Int(v, d)) => Scalar::Int(wrap(d, v.wrapping_neg()), d),
-        (UnOp::Not, Scalar::Int(v, d)) => Scalar::Int(wrap(d, !v), d),
+        (UnOp::Neg, Scalar::Int(v, d)) => Scalar::Int(d.wrap(v.wrapping_neg()), d),
+        (UnOp::Not, Scalar::Int(v, d)) => Scalar::Int(d.wrap(!v), d),
         (_, Scalar::Bool(b)) => Scalar::Bool(!b),
         (UnOp::Not, f) => f,
     }
@@ -271,7 +255,7 @@ pub(crate) fn scalar_unop(op: UnOp, x: Scalar) -> Scalar {
 pub(crate) fn math(func: MathFn, dtype: DType, v: f64) -> f64 {
     if !dtype.is_float() {
         // typeck allows only `abs` on (signed) integers.
-        return wrap(dtype, (v as i64).wrapping_abs()) as f64;
+        return dtype.wrap((v as i64).wrapping_abs()) as f64;
     }
     let x = v as f32;
     let r = match func {

@@ -9,7 +9,7 @@ use tessel_compiler::types::DType;
 use super::exec::Warpgroup;
 use super::ir::{Expr, Spread};
 use super::memory::for_each_index;
-use super::numeric::{convert, elem_binop, error, math, math2, reduce, round, wrap};
+use super::numeric::{convert, elem_binop, error, math, math2, reduce, round};
 use super::value::{Array, Scalar, Value};
 use crate::Result;
 
@@ -17,9 +17,9 @@ use crate::Result;
 pub(crate) fn unary(op: UnOp, x: &Array) -> Array {
     let f = |v: f64| match (op, x.dtype) {
         (UnOp::Neg, d) if d.is_float() => -v,
-        (UnOp::Neg, d) => wrap(d, -(v as i64)) as f64,
+        (UnOp::Neg, d) => d.wrap(-(v as i64)) as f64,
         (UnOp::Not, DType::Bool) => 1.0 - v,
-        (UnOp::Not, d) => wrap(d, !(v as i64)) as f64,
+        (UnOp::Not, d) => d.wrap(!(v as i64)) as f64,
     };
     Array { dtype: x.dtype, shape: x.shape.clone(), data: x.data.iter().map(|&v| f(v)).collect() }
 }
