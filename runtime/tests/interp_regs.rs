@@ -170,3 +170,21 @@ fn scalar_and_or_short_circuit() {
         assert!(values(&y).iter().all(|&v| v == want), "d = {d}: {:?}", &values(&y)[..1]);
     }
 }
+
+/// Scalar constants fold with the instructions' wrapping: `65536 * 65536` is 0 in `i32`, on the GPU
+/// (the PTX writer wraps its folded immediate) and here.
+static FOLDED: KernelSource = KernelSource {
+    attr: "grid = (1)",
+    item: r#"
+fn folded(q: GmemMut<i32, 64>) {
+    let seven = 65536 * 65536 + 7;
+    q.tile([0], [64]).store(splat::<i32>(seven, [64]));
+}"#,
+};
+
+#[test]
+fn constant_arithmetic_wraps_at_32_bits() {
+    let mut q = poisoned::<i32>(&[64], -1.0);
+    interpret(&FOLDED, &mut [Arg::TensorMut(&mut q)]).unwrap();
+    assert!(q.data().iter().all(|&v| v == 7), "{:?}", &q.data()[..4]);
+}
