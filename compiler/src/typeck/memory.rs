@@ -63,11 +63,11 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
 /// A static global dimension must be a whole number of tiles; runtime ones are recorded and checked
 /// at launch.
 fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: impl Into<Loc> + Copy) {
-    for (d, t) in g.shape.iter().zip(shape) {
+    for (axis, (d, t)) in g.shape.iter().zip(shape).enumerate() {
         match d {
             DimVal::Static(v) if v % t != 0 => ck.ctx.type_error(
                 span,
-                format!("`{}` has a dimension of {v}, not a multiple of the tile's {t}", g.name),
+                format!("dimension {axis} of `{}` is {v}, not a multiple of the tile's {t}", g.name),
                 "tiles cover the array exactly",
             ),
             DimVal::Static(_) => {}

@@ -67,13 +67,20 @@ impl Checker<'_> {
         }
     }
 
-    /// A static dimension of a global array, which must be positive (like every static shape).
+    /// A static dimension of a global array: positive, like every static shape, and indexable in
+    /// 32 bits, like a runtime one (which the launch checks).
     fn static_gmem_dim(&mut self, v: i64, span: proc_macro2::Span) -> DimVal {
         if v <= 0 {
             self.ctx.type_error(
                 span,
                 format!("a dimension must be positive, got {v}"),
                 "shapes are positive compile-time integers",
+            );
+        } else if i32::try_from(v).is_err() {
+            self.ctx.type_error(
+                span,
+                format!("a global dimension is at most {}, got {v}", i32::MAX),
+                "kernels index global arrays with 32-bit integers",
             );
         }
         DimVal::Static(v)
