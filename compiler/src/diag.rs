@@ -467,6 +467,8 @@ impl From<Span> for Loc {
 pub struct Ctxt {
     errors: RefCell<Vec<(Loc, Diag)>>,
     next_id: std::cell::Cell<u32>,
+    /// Names whose declaration was rejected with an error: their uses report nothing more.
+    rejected: RefCell<Vec<String>>,
 }
 
 impl Ctxt {
@@ -498,6 +500,16 @@ impl Ctxt {
 
     pub fn unsupported(&self, at: impl Into<Loc>, what: impl Into<String>) {
         self.error(at, Diag::Unsupported { what: what.into() });
+    }
+
+    /// Records that the declaration of `name` was rejected (with an error of its own).
+    pub fn reject_declaration(&self, name: &syn::Ident) {
+        self.rejected.borrow_mut().push(name.to_string());
+    }
+
+    /// Whether a declaration of `name` was rejected, so that "cannot find" would only repeat it.
+    pub fn declaration_rejected(&self, name: &str) -> bool {
+        self.rejected.borrow().iter().any(|n| n == name)
     }
 
     pub fn has_errors(&self) -> bool {

@@ -340,8 +340,9 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
                     ctx.unsupported(pt.pat.span(), "this pattern (name each allocation)");
                     continue;
                 };
-                if let Some(ty) = type_expr(ctx, &pt.ty) {
-                    params.push((pi.ident.clone(), ty));
+                match type_expr(ctx, &pt.ty) {
+                    Some(ty) => params.push((pi.ident.clone(), ty)),
+                    None => ctx.reject_declaration(&pi.ident),
                 }
             }
             other => ctx.type_error(

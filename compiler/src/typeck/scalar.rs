@@ -71,11 +71,13 @@ fn infer_var(ck: &mut Checker, name: &syn::Ident) -> Ty {
         );
         return Ty::Error;
     }
-    ck.ctx.type_error(
-        name.span(),
-        format!("cannot find `{name}` in this kernel"),
-        "declare it with `let`, in `consts(..)`, or as a parameter or a runtime dimension",
-    );
+    if !ck.ctx.declaration_rejected(&key) {
+        ck.ctx.type_error(
+            name.span(),
+            format!("cannot find `{name}` in this kernel"),
+            "declare it with `let`, in `consts(..)`, or as a parameter or a runtime dimension",
+        );
+    }
     Ty::Error
 }
 
