@@ -47,29 +47,88 @@ fn operand(g: &Gen, v: Val, is_a: bool) -> Option<Operand> {
     Some(Operand { addr, ty, alloc_rows, k_major })
 }
 
-/// The descriptor (`.b64`) of the 64-row (A) or full-N (B) slab that starts at `mn` along M/N and
-/// `k` along K.
-fn descriptor(g: &mut Gen, op: &Operand, mn: i64, k: i64) -> String {
-    let s = op.ty.swizzle as i64;
-    let eb = op.ty.dtype.bits() as i64 / 8;
-    let w = legality::swizzle_elems(op.ty.swizzle, op.ty.dtype);
-    let block = op.alloc_rows * s; // bytes of one column block of the stored tile
-    let (start, lbo, sbo) = if op.k_major {
-        // Rows are M/N, contiguous K; K steps stay inside a swizzled row, then the next block.
-        ((k / w) * block + mn * s + (k % w) * eb, 16, 8 * s)
-    } else {
-        // Rows are K, contiguous M/N: LBO steps between column blocks of M/N, SBO between 8 K rows.
-        ((mn / w) * block + k * s + (mn % w) * eb, block, 8 * s)
-    };
-    let layout = legality::swizzle_row(op.ty.swizzle).map_or(0, |r| r.descriptor_layout);
-    let high: u64 = (((lbo as u64) >> 4) << 16) | (((sbo as u64) >> 4) << 32) | (layout << 62);
-    let a = g.w.reg(Class::B32);
-    g.w.ins(format!("add.u32 {a}, {}, {start}", op.addr));
-    g.w.ins(format!("bfe.u32 {a}, {a}, 4, 14"));
-    let d = g.w.reg(Class::B64);
-    g.w.ins(format!("cvt.u64.u32 {d}, {a}"));
-    g.w.ins(format!("or.b64 {d}, {d}, {high}"));
-    d
+/// The descriptors (`.b64`) of an operand's slabs. The first is built from the address (add,
+/// extract bits 4..18, widen, or in the strides and swizzle); the others add their byte offset / 16
+/// to it, one `add` each: the start address is the descriptor's low 14 bits, and shared-memory
+/// addresses (< 2^18) leave them no carry. Per K step of a pipeline that is 1 instruction a slab
+/// instead of 4 on the consumer's path from one stage to the next.
+struct Descriptors<'o> {
+    op: &'o Operand,
+    /// The descriptor at offset 0, once built.
+    base: Option<String>,
+    /// Descriptors by start offset, so a slab used by several instructions is described once.
+    made: Vec<(i64, String)>,
+}
+
+impl<'o> Descriptors<'o> {
+    fn new(op: &'o Operand) -> Self {
+        Descriptors { op, base: None, made: Vec::new() }
+    }
+
+    /// The descriptor of the 64-row (A) or full-N (B) slab that starts at `mn` along M/N and `k`
+    /// along K.
+    fn at(&mut self, g: &mut Gen, mn: i64, k: i64) -> String {
+        let start = self.start(mn, k);
+        if let Some((_, d)) = self.made.iter().find(|(s, _)| *s == start) {
+            return d.clone();
+        }
+        let d = if start == 0 {
+            self.base(g)
+        } else if start % 16 == 0 {
+            let base = self.base(g);
+            let d = g.w.reg(Class::B64);
+            g.w.ins(format!("add.s64 {d}, {base}, {}", start >> 4));
+            d
+        } else {
+            self.build(g, start)
+        };
+        self.made.push((start, d.clone()));
+        d
+    }
+
+    fn base(&mut self, g: &mut Gen) -> String {
+        if let Some(b) = &self.base {
+            return b.clone();
+        }
+        let b = self.build(g, 0);
+        self.base = Some(b.clone());
+        b
+    }
+
+    /// The byte offset of the slab at (`mn`, `k`) from the operand's address.
+    fn start(&self, mn: i64, k: i64) -> i64 {
+        let op = self.op;
+        let s = op.ty.swizzle as i64;
+        let eb = op.ty.dtype.bits() as i64 / 8;
+        let w = legality::swizzle_elems(op.ty.swizzle, op.ty.dtype);
+        let block = op.alloc_rows * s; // bytes of one column block of the stored tile
+        if op.k_major {
+            // Rows are M/N, contiguous K; K steps stay inside a swizzled row, then the next block.
+            (k / w) * block + mn * s + (k % w) * eb
+        } else {
+            // Rows are K, contiguous M/N: column blocks of M/N, then 8-row groups of K.
+            (mn / w) * block + k * s + (mn % w) * eb
+        }
+    }
+
+    /// The descriptor at byte offset `start`, built from the address.
+    fn build(&self, g: &mut Gen, start: i64) -> String {
+        let op = self.op;
+        let s = op.ty.swizzle as i64;
+        let block = op.alloc_rows * s;
+        // K-major: LBO is unused (16); MN-major: LBO steps between column blocks of M/N. SBO steps
+        // between 8-row groups either way.
+        let (lbo, sbo) = if op.k_major { (16, 8 * s) } else { (block, 8 * s) };
+        let layout = legality::swizzle_row(op.ty.swizzle).map_or(0, |r| r.descriptor_layout);
+        let high: u64 = (((lbo as u64) >> 4) << 16) | (((sbo as u64) >> 4) << 32) | (layout << 62);
+        let a = g.w.reg(Class::B32);
+        g.w.ins(format!("add.u32 {a}, {}, {start}", op.addr));
+        g.w.ins(format!("bfe.u32 {a}, {a}, 4, 14"));
+        let d = g.w.reg(Class::B64);
+        g.w.ins(format!("cvt.u64.u32 {d}, {a}"));
+        g.w.ins(format!("or.b64 {d}, {d}, {high}"));
+        d
+    }
 }
 
 /// `wgmma(acc, a, b)`: one `wgmma.mma_async` per 64-row tile of the accumulator and K step of the
@@ -122,14 +181,16 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr, accumulate: Optio
         Val::Smem { .. } => operand(g, av.clone(), true),
         _ => None,
     };
+    let mut b_desc = Descriptors::new(&b_op);
+    let mut a_desc = a_op.as_ref().map(Descriptors::new);
     for mt in 0..m / 64 {
         let d = &acc_regs[mt as usize * per_tile..(mt as usize + 1) * per_tile];
         let d = format!("{{{}}}", d.join(", "));
         for ks in 0..k / row.k_step {
             let kk = ks * row.k_step;
-            let bd = descriptor(g, &b_op, 0, kk);
-            let a_text = match (&a_op, &av) {
-                (Some(op), _) => descriptor(g, op, 64 * mt, kk),
+            let bd = b_desc.at(g, 0, kk);
+            let a_text = match (&mut a_desc, &av) {
+                (Some(descs), _) => descs.at(g, 64 * mt, kk),
                 (None, Val::Regs { .. }) => a_regs[mt as usize][ks as usize].clone(),
                 _ => return Val::Unit,
             };

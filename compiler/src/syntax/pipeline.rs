@@ -1,28 +1,33 @@
 //! `Pipeline<STAGES, COPIES, RELEASES>`: a ring of shared-memory stages filled by TMA and drained
 //! by compute, in the manner of Pallas's `emit_pipeline`. It is sugar, rewritten here (before the
 //! closure of its `run_scoped` is read) into what the rest of the compiler already knows: two
-//! barrier arrays, a step counter, and loops with parity waits.
+//! barrier arrays, a step counter and a stage counter, and loops with parity waits.
 //!
 //! ```text
-//! ring: Pipeline<S, C, R>            ring__full: Barrier<C, S>, ring__empty: Barrier<R, S>,
-//!                                    and `let mut ring__step = 0;` first in the closure
+//! ring: Pipeline<S, C, R>            ring__full: Barrier<C, S>, ring__empty: Barrier<R, S>, and
+//!                                    `let mut ring__step = 0; let mut ring__stage = 0;` first
 //!
 //! pipeline_produce(ring, n,          for k in 0..n {
-//!     |k, s, bar| body);                 let s = ring__step % S;
+//!     |k, s, bar| body);                 let s = ring__stage;
 //!                                        if ring__step >= S { barrier_wait(ring__empty.at(s)); }
 //!                                        body (with `bar` = ring__full.at(s))
 //!                                        ring__step = ring__step + 1;
+//!                                        ring__stage = ring__stage + 1;
+//!                                        if ring__stage == S { ring__stage = 0; }
 //!                                    }
 //!
 //! pipeline_consume(ring, n,          for k in 0..n {
-//!     |k, s| body);                      let s = ring__step % S;
+//!     |k, s| body);                      let s = ring__stage;
 //!                                        barrier_wait(ring__full.at(s));
 //!                                        body
 //!                                        wgmma_wait(0);
 //!                                        barrier_arrive(ring__empty.at(s));
-//!                                        ring__step = ring__step + 1;
+//!                                        (the step and the stage advance as above)
 //!                                    }
 //! ```
+//!
+//! The stage is counted, not computed as `ring__step % S`: the remainder was a division on every
+//! step, on the consumer's path from one stage's wgmmas to the next's.
 //!
 //! A consumer releases a stage (`barrier_arrive` on its `empty` barrier) as soon as its wgmmas
 //! have read it. With two consumers the other's wgmmas keep the tensor cores busy meanwhile; this
@@ -59,7 +64,21 @@ impl Ring {
     }
 }
 
-/// The name of a ring's barriers (`ring__full`, `ring__empty`) or step counter (`ring__step`).
+/// One step on around the ring: the step count, and the stage, which wraps to 0 after the last
+/// (counted rather than computed as `step % stages`, a division on every step of the loop).
+fn advance(ring: &Ring, stages: &syn::Expr, span: Span) -> TokenStream {
+    let (step, stage) = (ring.part("step"), ring.part("stage"));
+    quote_spanned! {span=>
+        #step = #step + 1;
+        #stage = #stage + 1;
+        if #stage == (#stages) {
+            #stage = 0;
+        }
+    }
+}
+
+/// The name of a ring's barriers (`ring__full`, `ring__empty`) or counters (`ring__step`,
+/// `ring__stage`, `ring__previous`).
 fn part_name(ring: &syn::Ident, what: &str) -> syn::Ident {
     format_ident!("{ring}__{what}", span = ring.span())
 }
@@ -93,8 +112,8 @@ pub fn desugar(ctx: &Ctxt, closure: &syn::ExprClosure) -> Option<syn::ExprClosur
     }
     out.inputs = inputs;
     let counters = rings.iter().filter(|r| r.stages.is_some()).map(|r| {
-        let step = r.part("step");
-        quote_spanned!(r.name.span() => let mut #step = 0;)
+        let (step, stage) = (r.part("step"), r.part("stage"));
+        quote_spanned!(r.name.span() => let mut #step = 0; let mut #stage = 0;)
     });
     // The counters come first in the closure's own block, whose value (its tail) is kept.
     let body = &closure.body;
@@ -240,14 +259,15 @@ impl Rewriter<'_> {
         let with = parse(self.ctx, bar.span(), quote_spanned!(bar.span() => #full.at(#s)))?;
         Substitute { name: bar, with }.visit_expr_mut(&mut body);
         let body = statements(&body);
+        let (stage, advance) = (ring.part("stage"), advance(ring, stages, span));
         Some(quote_spanned! {span=>
             for #k in 0..(#steps) {
-                let #s = #step % (#stages);
+                let #s = #stage;
                 if #step >= (#stages) {
                     barrier_wait(#empty.at(#s));
                 }
                 #body
-                #step = #step + 1;
+                #advance
             }
         })
     }
@@ -263,35 +283,42 @@ impl Rewriter<'_> {
         let (names, body) = self.closure(closure, 2, form)?;
         let body = statements(body);
         let [k, s] = [&names[0], &names[1]];
-        let (full, empty, step) = (ring.part("full"), ring.part("empty"), ring.part("step"));
+        let (full, empty) = (ring.part("full"), ring.part("empty"));
+        let (stage, advance) = (ring.part("stage"), advance(ring, stages, span));
         let flag = options.cluster.map(|span| quote_spanned!(span => , cluster = true));
         if !options.delay_release {
             // Each step's wgmmas complete before its stage is released: the other consumers'
             // wgmmas keep the tensor cores busy meanwhile, and the ring refills a step sooner.
             return Some(quote_spanned! {span=>
                 for #k in 0..(#steps) {
-                    let #s = #step % (#stages);
+                    let #s = #stage;
                     barrier_wait(#full.at(#s));
                     #body
                     wgmma_wait(0);
                     barrier_arrive(#empty.at(#s) #flag);
-                    #step = #step + 1;
+                    #advance
                 }
             });
         }
+        // The stage before the ring's current one: the last step's.
+        let previous = ring.part("previous");
         let release = quote_spanned! {span=>
-            barrier_arrive(#empty.at((#step + (#stages) - 1) % (#stages)) #flag);
+            let mut #previous = #stage - 1;
+            if #stage == 0 {
+                #previous = (#stages) - 1;
+            }
+            barrier_arrive(#empty.at(#previous) #flag);
         };
         Some(quote_spanned! {span=>
             for #k in 0..(#steps) {
-                let #s = #step % (#stages);
+                let #s = #stage;
                 barrier_wait(#full.at(#s));
                 #body
                 wgmma_wait(1);
                 if #k > 0 {
                     #release
                 }
-                #step = #step + 1;
+                #advance
             }
             wgmma_wait(0);
             if (#steps) > 0 {
