@@ -202,8 +202,10 @@ fn stream_k_shares_the_last_waves_and_leaves_the_semaphores_at_zero() {
     }
 }
 
+/// Every element inside is written (the outputs start as NaN) with its own value: a store past the
+/// end of a row would land in the next row's elements.
 #[test]
-fn ragged_stores_write_every_element_inside_and_none_past_the_edge() {
+fn ragged_stores_write_each_element_in_place() {
     let rows = 128;
     let x = Rng::new(107).tensor::<f32>(&[rows, 64], 1.0);
     for n in RAGGED_WIDTHS {

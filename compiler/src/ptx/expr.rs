@@ -139,9 +139,10 @@ impl Gen<'_> {
         }
         let a = self.materialize(a, &Ty::Scalar(dtype));
         // An integer constant on the right stays an immediate instead of a register filled by a
-        // `mov` (one instruction less). With the divisor in a register, the H200's SASS of the
-        // pipeline's `step % STAGES` was a full division; whether the driver strength-reduces the
-        // immediate form was not measured (it did not for `div.u32` by 64, hence `udiv_const`).
+        // `mov` (one instruction less). Whether the driver strength-reduces a division by the
+        // immediate was not measured; with the divisor in a register it did not (the H200's SASS
+        // of `div.u32` by 64 and of the stage index pipelines once computed as `step % STAGES`),
+        // hence `udiv_const` for powers of two and the counted stage of pipelines.
         if let (Val::Scalar { reg: ra, .. }, Val::Const(c)) = (&a, &b) {
             let wide = matches!(dtype, DType::I32 | DType::U32 | DType::I64 | DType::U64);
             if wide && (*c >= 0 || !dtype.is_unsigned()) {

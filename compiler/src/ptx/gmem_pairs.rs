@@ -16,7 +16,7 @@
 use super::gen::Gen;
 use super::gmem_walk::Walk;
 use super::layout::Frag;
-use super::memory::mem_type;
+use super::memory::{gmem_dims, mem_type};
 use super::writer::Class;
 use crate::syntax::ast::{Dim, ParamTy};
 use crate::types::DType;
@@ -46,14 +46,8 @@ pub(super) fn pairs(frag: &Frag, dtype: DType, tile_last: i64) -> bool {
 
 /// Emits `paired` where the rows of parameter `param` keep pairs aligned and `single` where they do
 /// not; both, behind a branch on the last dimension's parity, where only the launch knows it.
-pub(super) fn by_parity(
-    g: &mut Gen,
-    walk: &Walk,
-    param: usize,
-    paired: impl FnOnce(&mut Gen),
-    single: impl FnOnce(&mut Gen),
-) {
-    match parity(g, walk, param) {
+pub(super) fn by_parity(g: &mut Gen, param: usize, paired: impl FnOnce(&mut Gen), single: impl FnOnce(&mut Gen)) {
+    match parity(g, param) {
         Parity::Even => paired(g),
         Parity::Odd => single(g),
         Parity::Runtime(even) => {
@@ -70,8 +64,9 @@ pub(super) fn by_parity(
 
 /// The parity of parameter `param`'s last dimension: static, implied by a divisibility the launch
 /// checks (a tile of even extent along it), or tested here.
-fn parity(g: &mut Gen, walk: &Walk, param: usize) -> Parity {
-    let extent = walk.last_dim().to_string();
+fn parity(g: &mut Gen, param: usize) -> Parity {
+    // An immediate for a static dimension, else the runtime dimension's register.
+    let Some(extent) = gmem_dims(g, param).pop() else { return Parity::Odd };
     if let Ok(v) = extent.parse::<i64>() {
         return if v % 2 == 0 { Parity::Even } else { Parity::Odd };
     }

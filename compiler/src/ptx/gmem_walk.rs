@@ -28,9 +28,6 @@ pub(super) struct Walk {
     /// the array when `o < room` in every dimension (a negative room: none does).
     room: Vec<String>,
     elem: i64,
-    /// The last dimension's extent (an immediate or a register), whose parity decides whether rows
-    /// keep two-element vectors aligned.
-    last_dim: String,
 }
 
 impl Walk {
@@ -71,27 +68,13 @@ impl Walk {
             room.push(left);
         }
         strides.pop();
-        let last_dim = dims.last().cloned().unwrap_or_default();
-        Walk { origin, strides, room, elem, last_dim }
-    }
-
-    /// The last dimension's extent: an immediate, or the register of a runtime dimension.
-    pub fn last_dim(&self) -> &str {
-        &self.last_dim
+        Walk { origin, strides, room, elem }
     }
 
     /// The address operand (`reg+bytes`, for `[..]`) and the in-bounds predicate of the element at
     /// `offsets` from the thread's first.
     pub fn element(&self, g: &mut Gen, offsets: &[i64]) -> (String, String) {
-        let addr = self.address(g, offsets);
-        let (last, o) = self.last(offsets);
-        let inside = g.w.reg(Class::Pred);
-        if self.lead_inside(g, offsets, &inside) {
-            g.w.ins(format!("setp.gt.and.s32 {inside}, {last}, {o}, {inside}"));
-        } else {
-            g.w.ins(format!("setp.gt.s32 {inside}, {last}, {o}"));
-        }
-        (addr, inside)
+        (self.address(g, offsets), self.inside(g, offsets, 0))
     }
 
     /// For two elements side by side along the last dimension, the first at `offsets`: the address
@@ -99,15 +82,7 @@ impl Walk {
     /// dimension and the first at an even coordinate, a pair never straddles the end of a row:
     /// both are inside or neither is.)
     pub fn pair(&self, g: &mut Gen, offsets: &[i64]) -> (String, String) {
-        let addr = self.address(g, offsets);
-        let (last, o) = self.last(offsets);
-        let inside = g.w.reg(Class::Pred);
-        if self.lead_inside(g, offsets, &inside) {
-            g.w.ins(format!("setp.gt.and.s32 {inside}, {last}, {}, {inside}", o + 1));
-        } else {
-            g.w.ins(format!("setp.gt.s32 {inside}, {last}, {}", o + 1));
-        }
-        (addr, inside)
+        (self.address(g, offsets), self.inside(g, offsets, 1))
     }
 
     /// `reg+bytes`: one `mad` per leading dimension with a nonzero offset, the last offset as the
@@ -125,22 +100,19 @@ impl Walk {
         format!("{addr}+{last}")
     }
 
-    /// The room left along the last dimension, and the offset along it.
-    fn last<'w>(&'w self, offsets: &[i64]) -> (&'w str, i64) {
-        (self.room.last().map_or("0", String::as_str), offsets.last().copied().unwrap_or(0))
-    }
-
-    /// Sets `into` to "inside along every dimension but the last"; false (nothing emitted) for a
-    /// 1-D array.
-    fn lead_inside(&self, g: &mut Gen, offsets: &[i64], into: &str) -> bool {
-        let lead = self.room.len().min(offsets.len()).saturating_sub(1);
-        for (d, (room, &o)) in self.room[..lead].iter().zip(offsets).enumerate() {
+    /// The predicate "the element at `offsets`, and the `beyond` after it along the last dimension,
+    /// lie inside the array": one compare per dimension against the room left.
+    fn inside(&self, g: &mut Gen, offsets: &[i64], beyond: i64) -> String {
+        let inside = g.w.reg(Class::Pred);
+        let n = self.room.len().min(offsets.len());
+        for (d, (room, &o)) in self.room.iter().zip(offsets).enumerate() {
+            let o = if d + 1 == n { o + beyond } else { o };
             if d == 0 {
-                g.w.ins(format!("setp.gt.s32 {into}, {room}, {o}"));
+                g.w.ins(format!("setp.gt.s32 {inside}, {room}, {o}"));
             } else {
-                g.w.ins(format!("setp.gt.and.s32 {into}, {room}, {o}, {into}"));
+                g.w.ins(format!("setp.gt.and.s32 {inside}, {room}, {o}, {inside}"));
             }
         }
-        lead > 0
+        inside
     }
 }

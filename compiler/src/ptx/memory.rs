@@ -340,7 +340,6 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
             let regs: Vec<String> = (0..frag.len()).map(|_| g.w.reg_for(rt.dtype)).collect();
             gmem_pairs::by_parity(
                 g,
-                w,
                 param,
                 |g| gmem_pairs::load(g, w, &frag, &regs, rt.dtype),
                 |g| drop(load_elements(g, &place, Some(w), &frag, &rt, Some(&regs))),
@@ -433,7 +432,6 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
     match (walk.as_ref(), paired(place, &frag, vt.dtype)) {
         (Some(w), Some(param)) => gmem_pairs::by_parity(
             g,
-            w,
             param,
             |g| gmem_pairs::store(g, w, &frag, regs, vt.dtype),
             |g| store_elements(g, place, Some(w), &frag, vt, regs),

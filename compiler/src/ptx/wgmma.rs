@@ -47,35 +47,36 @@ fn operand(g: &Gen, v: Val, is_a: bool) -> Option<Operand> {
     Some(Operand { addr, ty, alloc_rows, k_major })
 }
 
-/// The descriptors (`.b64`) of an operand's slabs. The first is built from the address (add,
-/// extract bits 4..18, widen, or in the strides and swizzle); the others add their byte offset / 16
-/// to it, one `add` each: the start address is the descriptor's low 14 bits, and shared-memory
-/// addresses (< 2^18) leave them no carry. Per K step of a pipeline that is 1 instruction a slab
-/// instead of 4 on the consumer's path from one stage to the next.
+/// The descriptors (`.b64`) of an operand's slabs. The one at offset 0 is built from the address
+/// (add, extract bits 4..18, widen, or in the strides and swizzle); the others add their byte
+/// offset / 16 to it, one `add` each: the start address is the descriptor's low 14 bits, and
+/// shared-memory addresses (< 2^18) leave them no carry. Per K step of a pipeline that is 1
+/// instruction a slab instead of 4 on the consumer's path from one stage to the next.
 struct Descriptors<'o> {
     op: &'o Operand,
-    /// The descriptor at offset 0, once built.
-    base: Option<String>,
     /// Descriptors by start offset, so a slab used by several instructions is described once.
     made: Vec<(i64, String)>,
 }
 
 impl<'o> Descriptors<'o> {
     fn new(op: &'o Operand) -> Self {
-        Descriptors { op, base: None, made: Vec::new() }
+        Descriptors { op, made: Vec::new() }
     }
 
     /// The descriptor of the 64-row (A) or full-N (B) slab that starts at `mn` along M/N and `k`
     /// along K.
     fn at(&mut self, g: &mut Gen, mn: i64, k: i64) -> String {
         let start = self.start(mn, k);
+        self.at_offset(g, start)
+    }
+
+    /// The descriptor of the slab `start` bytes from the operand's address.
+    fn at_offset(&mut self, g: &mut Gen, start: i64) -> String {
         if let Some((_, d)) = self.made.iter().find(|(s, _)| *s == start) {
             return d.clone();
         }
-        let d = if start == 0 {
-            self.base(g)
-        } else if start % 16 == 0 {
-            let base = self.base(g);
+        let d = if start != 0 && start % 16 == 0 {
+            let base = self.at_offset(g, 0);
             let d = g.w.reg(Class::B64);
             g.w.ins(format!("add.s64 {d}, {base}, {}", start >> 4));
             d
@@ -84,15 +85,6 @@ impl<'o> Descriptors<'o> {
         };
         self.made.push((start, d.clone()));
         d
-    }
-
-    fn base(&mut self, g: &mut Gen) -> String {
-        if let Some(b) = &self.base {
-            return b.clone();
-        }
-        let b = self.build(g, 0);
-        self.base = Some(b.clone());
-        b
     }
 
     /// The byte offset of the slab at (`mn`, `k`) from the operand's address.

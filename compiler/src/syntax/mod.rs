@@ -67,7 +67,10 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
             "rename the parameter",
         );
     }
-    let ty = types::param_ty(ctx, &pt.ty)?;
+    let Some(ty) = types::param_ty(ctx, &pt.ty) else {
+        ctx.reject_declaration(&pi.ident);
+        return None;
+    };
     Some(Param { name: pi.ident.clone(), ty })
 }
 
