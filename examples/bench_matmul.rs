@@ -89,8 +89,15 @@ impl Shape {
     fn parse(text: &str) -> Res<Shape> {
         let dims: Vec<usize> = text.trim().split('x').map(str::parse).collect::<Result<_, _>>()?;
         let [m, n, k] = dims[..] else { return Err(format!("shape `{text}` is not MxNxK").into()) };
-        if m == 0 || m % 128 != 0 || n == 0 || n % 256 != 0 || k == 0 || k % 64 != 0 {
-            return Err(format!("shape `{text}`: the kernel needs M % 128, N % 256 and K % 64 to be 0").into());
+        // N must be whole tiles of the kernel the dispatcher picks for the shape (the launch would
+        // say so too, but only after the inputs are made).
+        let width = match kernels::choose(m, n, k) {
+            kernels::Variant::Wide | kernels::Variant::Pair => 256,
+            kernels::Variant::Split => 128,
+            kernels::Variant::Narrow => 64,
+        };
+        if m == 0 || m % 128 != 0 || n == 0 || n % width != 0 || k == 0 || k % 64 != 0 {
+            return Err(format!("shape `{text}`: the kernel needs M % 128, N % {width} and K % 64 to be 0").into());
         }
         Ok(Shape { m, n, k })
     }
