@@ -1,8 +1,9 @@
 //! GPU tests of the language's other constructs, each against an f64 reference and the interpreter:
-//! TMA copies, register-array math and reductions, warp-level mma, warp specialization with barriers,
-//! running sums handed down a chain of programs through global-memory semaphores, a stream-K GEMM
-//! whose programs hand partial products to each other the same way, scalars assigned under branches,
-//! bad launches, and the JIT log of every GEMM module. `.gpu/tests/gpu_ops-test --ignored --nocapture`.
+//! TMA copies, register-array math and reductions, `fma` (bit for bit), warp-level mma, warp
+//! specialization with barriers, running sums handed down a chain of programs through global-memory
+//! semaphores, a stream-K GEMM whose programs hand partial products to each other the same way,
+//! scalars assigned under branches, bad launches, and the JIT log of every GEMM module.
+//! `.gpu/tests/gpu_ops-test --ignored --nocapture`.
 
 mod common;
 mod kernels;
@@ -251,6 +252,90 @@ fn paired_register_stores_at_even_and_odd_widths() {
             &values(&hh),
             0.0,
         );
+    }
+}
+
+/// A tensor of N(0,1) values whose first elements are `head`.
+fn with_head<T: tessel::Element>(rng: &mut Rng, shape: &[usize], head: &[f32]) -> HostTensor<T> {
+    let mut t = rng.tensor::<T>(shape, 1.0);
+    for (x, &v) in t.data_mut().iter_mut().zip(head) {
+        *x = T::from_f64(v as f64);
+    }
+    t
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn fma_rounds_once_like_the_interpreter() {
+    let dev = device();
+    let rows = 128;
+    let shape = [rows, 64];
+    let p = |e: i32| 2f32.powi(e);
+    let mut rng = Rng::new(11);
+    // f32 element 0: (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24 fused (unfused, 2^-11). Element 1:
+    // (1 + 2^-12)^2 + 2^-80 rounds up from the f32 tie 1 + 2^-11 + 2^-24 (through f64, down).
+    let a = with_head::<f32>(&mut rng, &shape, &[1.0 + p(-12), 1.0 + p(-12)]);
+    let b = with_head::<f32>(&mut rng, &shape, &[1.0 + p(-12), 1.0 + p(-12)]);
+    let c = with_head::<f32>(&mut rng, &shape, &[-1.0, p(-80)]);
+    // bf16 element 0: (1 + 2^-4)^2 - 1 = 2^-3 + 2^-8 fused (unfused, 2^-3). Element 1:
+    // 3 * (1 + 2^-7) - 2^-30 is a bf16 tie in f32, which goes to the even 3 + 2^-5.
+    let h = with_head::<bf16>(&mut rng, &shape, &[1.0 + p(-4), 1.0 + p(-7)]);
+    let k = with_head::<bf16>(&mut rng, &shape, &[1.0 + p(-4), 3.0]);
+    let l = with_head::<bf16>(&mut rng, &shape, &[-1.0, -p(-30)]);
+    let (alpha, beta) = (1.0 + p(-12), 1.0 + p(-12));
+
+    let (av, bv, cv) = (a.data(), b.data(), c.data());
+    let want_y: Vec<f64> = (0..rows * 64).map(|e| av[e].mul_add(bv[e], cv[e]) as f64).collect();
+    let row_max: Vec<f32> = cv.chunks(64).map(|r| r.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x))).collect();
+    let want_z: Vec<f64> = (0..rows * 64).map(|e| alpha.mul_add(av[e], row_max[e / 64]) as f64).collect();
+    let (hv, kv, lv) = (h.data(), k.data(), l.data());
+    let want_hy: Vec<f64> = (0..rows * 64)
+        .map(|e| bf16::from_f32(hv[e].to_f32().mul_add(kv[e].to_f32(), lv[e].to_f32())).to_f64())
+        .collect();
+    let bf16_s = bf16::from_f32(bf16::from_f32(beta).to_f32().mul_add(3.0, -1.0)).to_f32();
+    let want_s: Vec<f64> = [alpha.mul_add(beta, -1.0), bf16_s].iter().flat_map(|&x| [x as f64; 64]).collect();
+    assert_eq!((want_y[0], want_y[1]), ((p(-11) + p(-24)) as f64, (1.0 + p(-11) + p(-23)) as f64));
+    assert_eq!((want_hy[0], want_hy[1]), ((p(-3) + p(-8)) as f64, (3.0 + p(-5)) as f64));
+
+    let (mut int_y, mut int_z) = (HostTensor::<f32>::zeros(shape).unwrap(), HostTensor::<f32>::zeros(shape).unwrap());
+    let (mut int_hy, mut int_s) = (HostTensor::<bf16>::zeros(shape).unwrap(), HostTensor::<f32>::zeros([128]).unwrap());
+    fma_ops::interpret(&a, &b, &c, &h, &k, &l, &mut int_y, &mut int_z, &mut int_hy, &mut int_s, alpha, beta).unwrap();
+
+    let (da, db, dc) = (
+        DeviceTensor::from_host(&dev, &a).unwrap(),
+        DeviceTensor::from_host(&dev, &b).unwrap(),
+        DeviceTensor::from_host(&dev, &c).unwrap(),
+    );
+    let (dh, dk, dl) = (
+        DeviceTensor::from_host(&dev, &h).unwrap(),
+        DeviceTensor::from_host(&dev, &k).unwrap(),
+        DeviceTensor::from_host(&dev, &l).unwrap(),
+    );
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, shape).unwrap();
+    let mut dz = DeviceTensor::<f32>::zeros(&dev, shape).unwrap();
+    let mut dhy = DeviceTensor::<bf16>::zeros(&dev, shape).unwrap();
+    let mut ds = DeviceTensor::<f32>::zeros(&dev, [128]).unwrap();
+    dy.poison(f32::NAN).unwrap();
+    dz.poison(f32::NAN).unwrap();
+    dhy.poison(bf16::NAN).unwrap();
+    ds.poison(f32::NAN).unwrap();
+    fma_ops::launch(&dev, &da, &db, &dc, &dh, &dk, &dl, &mut dy, &mut dz, &mut dhy, &mut ds, alpha, beta).unwrap();
+
+    // Bit for bit: the GPU's `fma.rn.f32` is the one rounding the interpreter and `mul_add` make.
+    let outputs = [
+        ("y = fma(a, b, c)", values(&dy.to_host().unwrap()), values(&int_y), want_y),
+        ("z = fma(alpha, a, row max)", values(&dz.to_host().unwrap()), values(&int_z), want_z),
+        ("hy = fma(h, k, l) in bf16", values(&dhy.to_host().unwrap()), values(&int_hy), want_hy),
+        (
+            "s = fma(alpha, beta, -1.0), fma(beta as bf16, 3.0, -1.0)",
+            values(&ds.to_host().unwrap()),
+            values(&int_s),
+            want_s,
+        ),
+    ];
+    for (what, gpu, interp, want) in outputs {
+        assert_close(&format!("{what} GPU"), &gpu, &want, 0.0);
+        assert_close(&format!("{what} GPU vs interpreter"), &gpu, &interp, 0.0);
     }
 }
 

@@ -37,7 +37,7 @@ const INTERESTING: &str = "0 1 2 3 7 8 16 24 32 40 48 63 64 65 96 128 255 256 25
     run_scoped run_state wgmma wgmma_wait mma copy_gmem_to_smem copy_smem_to_gmem barrier_wait \
     barrier_arrive semaphore_signal semaphore_wait commit_smem set_max_registers load store at t slice \
     transpose cast sum max min \
-    broadcast to_layout layout_cast splat iota exp2 from_regs tile collective_axes multicast \
+    broadcast to_layout layout_cast splat iota exp2 fma from_regs tile collective_axes multicast \
     program_id num_programs warpgroup_id cluster_rank grid warpgroups warpgroup_axis cluster \
     max_registers consts () [] {} (0) [0] [64, 64] [.., 0..64] <f32> (1, 2) \"s\" 'c'";
 

@@ -1,11 +1,12 @@
 //! Register arrays in the interpreter: reductions and broadcasts (a softmax), elementwise math
-//! with scalars, masks from `iota` and comparisons, integer wrapping, casts, `run_state` and
-//! accumulator slices. References follow the documented semantics in f32/i32, bit for bit.
+//! with scalars, `fma` (rounded once, in f32 and bf16), masks from `iota` and comparisons, integer
+//! wrapping, casts, `run_state` and accumulator slices. References follow the documented semantics
+//! in f32/i32, bit for bit.
 
 mod interp_support;
 
 use interp_support::*;
-use tessel_runtime::{bf16, interpret, Arg, KernelSource};
+use tessel_runtime::{bf16, interpret, Arg, Element, HostTensor, KernelSource};
 
 static SOFTMAX: KernelSource = KernelSource {
     attr: "grid = (R / 64)",
@@ -187,4 +188,117 @@ fn constant_arithmetic_wraps_at_32_bits() {
     let mut q = poisoned::<i32>(&[64], -1.0);
     interpret(&FOLDED, &mut [Arg::TensorMut(&mut q)]).unwrap();
     assert!(q.data().iter().all(|&v| v == 7), "{:?}", &q.data()[..4]);
+}
+
+/// `fma(a, b, c)` of f32 arrays, of a scalar and an array plus a row vector broadcast back, of
+/// scalar parameters (with untyped literals, in f32 and in bf16), and of bf16 arrays.
+static FMA: KernelSource = KernelSource {
+    attr: "grid = (1)",
+    item: r#"
+fn fmas(
+    a: Gmem<f32, 64, 64>,
+    b: Gmem<f32, 64, 64>,
+    c: Gmem<f32, 64, 64>,
+    h: Gmem<bf16, 64, 64>,
+    k: Gmem<bf16, 64, 64>,
+    l: Gmem<bf16, 64, 64>,
+    y: GmemMut<f32, 64, 64>,
+    z: GmemMut<f32, 64, 64>,
+    s: GmemMut<f32, 192>,
+    hy: GmemMut<bf16, 64, 64>,
+    hz: GmemMut<bf16, 64, 64>,
+    alpha: f32,
+    beta: f32,
+    gamma: f32,
+) {
+    let x = a.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    let w = b.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    let v = c.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    y.tile([0, 0]).store(fma(x, w, v));
+    z.tile([0, 0]).store(fma(alpha, x, v.max(1).broadcast([64, 64], Layout::Wgmma)));
+    s.tile([0], [64]).store(splat::<f32>(fma(alpha, beta, gamma), [64]));
+    s.tile([1], [64]).store(splat::<f32>(fma(2.0, alpha, gamma), [64]));
+    s.tile([2], [64]).store(splat::<f32>(fma(gamma as bf16, 3.0, 0.5) as f32, [64]));
+    let p = h.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    let q = k.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    let r = l.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    hy.tile([0, 0]).store(fma(p, q, r));
+    hz.tile([0, 0]).store(fma(3.0, p, r));
+}"#,
+};
+
+/// A random tensor whose first elements are `head`.
+fn with_head<T: Element>(seed: u64, head: &[f32]) -> HostTensor<T> {
+    let mut t = randn::<T>(&[64, 64], seed, 1.0);
+    for (x, &v) in t.data_mut().iter_mut().zip(head) {
+        *x = T::from_f64(v as f64);
+    }
+    t
+}
+
+#[test]
+fn fma_rounds_once_to_f32_then_to_the_dtype() {
+    let p = |e: i32| 2f32.powi(e);
+    // Element 0: (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24 fused; a * b rounds away the 2^-24 first.
+    // Element 1: (1 + 2^-12)^2 + 2^-80 rounds up from the f32 tie 1 + 2^-11 + 2^-24; rounded to
+    // f64 first, the 2^-80 would be lost and the tie go to the even 1 + 2^-11.
+    let a = with_head::<f32>(51, &[1.0 + p(-12), 1.0 + p(-12)]);
+    let b = with_head::<f32>(52, &[1.0 + p(-12), 1.0 + p(-12)]);
+    let c = with_head::<f32>(53, &[-1.0, p(-80)]);
+    // bf16 element 0: (1 + 2^-4)^2 - 1 = 2^-3 + 2^-8 fused; a * b rounds to the even 1 + 2^-3 first.
+    // Element 1: 3 * (1 + 2^-7) - 2^-30 rounds to f32's 3 + 2^-6 + 2^-7, a bf16 tie that goes to
+    // the even 3 + 2^-5 (the exact value, below the tie, would round down to 3 + 2^-6).
+    let h = with_head::<bf16>(54, &[1.0 + p(-4), 1.0 + p(-7)]);
+    let k = with_head::<bf16>(55, &[1.0 + p(-4), 3.0]);
+    let l = with_head::<bf16>(56, &[-1.0, -p(-30)]);
+    let (alpha, beta, gamma) = (1.0 + p(-12), 1.0 + p(-12), -1.0);
+    let mut y = poisoned::<f32>(&[64, 64], f64::NAN);
+    let mut z = poisoned::<f32>(&[64, 64], f64::NAN);
+    let mut s = poisoned::<f32>(&[192], f64::NAN);
+    let mut hy = poisoned::<bf16>(&[64, 64], f64::NAN);
+    let mut hz = poisoned::<bf16>(&[64, 64], f64::NAN);
+    let args = &mut [
+        Arg::Tensor(&a),
+        Arg::Tensor(&b),
+        Arg::Tensor(&c),
+        Arg::Tensor(&h),
+        Arg::Tensor(&k),
+        Arg::Tensor(&l),
+        Arg::TensorMut(&mut y),
+        Arg::TensorMut(&mut z),
+        Arg::TensorMut(&mut s),
+        Arg::TensorMut(&mut hy),
+        Arg::TensorMut(&mut hz),
+        Arg::F32(alpha),
+        Arg::F32(beta),
+        Arg::F32(gamma),
+    ];
+    interpret(&FMA, args).unwrap();
+
+    let (av, bv, cv) = (a.data(), b.data(), c.data());
+    let want_y: Vec<f64> = (0..64 * 64).map(|i| av[i].mul_add(bv[i], cv[i]) as f64).collect();
+    assert_same("fma(a, b, c)", &values(&y), &want_y);
+    assert_eq!(y.data()[..2], [p(-11) + p(-24), 1.0 + p(-11) + p(-23)]);
+    assert_eq!(av[0] * bv[0] + cv[0], p(-11), "unfused, element 0 loses its last bit");
+
+    let row_max: Vec<f32> = cv.chunks(64).map(|row| row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x))).collect();
+    let want_z: Vec<f64> = (0..64 * 64).map(|i| alpha.mul_add(av[i], row_max[i / 64]) as f64).collect();
+    assert_same("fma(alpha, a, row max)", &values(&z), &want_z);
+
+    let bf16_s = bf16::from_f32(bf16::from_f32(gamma).to_f32().mul_add(3.0, 0.5)).to_f32();
+    let want_s: Vec<f64> = [alpha.mul_add(beta, gamma), 2f32.mul_add(alpha, gamma), bf16_s]
+        .iter()
+        .flat_map(|&x| std::iter::repeat_n(x as f64, 64))
+        .collect();
+    assert_same("scalar fma", &values(&s), &want_s);
+    assert_eq!(s.data()[0], p(-11) + p(-24));
+
+    let (hv, kv, lv) = (h.data(), k.data(), l.data());
+    let bf = |x: f32, y: bf16, z: bf16| bf16::from_f32(x.mul_add(y.to_f32(), z.to_f32())).to_f64();
+    let want_hy: Vec<f64> = (0..64 * 64).map(|i| bf(hv[i].to_f32(), kv[i], lv[i])).collect();
+    assert_same("bf16 fma(h, k, l)", &values(&hy), &want_hy);
+    assert_eq!(values(&hy)[..2], [(p(-3) + p(-8)) as f64, (3.0 + p(-5)) as f64]);
+    let want_hz: Vec<f64> = (0..64 * 64).map(|i| bf(3.0, hv[i], lv[i])).collect();
+    assert_same("bf16 fma(3.0, h, l)", &values(&hz), &want_hz);
+    assert_eq!(values(&hz)[1], (3.0 + p(-5)) as f64);
 }

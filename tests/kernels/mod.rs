@@ -360,3 +360,37 @@ pub fn ragged_store_ref(x: &[f64], rows: usize, n: usize) -> Vec<f64> {
 
 /// The widths `ragged_store` is tested at: a whole number of tiles, an even ragged edge, an odd one.
 pub const RAGGED_WIDTHS: [usize; 3] = [256, 200, 197];
+
+/// `fma(a, b, c)`, rounded once: of f32 arrays (`y`), of a scalar times an array plus the row maxima
+/// broadcast back (`z`), of bf16 arrays (`hy`), and of scalars with literals, in f32 and in bf16
+/// (`s`, by program 0).
+#[kernel(grid = (M / 64,))]
+pub fn fma_ops(
+    a: Gmem<f32, M, 64>,
+    b: Gmem<f32, M, 64>,
+    c: Gmem<f32, M, 64>,
+    h: Gmem<bf16, M, 64>,
+    k: Gmem<bf16, M, 64>,
+    l: Gmem<bf16, M, 64>,
+    y: GmemMut<f32, M, 64>,
+    z: GmemMut<f32, M, 64>,
+    hy: GmemMut<bf16, M, 64>,
+    s: GmemMut<f32, 128>,
+    alpha: f32,
+    beta: f32,
+) {
+    let i = program_id(0);
+    let x = a.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let w = b.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let v = c.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    y.tile([i, 0], [64, 64]).store(fma(x, w, v));
+    z.tile([i, 0], [64, 64]).store(fma(alpha, x, v.max(1).broadcast([64, 64], Layout::Wgmma)));
+    let p = h.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let q = k.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let r = l.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    hy.tile([i, 0], [64, 64]).store(fma(p, q, r));
+    if i == 0 {
+        s.tile([0], [64]).store(splat::<f32>(fma(alpha, beta, -1.0), [64]));
+        s.tile([1], [64]).store(splat::<f32>(fma(beta as bf16, 3.0, -1.0) as f32, [64]));
+    }
+}

@@ -173,6 +173,41 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
     }
 }
 
+/// `fma(a, b, c)`: `fma.rn.f32` per element, one rounding (f16 and bf16 through f32, like the
+/// math functions).
+pub fn emit_fma(g: &mut Gen, e: &Expr, operands: [&Expr; 3]) -> Val {
+    match g.ty(e).clone() {
+        Ty::Regs(ty) => {
+            let [a, b, c] = operands.map(|x| operand_regs(g, x, ty.dtype, ty.layout, &ty.shape));
+            let regs = a.iter().zip(&b).zip(&c).map(|((x, y), z)| fma_one(g, ty.dtype, [x, y, z])).collect();
+            Val::Regs { regs, ty }
+        }
+        Ty::Scalar(d) => {
+            // A float literal arrives as an f32 register whatever the dtype it adopts: each operand
+            // is converted to the fma's dtype first (as operand_regs does for arrays).
+            let [a, b, c] = operands.map(|x| {
+                let v = g.expr(x);
+                match g.materialize(v, &Ty::Scalar(d)) {
+                    Val::Scalar { reg, dtype } => Some(scalar::convert(g, dtype, d, &reg)),
+                    _ => None,
+                }
+            });
+            match (a, b, c) {
+                (Some(x), Some(y), Some(z)) => Val::Scalar { reg: fma_one(g, d, [&x, &y, &z]), dtype: d },
+                _ => Val::Unit,
+            }
+        }
+        _ => Val::Unit,
+    }
+}
+
+fn fma_one(g: &mut Gen, dtype: DType, operands: [&String; 3]) -> String {
+    let [a, b, c] = operands.map(|x| scalar::convert(g, dtype, DType::F32, x));
+    let r = g.w.reg(Class::F32);
+    g.w.ins(format!("fma.rn.f32 {r}, {a}, {b}, {c}"));
+    scalar::convert(g, DType::F32, dtype, &r)
+}
+
 pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
     match (g.expr(value), g.ty(e).clone()) {
         (Val::Regs { regs, ty: from }, Ty::Regs(ty)) => {

@@ -75,6 +75,11 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             expr(lhs, f);
             expr(rhs, f);
         }
+        K::Fma { a, b, c } => {
+            expr(a, f);
+            expr(b, f);
+            expr(c, f);
+        }
         K::Tile { gmem, index, .. } => {
             expr(gmem, f);
             index.iter().for_each(|i| expr(i, f));

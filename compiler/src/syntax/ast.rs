@@ -478,6 +478,12 @@ pub enum ExprKind {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `fma(a, b, c)`: `a * b + c` with one rounding
+    Fma {
+        a: Box<Expr>,
+        b: Box<Expr>,
+        c: Box<Expr>,
+    },
     /// `x.cast::<bf16>()`
     Cast {
         value: Box<Expr>,

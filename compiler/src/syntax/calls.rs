@@ -163,6 +163,10 @@ fn lower_named_call(
             let func = if name == "max" { MathFn2::Max } else { MathFn2::Min };
             ExprKind::Math2 { func, lhs: boxed(ctx, v[0]), rhs: boxed(ctx, v[1]) }
         }
+        "fma" => {
+            let v = arity(ctx, span, "fma(a, b, c)", a, 3)?;
+            ExprKind::Fma { a: boxed(ctx, v[0]), b: boxed(ctx, v[1]), c: boxed(ctx, v[2]) }
+        }
         _ => match math_fn(name) {
             Some(func) => ExprKind::Math { func, arg: boxed(ctx, arity(ctx, span, &format!("{name}(x)"), a, 1)?[0]) },
             None => {

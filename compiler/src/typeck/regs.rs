@@ -286,6 +286,36 @@ pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -
     ty
 }
 
+/// `fma(a, b, c)`: the operands combine as in `a * b + c` (scalars broadcast, splats take the
+/// other layout), and the result is a float.
+pub(super) fn check_fma(ck: &mut Checker, e: &Expr, a: &Expr, b: &Expr, c: &Expr) -> Ty {
+    let product = check_elementwise(ck, e, a, b, false);
+    let ct = ck.check_expr(c);
+    if product.is_error() || ct.is_error() {
+        return Ty::Error;
+    }
+    // The product stands for its typed operand in the sum (an untyped literal adopts the other side).
+    let typed = if scalar::is_untyped_literal(a) { b } else { a };
+    let ty = match (&product, &ct) {
+        (Ty::Scalar(x), Ty::Scalar(y)) if x == y || scalar::is_untyped_literal(c) => product.clone(),
+        (Ty::Scalar(_), Ty::Scalar(_)) if scalar::is_untyped_literal(typed) => ct,
+        _ => match combine(ck, e, typed, &product, c, &ct) {
+            Some(r) => Ty::Regs(r),
+            None => return Ty::Error,
+        },
+    };
+    let dtype = match &ty {
+        Ty::Regs(r) => r.dtype,
+        Ty::Scalar(d) => *d,
+        _ => return ty,
+    };
+    if !matches!(dtype, DType::F32 | DType::F16 | DType::Bf16) {
+        ck.ctx.type_error(e, format!("fma is not defined for {dtype}"), "for integers, write `a * b + c`");
+        return Ty::Error;
+    }
+    ty
+}
+
 /// `x.cast::<T>()`: any numeric dtype to any other, keeping shape and layout.
 pub(super) fn check_cast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>) -> Ty {
     match ck.check_expr(value) {

@@ -221,6 +221,7 @@ impl<'a> Warpgroup<'a> {
             | Expr::Iota { .. }
             | Expr::Math { .. }
             | Expr::Math2 { .. }
+            | Expr::Fma(_)
             | Expr::Cast { .. }
             | Expr::Reduce { .. }
             | Expr::Broadcast { .. }

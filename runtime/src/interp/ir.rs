@@ -243,6 +243,8 @@ pub(crate) enum Expr {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `fma(a, b, c)`
+    Fma(Box<[Expr; 3]>),
     Cast {
         value: Box<Expr>,
         dtype: DType,

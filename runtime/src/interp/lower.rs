@@ -259,6 +259,7 @@ impl Lowerer<'_> {
             | K::Iota { .. }
             | K::Math { .. }
             | K::Math2 { .. }
+            | K::Fma { .. }
             | K::Cast { .. }
             | K::Reduce { .. }
             | K::Broadcast { .. }
@@ -343,6 +344,19 @@ impl Lowerer<'_> {
             K::Math2 { func, lhs, rhs } => {
                 let (lhs, rhs) = self.operands(lhs, rhs)?;
                 Expr::Math2 { func: *func, lhs, rhs }
+            }
+            K::Fma { a, b, c } => {
+                // Untyped literals take the result's dtype, as typeck gave it.
+                let dtype = match self.ty(e) {
+                    Ty::Regs(r) => r.dtype,
+                    Ty::Scalar(d) => *d,
+                    other => return Err(internal(format!("an fma typed {other}"))),
+                };
+                let mut operand = |x: &ast::Expr| match is_untyped_literal(x) {
+                    true => self.literal(x, Some(dtype)).map(Expr::Lit),
+                    false => self.expr(x),
+                };
+                Expr::Fma(Box::new([operand(a)?, operand(b)?, operand(c)?]))
             }
             K::Cast { value, dtype } => Expr::Cast { value: self.boxed(value)?, dtype: dtype.value },
             K::Reduce { value, op, axis } => {

@@ -24,8 +24,10 @@
 //! are exact then rounded once (which equals the GPU's f32/f16/bf16 instructions); `exp2`, `exp`,
 //! `log2`, `log`, `sqrt`, `rsqrt`, `tanh`, `recip` run in f32 with Rust's `f32` functions, so they
 //! can differ by a few f32 ulp from the GPU's approximate instructions. `max`/`min` prefer a
-//! number to a NaN (PTX `max.f32`). Integer `/` and `%` truncate; dividing by zero is an error;
-//! shifts by the width or more give 0 (or the sign, for `>>` of a negative signed value).
+//! number to a NaN (PTX `max.f32`). `fma(a, b, c)` rounds `a * b + c` once to f32 (`fma.rn.f32`),
+//! then to the dtype (f16 and bf16 go through f32 on the GPU too): the GPU's value. Integer `/`
+//! and `%` truncate; dividing by zero is an error; shifts by the width or more give 0 (or the
+//! sign, for `>>` of a negative signed value).
 //! Casts: float to float rounds as above; float to integer truncates toward zero and saturates,
 //! NaN giving 0 (`cvt.rzi.sat`, like Rust's `as`); integer to integer wraps; to bool is `!= 0`.
 //! Reductions (`sum`, `max`, `min` along an axis) combine left to right, rounding each step.

@@ -272,6 +272,14 @@ pub(crate) fn math(func: MathFn, dtype: DType, v: f64) -> f64 {
     round(dtype, r as f64)
 }
 
+/// `fma(a, b, c)` of values of `dtype` (f32, f16 or bf16, all exact in f32): `a * b + c` rounded
+/// once to f32 (`f32::mul_add`, as `fma.rn.f32`), then to the dtype (the PTX converts f16 and bf16
+/// results from f32), so the GPU's value bit for bit. Rounding through f64 instead would differ: in
+/// f32 where the f64 sum lands on a tie the exact one is beside, in bf16 where the f32 sum does.
+pub(crate) fn fma(dtype: DType, a: f64, b: f64, c: f64) -> f64 {
+    round(dtype, (a as f32).mul_add(b as f32, c as f32) as f64)
+}
+
 /// `max(a, b)` / `min(a, b)` of two values of `dtype`; a NaN loses to a number, as PTX `max.f32`.
 pub(crate) fn math2(func: MathFn2, dtype: DType, a: f64, b: f64) -> f64 {
     let take_a = match (dtype, func) {
@@ -345,5 +353,16 @@ mod tests {
     fn max_prefers_numbers_over_nan() {
         assert_eq!(math2(MathFn2::Max, DType::F32, f64::NAN, 1.0), 1.0);
         assert_eq!(math2(MathFn2::Min, DType::F32, 2.0, f64::NAN), 2.0);
+    }
+
+    #[test]
+    fn fma_rounds_once_to_f32_then_to_the_dtype() {
+        let p = |e| 2f64.powi(e);
+        // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: fused, the 2^-24 survives the subtraction.
+        assert_eq!(fma(DType::F32, 1.0 + p(-12), 1.0 + p(-12), -1.0), p(-11) + p(-24));
+        // An f32 tie plus 2^-80 rounds up; rounded to f64 first it would be the tie, then even.
+        assert_eq!(fma(DType::F32, 1.0 + p(-12), 1.0 + p(-12), p(-80)), 1.0 + p(-11) + p(-23));
+        // 3 * (1 + 2^-7) - 2^-30 is a bf16 tie in f32 (ties to even: up); from f64 it rounds down.
+        assert_eq!(fma(DType::Bf16, 3.0, 1.0 + p(-7), -p(-30)), 3.0 + p(-5));
     }
 }

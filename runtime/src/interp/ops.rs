@@ -9,7 +9,7 @@ use tessel_compiler::types::DType;
 use super::exec::Warpgroup;
 use super::ir::{Expr, Spread};
 use super::memory::for_each_index;
-use super::numeric::{convert, elem_binop, error, math, math2, reduce, round};
+use super::numeric::{convert, elem_binop, error, fma, math, math2, reduce, round};
 use super::value::{Array, Scalar, Value};
 use crate::Result;
 
@@ -36,16 +36,11 @@ fn element(s: Scalar, dtype: DType) -> f64 {
 /// Two operands of which at least one is an array: the arrays' dtype and both sides elementwise
 /// (a scalar side repeated).
 fn sides(l: Value, r: Value) -> Result<(DType, Vec<usize>, Operand, Operand)> {
-    Ok(match (l, r) {
-        (Value::Regs(a), Value::Regs(b)) => (a.dtype, a.shape.clone(), Operand::Array(a), Operand::Array(b)),
-        (Value::Regs(a), Value::Scalar(s)) => {
-            (a.dtype, a.shape.clone(), Operand::Array(a.clone()), Operand::Splat(element(s, a.dtype)))
-        }
-        (Value::Scalar(s), Value::Regs(b)) => {
-            (b.dtype, b.shape.clone(), Operand::Splat(element(s, b.dtype)), Operand::Array(b))
-        }
+    let (dtype, shape) = match (&l, &r) {
+        (Value::Regs(a), _) | (_, Value::Regs(a)) => (a.dtype, a.shape.clone()),
         _ => return Err(error("internal: an elementwise operation without a register array")),
-    })
+    };
+    Ok((dtype, shape, Operand::of(l, dtype)?, Operand::of(r, dtype)?))
 }
 
 enum Operand {
@@ -54,6 +49,15 @@ enum Operand {
 }
 
 impl Operand {
+    /// A register array as it is, a scalar as an element of an array of `dtype`.
+    fn of(v: Value, dtype: DType) -> Result<Operand> {
+        match v {
+            Value::Regs(a) => Ok(Operand::Array(a)),
+            Value::Scalar(s) => Ok(Operand::Splat(element(s, dtype))),
+            _ => Err(error("internal: an elementwise operand that is neither an array nor a scalar")),
+        }
+    }
+
     fn get(&self, i: usize) -> f64 {
         match self {
             Operand::Array(a) => a.data[i],
@@ -98,6 +102,23 @@ impl Warpgroup<'_> {
                 }
                 let (dtype, shape, a, b) = sides(l, r)?;
                 let data = (0..shape.iter().product()).map(|i| math2(*func, dtype, a.get(i), b.get(i))).collect();
+                Array { dtype, shape, data }
+            }
+            Expr::Fma(operands) => {
+                let [a, b, c] = &**operands;
+                let values = [self.eval(a)?, self.eval(b)?, self.eval(c)?];
+                let Some((dtype, shape)) = values.iter().find_map(|v| match v {
+                    Value::Regs(r) => Some((r.dtype, r.shape.clone())),
+                    _ => None,
+                }) else {
+                    let [a, b, c] = values.map(|v| v.scalar());
+                    let (a, b, c) = (a?, b?, c?);
+                    let d = a.dtype();
+                    return Ok(Value::Scalar(Scalar::of(d, fma(d, a.to_f64(), element(b, d), element(c, d)))));
+                };
+                let [a, b, c] = values.map(|v| Operand::of(v, dtype));
+                let (a, b, c) = (a?, b?, c?);
+                let data = (0..shape.iter().product()).map(|i| fma(dtype, a.get(i), b.get(i), c.get(i))).collect();
                 Array { dtype, shape, data }
             }
             Expr::Cast { value, dtype } => match self.eval(value)? {

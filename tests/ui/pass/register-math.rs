@@ -1,6 +1,7 @@
 //! Register arrays: elementwise arithmetic with arrays and scalars, casts, math functions (`exp2` as a
-//! function and a method), `max`/`min`, comparisons and masks from `iota`, row and column reductions,
-//! broadcasts back, `to_layout` and `layout_cast`, and values carried through loops and branches.
+//! function and a method), `max`/`min`, `fma` (of arrays and scalars, and of f16 with a splat),
+//! comparisons and masks from `iota`, row and column reductions, broadcasts back, `to_layout` and
+//! `layout_cast`, and values carried through loops and branches.
 
 use tessel::prelude::*;
 
@@ -27,7 +28,7 @@ fn masked_stats(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, col_min: GmemMut<f32,
     let keep = (rows >= cols).cast::<f32>();
     let relu = max(v * keep, 0.0);
     let clipped = min(relu, splat::<f32>(6.0, [64, 64]));
-    let norm = rsqrt(clipped * clipped + eps);
+    let norm = rsqrt(fma(clipped, clipped, fma(eps, eps, 1e-6)));
     let mixed = tanh(norm) + log2(abs(-v) + 1.0) - sqrt(clipped) * exp(v) / recip(norm + 1.0) + v.exp2().log();
     y.tile([i, j], [64, 64]).store(mixed);
     let lowest = mixed.min(0);
@@ -53,7 +54,7 @@ fn carried(x: Gmem<f16, M, N>, y: GmemMut<f32, M, N>, z: GmemMut<f16, M, N>, w: 
     }
     let fragments = total.layout_cast(Layout::MmaAcc);
     y.tile([i, j], [64, 64]).store(fragments.layout_cast(Layout::Wgmma));
-    let halves = v.cast::<f16>().layout_cast(Layout::MmaLhs);
+    let halves = fma(v.cast::<f16>(), 0.5, splat::<f16>(1.0, [64, 64])).layout_cast(Layout::MmaLhs);
     z.tile([i, j], [64, 64]).store(halves);
     let bits = (v.cast::<i32>() << 2) >> 1 & 255 | 1 ^ 3;
     w.tile([i, j], [64, 64]).store(bits % 7);
