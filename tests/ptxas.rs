@@ -49,8 +49,12 @@ fn every_kernel_assembles() {
     assert!(failures.is_empty(), "{} kernel(s) failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
-/// The example kernels that a `macro_rules!` instantiates (the persistent GEMM for bf16 and f16) are
-/// invisible to a syntactic scan, so their generated `PTX` constants are assembled directly.
+// The example kernels that a `macro_rules!` instantiates (the persistent GEMM and the attention
+// forward pass, each for bf16 and f16) are invisible to a syntactic scan, so their generated `PTX`
+// constants are assembled directly.
+#[path = "../examples/kernels/attention.rs"]
+#[allow(dead_code)]
+mod attention_kernels;
 #[path = "../examples/kernels/matmul.rs"]
 #[allow(dead_code)]
 mod example_kernels;
@@ -62,7 +66,7 @@ fn macro_generated_example_kernels_assemble() {
         eprintln!("\n!!!!! SKIPPED ptxas validation of the example kernels: no ptxas !!!!!\n");
         return;
     };
-    for &(name, ptx) in example_kernels::ALL_PTX {
+    for &(name, ptx) in example_kernels::ALL_PTX.iter().chain(attention_kernels::ALL_PTX) {
         let log = assemble(&ptxas, &format!("example-{name}"), ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!log.contains("C75"), "{name}: ptxas reported wgmma serialization:\n{log}");
         println!("ptxas accepted the example kernel {name}");

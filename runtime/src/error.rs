@@ -127,6 +127,14 @@ pub enum Error {
         /// The JIT error log (ptxas messages), which says what and where.
         log: String,
     },
+    /// An argument is outside what the operation supports (for wrappers around kernels, whose
+    /// own conditions the generated launch cannot know, e.g. a head dimension with no kernel).
+    InvalidArgument {
+        /// The argument concerned.
+        argument: &'static str,
+        /// What is wrong with it and what is supported.
+        reason: String,
+    },
     /// A kernel launch was refused (bad configuration, or `cuLaunchKernel` failed).
     Launch(String),
     /// Any other driver call failed; the text is the driver's error name and description.
@@ -204,6 +212,7 @@ impl fmt::Display for Error {
                     write!(f, "\n{log}")
                 }
             }
+            Error::InvalidArgument { argument, reason } => write!(f, "`{argument}`: {reason}"),
             Error::Launch(msg) => write!(f, "kernel launch failed: {msg}"),
             Error::Driver(msg) => write!(f, "CUDA driver error: {msg}"),
             Error::Interpreter(msg) => write!(f, "interpreter: {msg}"),

@@ -1,0 +1,60 @@
+//! Inputs and the f64 reference for the attention example and benchmark.
+
+use tessel::{Element, HostTensor, Result};
+
+/// `count` deterministic N(0,1) values (xorshift + Box-Muller), rounded to `T`.
+pub fn randn<T: Element>(count: usize, seed: u64) -> Vec<T> {
+    let mut s = seed | 1;
+    let mut uniform = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        ((s >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    (0..count)
+        .map(|_| {
+            let (u, v) = (uniform(), uniform());
+            T::from_f64((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos())
+        })
+        .collect()
+}
+
+/// Q, K and V: H x S x D, H x T x D, H x T x D, from fixed seeds.
+pub fn inputs<T: Element>(heads: usize, s: usize, t: usize, d: usize) -> Result<[HostTensor<T>; 3]> {
+    Ok([
+        HostTensor::new([heads, s, d], randn(heads * s * d, 1))?,
+        HostTensor::new([heads, t, d], randn(heads * t * d, 2))?,
+        HostTensor::new([heads, t, d], randn(heads * t * d, 3))?,
+    ])
+}
+
+/// Row `r` of head `h` of softmax(scale Q K^T) V, in f64.
+fn reference_row<T: Element>(qkv: &[HostTensor<T>; 3], h: usize, r: usize, scale: f64) -> Vec<f64> {
+    let [q, k, v] = qkv;
+    let (s, t, d) = (q.shape()[1], k.shape()[1], q.shape()[2]);
+    let at = |x: &HostTensor<T>, rows: usize, i: usize, j: usize| x.data()[(h * rows + i) * d + j].to_f64();
+    let logits: Vec<f64> =
+        (0..t).map(|j| scale * (0..d).map(|c| at(q, s, r, c) * at(k, t, j, c)).sum::<f64>()).collect();
+    let top = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    (0..d).map(|c| (0..t).map(|j| weights[j] * at(v, t, j, c)).sum::<f64>() / total).collect()
+}
+
+/// The largest error of `o` over `rows` rows spread over the heads and queries, each relative to
+/// its row's largest value; infinite if an element is NaN (outputs start as NaN).
+pub fn max_rel_err<T: Element>(qkv: &[HostTensor<T>; 3], o: &HostTensor<T>, scale: f64, rows: usize) -> f64 {
+    let (heads, s, d) = (o.shape()[0], o.shape()[1], o.shape()[2]);
+    let mut worst = 0.0f64;
+    for n in 0..rows {
+        // A multiplicative hash spreads the rows over heads and queries.
+        let (h, r) = (n * heads / rows, (n * 2_654_435_761) % s);
+        let want = reference_row(qkv, h, r, scale);
+        let top = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        for (c, w) in want.iter().enumerate() {
+            let got = o.data()[(h * s + r) * d + c].to_f64();
+            worst = worst.max(if got.is_nan() { f64::INFINITY } else { (got - w).abs() / top });
+        }
+    }
+    worst
+}

@@ -1,0 +1,217 @@
+//! The flash attention forward pass of `examples/attention.rs` and `examples/bench_attention.rs`.
+//!
+//! O = softmax(scale Q K^T) V for every head, without materializing the scores. The work comes in
+//! units of 128 queries of one head; one program per SM walks over them (a persistent grid, so
+//! that a unit's Q loads while the unit before it finishes). Warpgroup 0 is the producer: it loads
+//! each unit's Q and streams 128-key blocks of K and V through a ring of shared-memory stages with
+//! TMA. Warpgroups 1 and 2 are consumers, 64 queries each, in the manner of FlashAttention-3:
+//! - each step issues the scores of this block (S = Q K^T, m64n128 wgmmas with K read K-major
+//!   through `.t()`) together with the previous block's P V (P from registers), then runs the
+//!   online softmax of S while P V is still on the tensor cores;
+//! - the two consumers take turns issuing their wgmmas (`turn` barriers), so that one's softmax
+//!   runs while the other's products do (ping-pong);
+//! - the softmax is `exp2(fma(s, c, -m))` with c = scale log2(e): one FMA and one `ex2` per score
+//!   (a separate multiply by c cost 6-8% on the H200); the row maximum is taken over the unscaled
+//!   scores, which is why the scale must be positive.
+//!
+//! When a consumer is done with a unit, its 64 x D block of O goes out through the shared memory
+//! that held its Q (stmatrix, then a TMA store), and it frees that buffer for a later unit's Q.
+//! With D = 64 there is room for two Q buffers, so the next unit's Q arrives during this one;
+//! with D = 128 the three stages of K and V leave room for one.
+
+use tessel::prelude::*;
+
+/// O = softmax(scale Q K^T) V with Q H x S x D, K and V H x T x D, all of element type `$t`, f32
+/// accumulation, `QBUF` buffers for Q. S and T must be multiples of 128 (the launch checks T;
+/// [`check`] checks S).
+macro_rules! attention {
+    ($name:ident, $t:ident, D = $d:literal, QBUF = $qbuf:literal) => {
+        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(D = $d, QBUF = $qbuf))]
+        pub fn $name(
+            q: Gmem<$t, H, S, D>,
+            k: Gmem<$t, H, T, D>,
+            v: Gmem<$t, H, T, D>,
+            o: GmemMut<$t, H, S, D>,
+            scale: f32,
+        ) {
+            // Units of 128 queries, the queries of a head side by side: program `p` takes every
+            // `programs`-th, and units that run together share their head's K and V in the L2.
+            const BT: usize = 128; // keys per step
+            const STAGES: usize = 3;
+            let (blocks, programs) = (S / 128, num_programs(0));
+            let mine = (blocks * H - program_id(0) + programs - 1) / programs;
+            run_scoped(
+                collective_axes = [wg],
+                |q_s: Smem<$t, QBUF, 2, 1, 64, D, Swizzle128>,
+                 k_s: Smem<$t, STAGES, 1, BT, D, Swizzle128>,
+                 v_s: Smem<$t, STAGES, 1, BT, D, Swizzle128>,
+                 // Q buffer `b` is full after two copies, free after both consumers are done with it.
+                 q_full: Barrier<2, QBUF>,
+                 q_free: Barrier<2, QBUF>,
+                 // Two copies fill a stage (K and V); both consumers release it.
+                 ring: Pipeline<STAGES, 2, 2>,
+                 // Consumer w issues its wgmmas after an arrival on turn[w].
+                 turn: Barrier<1, 2>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(24);
+                        for n in 0..mine {
+                            let u = program_id(0) + n * programs;
+                            let (i, h, b) = (u % blocks, u / blocks, n % QBUF);
+                            if n >= QBUF {
+                                barrier_wait(q_free.at(b));
+                            }
+                            copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), q_full.at(b));
+                            copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), q_full.at(b));
+                            pipeline_produce(ring, T / BT, |t, s, bar| {
+                                copy_gmem_to_smem(k.tile([h, t, 0]), k_s.at(s), bar);
+                                copy_gmem_to_smem(v.tile([h, t, 0]), v_s.at(s), bar);
+                            });
+                        }
+                    } else {
+                        set_max_registers(240);
+                        let w = warpgroup_id() - 1;
+                        let c = scale * 1.4426950408889634;
+                        if w == 1 {
+                            barrier_arrive(turn.at(0));
+                        }
+                        run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
+                            for n in 0..mine {
+                                let u = program_id(0) + n * programs;
+                                let (i, h, b) = (u % blocks, u / blocks, n % QBUF);
+                                // Row maxima (scaled by c) and sums of exponentials so far.
+                                let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
+                                let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
+                                // The previous block's probabilities and stage, for its P V.
+                                let mut p_prev = splat::<$t>(0.0, [64, BT]).to_layout(Layout::Wgmma);
+                                let mut prev = 0;
+                                o_acc.store(splat::<f32>(0.0, [64, D]));
+                                barrier_wait(q_full.at(b));
+                                pipeline_consume(
+                                    ring,
+                                    T / BT,
+                                    |t, s| {
+                                        barrier_wait(turn.at(w));
+                                        wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
+                                        // (Each branch passes the turn itself: an arrival between the
+                                        // wgmmas and a wait after the branch made ptxas serialize them.)
+                                        if t > 0 {
+                                            wgmma(o_acc, p_prev, v_s.at(prev).at(0));
+                                            barrier_arrive(turn.at(1 - w));
+                                            wgmma_wait(1);
+                                        } else {
+                                            barrier_arrive(turn.at(1 - w));
+                                            wgmma_wait(0);
+                                        }
+                                        let scores = s_acc.load();
+                                        let m_new = max(m_i, scores.max(1) * c);
+                                        let alpha = exp2(m_i - m_new);
+                                        let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
+                                        l_i = l_i * alpha + p.sum(1);
+                                        // The previous P V has finished adding into O: rescale it.
+                                        wgmma_wait(0);
+                                        o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
+                                        p_prev = p.cast::<$t>();
+                                        // The last block's P V, before its stage is released.
+                                        if t + 1 == T / BT {
+                                            wgmma(o_acc, p_prev, v_s.at(s).at(0));
+                                            wgmma_wait(0);
+                                        }
+                                        m_i = m_new;
+                                        prev = s;
+                                    },
+                                    delay_release = true,
+                                );
+                                let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
+                                // This consumer's Q has been read: its buffer stages the output.
+                                q_s.at(b).at(w).at(0).store(out.cast::<$t>());
+                                commit_smem();
+                                copy_smem_to_gmem(q_s.at(b).at(w), o.tile([h, 2 * i + w, 0]));
+                                wait_smem_to_gmem(0);
+                                barrier_arrive(q_free.at(b));
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
+attention!(attention_bf16_d64, bf16, D = 64, QBUF = 2);
+attention!(attention_bf16_d128, bf16, D = 128, QBUF = 1);
+attention!(attention_f16_d64, f16, D = 64, QBUF = 2);
+attention!(attention_f16_d128, f16, D = 128, QBUF = 1);
+
+/// Checks what the kernels' launches cannot see, then picks the kernel for the head dimension:
+/// one function launches it on the GPU, one runs it in the interpreter.
+macro_rules! dispatch {
+    ($launch:ident, $interpret:ident, $t:ident, $d64:ident, $d128:ident) => {
+        /// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V H x T x D; D is
+        /// 64 or 128, S and T multiples of 128 (T at least 128), scale positive.
+        pub fn $launch(
+            stream: &impl tessel::AsStream,
+            q: &DeviceTensor<$t>,
+            k: &DeviceTensor<$t>,
+            v: &DeviceTensor<$t>,
+            o: &mut DeviceTensor<$t>,
+            scale: f32,
+        ) -> tessel::Result<()> {
+            match check(q.shape(), k.shape(), scale)? {
+                64 => $d64::launch(stream, q, k, v, o, scale),
+                _ => $d128::launch(stream, q, k, v, o, scale),
+            }
+        }
+
+        /// The same in the interpreter.
+        pub fn $interpret(
+            q: &HostTensor<$t>,
+            k: &HostTensor<$t>,
+            v: &HostTensor<$t>,
+            o: &mut HostTensor<$t>,
+            scale: f32,
+        ) -> tessel::Result<()> {
+            match check(q.shape(), k.shape(), scale)? {
+                64 => $d64::interpret(q, k, v, o, scale),
+                _ => $d128::interpret(q, k, v, o, scale),
+            }
+        }
+    };
+}
+
+dispatch!(attention_bf16, interpret_bf16, bf16, attention_bf16_d64, attention_bf16_d128);
+dispatch!(attention_f16, interpret_f16, f16, attention_f16_d64, attention_f16_d128);
+
+/// The head dimension, after the checks the kernels' own launches do not make: a program takes
+/// 128 whole queries (the launch checks S against the 64-row TMA box only), there is at least one
+/// key (with none, every row would be 0 / 0), and the scale is positive (the row maximum is taken
+/// before scaling). Ranks and the other shapes are the launch's checks.
+pub fn check(q: &[usize], k: &[usize], scale: f32) -> tessel::Result<usize> {
+    let (Some(&s), Some(&d), Some(&t)) = (q.get(1), q.get(2), k.get(1)) else {
+        return Ok(64); // a rank error, which the launch reports
+    };
+    if d != 64 && d != 128 {
+        let reason = format!("the head dimension is {d}; the kernels take 64 or 128");
+        return Err(tessel::Error::InvalidArgument { argument: "q", reason });
+    }
+    if s % 128 != 0 {
+        let why = "a program computes 128 whole queries";
+        return Err(tessel::Error::Divisibility { dim: "S", value: s, divisor: 128, why });
+    }
+    if t == 0 {
+        let reason = "there are no keys (T = 0), so no softmax to take".to_string();
+        return Err(tessel::Error::InvalidArgument { argument: "k", reason });
+    }
+    if !(scale > 0.0 && scale.is_finite()) {
+        let reason = format!("the scale is {scale}; it must be positive and finite");
+        return Err(tessel::Error::InvalidArgument { argument: "scale", reason });
+    }
+    Ok(d)
+}
+
+/// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
+pub const ALL_PTX: &[(&str, &str)] = &[
+    ("attention_bf16_d64", attention_bf16_d64::PTX),
+    ("attention_bf16_d128", attention_bf16_d128::PTX),
+    ("attention_f16_d64", attention_f16_d64::PTX),
+    ("attention_f16_d128", attention_f16_d128::PTX),
+];

@@ -1,0 +1,137 @@
+//! The attention example's kernels (`examples/kernels/attention.rs`): results against an f64
+//! reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against the
+//! reference and the interpreter), and the checks its dispatcher makes beyond the launch's own.
+
+#[path = "../examples/kernels/attention.rs"]
+#[allow(dead_code)]
+mod kernels;
+#[path = "../examples/bench_support/attention_ref.rs"]
+#[allow(dead_code)]
+mod reference;
+
+use kernels::check;
+use tessel::prelude::*;
+use tessel::{Element, Error, HostTensor};
+
+/// Outputs and probabilities are rounded to bf16 (relative step 2^-8) or f16 (2^-11).
+fn tolerance<T: Element>() -> f64 {
+    if T::DTYPE == "bf16" {
+        1e-2
+    } else {
+        2e-3
+    }
+}
+
+type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32) -> tessel::Result<()>;
+
+fn interpreted<T: Element>(interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize) {
+    let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
+    let mut o = HostTensor::new([heads, s, d], vec![T::from_f64(f64::NAN); heads * s * d]).unwrap();
+    let scale = 1.0 / (d as f32).sqrt();
+    interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, scale).unwrap();
+    let err = reference::max_rel_err(&qkv, &o, scale as f64, 64);
+    println!("{heads} x {s} x {t} x {d}: max relative error {err:.2e}");
+    assert!(err <= tolerance::<T>(), "max relative error {err:.2e}");
+}
+
+#[test]
+fn bf16_head_dim_64_matches_the_reference() {
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 256, 384, 64);
+}
+
+#[test]
+fn bf16_head_dim_128_matches_the_reference() {
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 128, 256, 128);
+}
+
+#[test]
+fn f16_matches_the_reference() {
+    interpreted::<f16>(kernels::interpret_f16, 1, 256, 128, 64);
+    interpreted::<f16>(kernels::interpret_f16, 1, 128, 384, 128);
+}
+
+#[test]
+fn a_single_key_block_is_the_last_one_too() {
+    // One step: no previous block's P V, and the last block's P V in the same step.
+    interpreted::<bf16>(kernels::interpret_bf16, 1, 128, 128, 64);
+}
+
+#[test]
+fn the_dispatcher_rejects_what_the_kernels_cannot_take() {
+    let err = check(&[2, 256, 96], &[2, 256, 96], 0.1).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument: "q", .. }), "{err}");
+    let err = check(&[2, 192, 64], &[2, 256, 64], 0.1).unwrap_err();
+    assert!(matches!(err, Error::Divisibility { dim: "S", value: 192, divisor: 128, .. }), "{err}");
+    let err = check(&[2, 128, 64], &[2, 0, 64], 0.1).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{err}");
+    for scale in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let err = check(&[2, 128, 64], &[2, 128, 64], scale).unwrap_err();
+        assert!(matches!(&err, Error::InvalidArgument { argument: "scale", .. }), "{scale}: {err}");
+    }
+    assert_eq!(check(&[2, 128, 128], &[2, 256, 128], 0.1), Ok(128));
+}
+
+#[test]
+fn the_launch_checks_the_rest() {
+    // T must be whole 128-key blocks: the kernels' own launch check (here in the interpreter).
+    let qkv = reference::inputs::<bf16>(1, 128, 192, 64).unwrap();
+    let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
+    let err = kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1).unwrap_err();
+    assert!(matches!(err, Error::Divisibility { dim: "T", value: 192, .. }), "{err}");
+    // The heads of Q and K must agree.
+    let k = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
+    let err = kernels::interpret_bf16(&qkv[0], &k, &k, &mut o, 0.1).unwrap_err();
+    assert!(matches!(err, Error::DimMismatch { dim: "H", .. }), "{err}");
+}
+
+mod gpu {
+    use super::*;
+
+    type Launch<T> = fn(
+        &Device,
+        &DeviceTensor<T>,
+        &DeviceTensor<T>,
+        &DeviceTensor<T>,
+        &mut DeviceTensor<T>,
+        f32,
+    ) -> tessel::Result<()>;
+
+    /// GPU against the f64 reference and against the interpreter (whose rounding differs in
+    /// `ex2.approx` and the order of sums only).
+    fn on_gpu<T: Element>(launch: Launch<T>, interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize) {
+        let dev = Device::new(0).expect("an sm_90 GPU");
+        let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
+        let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
+        let mut o = DeviceTensor::<T>::zeros(&dev, [heads, s, d]).unwrap();
+        o.poison(T::from_f64(f64::NAN)).unwrap();
+        let scale = 1.0 / (d as f32).sqrt();
+        launch(&dev, &q, &k, &v, &mut o, scale).unwrap();
+        let gpu = o.to_host().unwrap();
+        let err = reference::max_rel_err(&qkv, &gpu, scale as f64, 256);
+        println!("GPU {heads} x {s} x {t} x {d}: max relative error {err:.2e}");
+        assert!(err <= tolerance::<T>(), "GPU: max relative error {err:.2e}");
+        let mut host = HostTensor::<T>::zeros([heads, s, d]).unwrap();
+        interpret(&qkv[0], &qkv[1], &qkv[2], &mut host, scale).unwrap();
+        let worst =
+            gpu.data().iter().zip(host.data()).map(|(g, h)| (g.to_f64() - h.to_f64()).abs()).fold(0.0, f64::max);
+        let top = host.data().iter().map(|h| h.to_f64().abs()).fold(0.0, f64::max);
+        println!("GPU vs interpreter: max difference {:.2e} of {top:.2e}", worst);
+        assert!(worst <= tolerance::<T>() * top, "GPU vs interpreter: {worst:.2e}");
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn programs_that_take_several_units_match() {
+        // 40 heads x 4 units = 160 units over 132 programs: some programs take two, which
+        // exercises the Q buffers' reuse and the rings continuing across units.
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, 40, 512, 384, 64);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, 40, 512, 256, 128);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn f16_and_a_single_key_block_match() {
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, 3, 256, 1024, 128);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, 3, 384, 128, 64);
+    }
+}
