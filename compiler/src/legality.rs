@@ -186,6 +186,10 @@ pub fn max_registers_legal(n: u32) -> bool {
     (24..=256).contains(&n) && n % 8 == 0
 }
 
+/// The dtypes a scalar kernel parameter may have: those the kernel ABI passes by value as a
+/// `.param` of their own type, and the launch as the Rust type of the same name.
+pub const SCALAR_PARAMS: &[DType] = &[DType::F32, DType::I32, DType::U32, DType::I64, DType::U64];
+
 /// The range of an integer dtype, for saturating conversions.
 pub fn int_range(d: DType) -> (i64, i64) {
     match d {

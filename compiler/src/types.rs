@@ -218,6 +218,15 @@ pub fn round_to_odd_f32(value: f64) -> f32 {
     f32::from_bits(toward_zero.to_bits() | 1)
 }
 
+/// `x` rounded to tf32 as `cvt.rna.tf32.f32` rounds it (the only tf32 rounding sm_90 has): f32's
+/// exponent and 10 mantissa bits, the low 13 bits rounded to nearest, ties away from zero.
+pub fn tf32_round(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    f32::from_bits((x.to_bits() + 0x1000) & !0x1fff)
+}
+
 /// The bits of `value` rounded to a 16- or 8-bit float dtype, exactly as the runtime's host types
 /// round it (round to nearest even; fp8 saturates to the largest finite value, like PTX
 /// `cvt.rn.satfinite`): what the PTX writer puts in constants and the interpreter computes with.

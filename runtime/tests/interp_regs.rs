@@ -1,12 +1,13 @@
 //! Register arrays in the interpreter: reductions and broadcasts (a softmax), elementwise math
 //! with scalars, `fma` (rounded once, in f32 and bf16), masks from `iota` and comparisons, integer
-//! wrapping, casts, `run_state` and accumulator slices. References follow the documented semantics
+//! wrapping, casts, `run_state` and accumulator slices; scalars narrower than f32 and tf32 with
+//! untyped literals. References follow the documented semantics
 //! in f32/i32, bit for bit.
 
 mod interp_support;
 
 use interp_support::*;
-use tessel_runtime::{bf16, interpret, Arg, Element, HostTensor, KernelSource};
+use tessel_runtime::{bf16, f16, interpret, Arg, Element, HostTensor, KernelSource, F8E4M3};
 
 static SOFTMAX: KernelSource = KernelSource {
     attr: "grid = (R / 64)",
@@ -301,4 +302,82 @@ fn fma_rounds_once_to_f32_then_to_the_dtype() {
     let want_hz: Vec<f64> = (0..64 * 64).map(|i| bf(3.0, hv[i], lv[i])).collect();
     assert_same("bf16 fma(3.0, h, l)", &values(&hz), &want_hz);
     assert_eq!(values(&hz)[1], (3.0 + p(-5)) as f64);
+}
+
+/// Scalars of bf16, f16, fp8 and tf32 with untyped float literals, which take the scalar's dtype
+/// (the PTX of `tests/ptx/in/narrow_scalars.rs`): arithmetic, `max`/`min`, comparisons and a math
+/// function, each result rounded to the dtype.
+static NARROW_SCALARS: KernelSource = KernelSource {
+    attr: "grid = (1)",
+    item: r#"
+fn narrow_scalars(y: GmemMut<f32, 576>, x: f32) {
+    let s = x as bf16;
+    y.tile([0], [64]).store(splat::<f32>((s * 2.0) as f32, [64]));
+    y.tile([1], [64]).store(splat::<f32>((1.0 - s) as f32, [64]));
+    y.tile([2], [64]).store(splat::<f32>(max(s, 0.5) as f32, [64]));
+    y.tile([3], [64]).store(splat::<f32>((s * 1.0039062509313226) as f32, [64]));
+    let mut flags = 0.0;
+    if s > 2.0 {
+        flags += 1.0;
+    }
+    if -1.0 == s {
+        flags += 2.0;
+    }
+    y.tile([4], [64]).store(splat::<f32>(flags, [64]));
+    y.tile([5], [64]).store(splat::<f32>(exp2(s * 0.5 + 1.0) as f32, [64]));
+    let h = min(-1.5, x as f16) / 3.0;
+    y.tile([6], [64]).store(splat::<f32>(h as f32, [64]));
+    let e = -(x as f8e4m3) * 2.0 + 0.5;
+    y.tile([7], [64]).store(splat::<f32>(e as f32, [64]));
+    let t = (x as tf32) * 3.0 - 0.1;
+    y.tile([8], [64]).store(splat::<f32>(t as f32, [64]));
+}"#,
+};
+
+/// tf32 rounding (`cvt.rna.tf32.f32`): the low 13 mantissa bits to nearest, ties away.
+fn tf32(x: f32) -> f32 {
+    f32::from_bits((x.to_bits() + 0x1000) & !0x1fff)
+}
+
+#[test]
+fn narrow_scalars_take_untyped_literals_in_their_dtype() {
+    // Rounded as the GPU's `cvt` rounds (`half`'s own `from_f64` goes through f32).
+    let bf = |v: f64| <bf16 as Element>::to_f64(<bf16 as Element>::from_f64(v));
+    let half = |v: f64| <f16 as Element>::to_f64(<f16 as Element>::from_f64(v));
+    let fp8 = |v: f64| <F8E4M3 as Element>::to_f64(<F8E4M3 as Element>::from_f64(v));
+    // 1 + 2^-8 + 2^-30 rounds once to bf16's 1 + 2^-7; through f32 it would be the tie 1 + 2^-8,
+    // which goes to the even 1.
+    let odd = 1.0039062509313226;
+    assert_eq!(bf(odd), 1.0078125);
+    assert_eq!(bf(odd as f32 as f64), 1.0);
+    for x in [1.0f32, 3.3, -1.0, -0.7, 300.0] {
+        let mut y = poisoned::<f32>(&[576], f64::NAN);
+        interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(x)]).unwrap();
+        let s = bf(x as f64);
+        let flags = if s > 2.0 { 1.0 } else { 0.0 } + if s == -1.0 { 2.0 } else { 0.0 };
+        let h = half(half(x as f64).min(-1.5) / 3.0);
+        let e = fp8(-fp8(x as f64) * 2.0);
+        let t = tf32(tf32(tf32(x) * 3.0) - tf32(0.1));
+        let want = [
+            bf(s * 2.0),
+            bf(1.0 - s),
+            s.max(0.5),
+            bf(s * 1.0078125),
+            flags,
+            bf((bf(bf(s * 0.5) + 1.0) as f32).exp2() as f64),
+            h,
+            fp8(e + 0.5),
+            t as f64,
+        ];
+        let want: Vec<f64> = want.iter().flat_map(|&v| std::iter::repeat_n(v, 64)).collect();
+        assert_same(&format!("narrow scalars of {x}"), &values(&y), &want);
+    }
+    // Spot values: bf16(3.3) * 2, and fp8 saturating at 448.
+    let mut y = poisoned::<f32>(&[576], f64::NAN);
+    interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(3.3)]).unwrap();
+    assert_eq!(y.data()[0], 6.59375);
+    interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(1.0)]).unwrap();
+    assert_eq!(y.data()[3 * 64], 1.0078125);
+    interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(300.0)]).unwrap();
+    assert_eq!(y.data()[7 * 64], -448.0);
 }

@@ -22,7 +22,8 @@ pub(crate) enum HostKind<'k> {
     Scalar { scalar: Scalar, span: Span },
 }
 
-/// The scalar types a kernel parameter may have: those with a `.param` type in the kernel ABI.
+/// The scalar types a kernel parameter may have: those with a `.param` type in the kernel ABI
+/// (`legality::SCALAR_PARAMS`, which typeck enforces).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scalar {
     F32,
@@ -138,6 +139,8 @@ pub(crate) fn host_param<'k>(ctx: Option<&Ctxt>, p: &'k Param) -> Option<HostPar
         },
         ParamTy::Scalar(dtype) => match Scalar::of(dtype.value) {
             Some(scalar) => HostKind::Scalar { scalar, span: dtype.span },
+            // typeck rejects these first (`legality::SCALAR_PARAMS`): only the fallback of a
+            // rejected kernel, which reports nothing, meets one.
             None => {
                 report(
                     dtype.span,

@@ -148,19 +148,49 @@ fn launch_passes_arguments_in_abi_order() {
 fn unsupported_parameter_types_are_errors_with_a_fallback() {
     let attr = quote!(grid = (M / 64));
     let item = quote! {
-        fn halve(x: Gmem<i4, M>, y: GmemMut<f32, M>, scale: bf16) {
+        fn halve(x: Gmem<i4, M>, y: GmemMut<f32, M>, scale: f32) {
             let i = program_id(0);
         }
     };
     let file = expand(attr, item);
     let errors = errors(&file);
-    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("unsupported in a tessel kernel: global arrays of i4"), "{errors:?}");
-    assert!(errors[1].contains("unsupported in a tessel kernel: scalar parameters of type bf16"), "{errors:?}");
     // The fallback keeps the parameters the host understands and accepts anything for the others.
     let launch = signature(function(module(&file, "halve"), "launch"));
     assert!(launch.contains("y : & mut :: tessel :: __private :: DeviceTensor < :: core :: primitive :: f32 >"));
+    assert!(launch.contains("scale : :: core :: primitive :: f32"), "{launch}");
     assert!(launch.contains("x : impl :: core :: marker :: Sized"), "{launch}");
+}
+
+/// A scalar parameter the ABI cannot pass is a type error of the front end (so `compile`, which
+/// the PTX writer and the interpreter start from, rejects it too), and the fallback accepts anything
+/// in its place.
+#[test]
+fn scalar_parameters_of_other_types_are_type_errors() {
+    let attr = quote!(grid = (M / 64));
+    let item = quote! {
+        fn halve(y: GmemMut<f32, M>, scale: bf16) {
+            let i = program_id(0);
+        }
+    };
+    let rejected = crate::compile(attr.clone(), item.clone()).err().expect("a bf16 scalar parameter is rejected");
+    assert_eq!(rejected.into_iter().count(), 1);
+    let file = expand(attr, item);
+    let errors = errors(&file);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("a scalar parameter is f32, i32, u32, i64 or u64, got bf16"), "{errors:?}");
+    let launch = signature(function(module(&file, "halve"), "launch"));
+    assert!(launch.contains("scale : impl :: core :: marker :: Sized"), "{launch}");
+}
+
+/// The host passes by value exactly the scalar types the checker accepts.
+#[test]
+fn host_scalars_are_the_checked_scalar_parameters() {
+    for d in crate::types::DType::ALL {
+        let host = super::params::Scalar::of(d).is_some();
+        assert_eq!(host, crate::legality::SCALAR_PARAMS.contains(&d), "{d}");
+    }
 }
 
 #[test]

@@ -131,30 +131,51 @@ impl Gen<'_> {
             return regs::emit_binary(self, e, op, lhs, rhs);
         }
         let dtype = scalar::operand_dtype(self, lhs, rhs);
-        let (a, b) = (self.expr(lhs), self.expr(rhs));
+        let (a, b) = (self.scalar_operand(lhs, dtype), self.scalar_operand(rhs, dtype));
         if let (Val::Const(x), Val::Const(y)) = (&a, &b) {
             if let Some(v) = scalar::fold(op, *x, *y) {
                 // Wrapped to the operands' width, as the instruction (and the interpreter) would.
                 return Val::Const(dtype.wrap(v));
             }
         }
-        let a = self.materialize(a, &Ty::Scalar(dtype));
+        let Some(ra) = self.scalar_in(a, dtype) else { return Val::Unit };
         // An integer constant on the right stays an immediate instead of a register filled by a
         // `mov` (one instruction less). Whether the driver strength-reduces a division by the
         // immediate was not measured; with the divisor in a register it did not (the H200's SASS
         // of `div.u32` by 64 and of the stage index pipelines once computed as `step % STAGES`),
         // hence `udiv_const` for powers of two and the counted stage of pipelines.
-        if let (Val::Scalar { reg: ra, .. }, Val::Const(c)) = (&a, &b) {
+        if let Val::Const(c) = b {
             let wide = matches!(dtype, DType::I32 | DType::U32 | DType::I64 | DType::U64);
-            if wide && (*c >= 0 || !dtype.is_unsigned()) {
-                let imm = scalar::literal(dtype, *c as f64);
-                return scalar::binary(self, op, dtype, ra, &imm);
+            if wide && (c >= 0 || !dtype.is_unsigned()) {
+                let imm = scalar::literal(dtype, c as f64);
+                return scalar::binary(self, op, dtype, &ra, &imm);
             }
         }
-        let b = self.materialize(b, &Ty::Scalar(dtype));
-        match (a, b) {
-            (Val::Scalar { reg: ra, .. }, Val::Scalar { reg: rb, .. }) => scalar::binary(self, op, dtype, &ra, &rb),
-            _ => Val::Unit,
+        match self.scalar_in(b, dtype) {
+            Some(rb) => scalar::binary(self, op, dtype, &ra, &rb),
+            None => Val::Unit,
+        }
+    }
+
+    /// An operand of a scalar operation computed in `dtype`, not yet in a register of it (pass it
+    /// to `scalar_in`). An untyped float literal is typed `f32` on its own: where it takes another
+    /// float dtype from the other operand (`s * 2.0` with a bf16 `s`), it is written in that dtype
+    /// directly, rounded once from its written value as the interpreter rounds it.
+    pub fn scalar_operand(&mut self, e: &Expr, dtype: DType) -> Val {
+        if dtype.is_float() && *self.ty(e) != Ty::Scalar(dtype) {
+            if let Some(v) = scalar::untyped_float(e) {
+                return Val::Scalar { reg: self.const_reg(dtype, v), dtype };
+            }
+        }
+        self.expr(e)
+    }
+
+    /// A scalar operand in a register of `dtype`: a constant materialized, any other scalar
+    /// converted from its own dtype (a no-op when it has `dtype` already); `None` if not a scalar.
+    pub fn scalar_in(&mut self, v: Val, dtype: DType) -> Option<String> {
+        match self.materialize(v, &Ty::Scalar(dtype)) {
+            Val::Scalar { reg, dtype: from } => Some(scalar::convert(self, from, dtype, &reg)),
+            _ => None,
         }
     }
 }

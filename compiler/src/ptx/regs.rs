@@ -159,13 +159,10 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
             Val::Regs { regs, ty }
         }
         Ty::Scalar(d) => {
-            let (a, b) = (g.expr(lhs), g.expr(rhs));
-            let a = g.materialize(a, &Ty::Scalar(d));
-            let b = g.materialize(b, &Ty::Scalar(d));
-            match (a, b) {
-                (Val::Scalar { reg: x, .. }, Val::Scalar { reg: y, .. }) => {
-                    Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d }
-                }
+            // Each operand in the result's dtype: an untyped float literal arrives as f32 otherwise.
+            let (a, b) = (g.scalar_operand(lhs, d), g.scalar_operand(rhs, d));
+            match (g.scalar_in(a, d), g.scalar_in(b, d)) {
+                (Some(x), Some(y)) => Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d },
                 _ => Val::Unit,
             }
         }
@@ -183,14 +180,10 @@ pub fn emit_fma(g: &mut Gen, e: &Expr, operands: [&Expr; 3]) -> Val {
             Val::Regs { regs, ty }
         }
         Ty::Scalar(d) => {
-            // A float literal arrives as an f32 register whatever the dtype it adopts: each operand
-            // is converted to the fma's dtype first (as operand_regs does for arrays).
+            // Each operand in the fma's dtype, as for the other scalar operations (`Gen::binary`).
             let [a, b, c] = operands.map(|x| {
-                let v = g.expr(x);
-                match g.materialize(v, &Ty::Scalar(d)) {
-                    Val::Scalar { reg, dtype } => Some(scalar::convert(g, dtype, d, &reg)),
-                    _ => None,
-                }
+                let v = g.scalar_operand(x, d);
+                g.scalar_in(v, d)
             });
             match (a, b, c) {
                 (Some(x), Some(y), Some(z)) => Val::Scalar { reg: fma_one(g, d, [&x, &y, &z]), dtype: d },

@@ -10,7 +10,10 @@ use crate::types::{Class as DClass, DType};
 /// The PTX spelling of a constant of `dtype`.
 pub fn literal(dtype: DType, value: f64) -> String {
     match dtype {
-        DType::F32 | DType::Tf32 => format!("0f{:08X}", (value as f32).to_bits()),
+        DType::F32 => format!("0f{:08X}", (value as f32).to_bits()),
+        // A tf32 constant is an f32 with the low 13 mantissa bits rounded off, as `cvt.rna.tf32.f32`
+        // (and the interpreter) would round it.
+        DType::Tf32 => format!("0f{:08X}", crate::types::tf32_round(value as f32).to_bits()),
         DType::Bf16 | DType::F16 | DType::F8E4M3 | DType::F8E5M2 => {
             // 8-bit floats live in the low byte of a `.b16` register.
             format!("0x{:04X}", crate::types::narrow_float_bits(dtype, value).unwrap_or(0))
@@ -37,6 +40,15 @@ fn untyped(e: &Expr) -> bool {
         ExprKind::Int(_, None) | ExprKind::Float(_, None) => true,
         ExprKind::Unary { op: UnOp::Neg, operand } => untyped(operand),
         _ => false,
+    }
+}
+
+/// The value of an untyped float literal (`0.5`, `-2.0`), which takes the other operand's dtype.
+pub fn untyped_float(e: &Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Float(v, None) => Some(*v),
+        ExprKind::Unary { op: UnOp::Neg, operand } => untyped_float(operand).map(|v| -v),
+        _ => None,
     }
 }
 
@@ -73,9 +85,16 @@ pub fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
     })
 }
 
+/// Whether arithmetic on `dtype` runs in f32, the result rounded back: 16- and 8-bit floats (PTX
+/// has no scalar arithmetic on them that rounds like the interpreter), and tf32, whose results
+/// are rounded to tf32 like every value of a dtype.
+fn through_f32(dtype: DType) -> bool {
+    matches!(dtype, DType::Bf16 | DType::F16 | DType::F8E4M3 | DType::F8E5M2 | DType::Tf32)
+}
+
 /// `lhs op rhs` on scalars in registers of `dtype`; the result is `dtype` or a predicate.
 pub fn binary(g: &mut Gen, op: BinOp, dtype: DType, a: &str, b: &str) -> Val {
-    if matches!(dtype, DType::Bf16 | DType::F16) {
+    if through_f32(dtype) {
         let (fa, fb) = (to_f32(g, dtype, a), to_f32(g, dtype, b));
         return match binary(g, op, DType::F32, &fa, &fb) {
             Val::Scalar { reg, dtype: DType::F32 } => Val::Scalar { reg: from_f32(g, dtype, &reg), dtype },
@@ -136,8 +155,12 @@ pub fn unary(g: &mut Gen, op: UnOp, dtype: DType, a: &str) -> Val {
     let r = g.w.reg_for(dtype);
     match (op, dtype) {
         (UnOp::Not, DType::Bool) => g.w.ins(format!("not.pred {r}, {a}")),
+        (UnOp::Not, DType::I64 | DType::U64) => g.w.ins(format!("not.b64 {r}, {a}")),
         (UnOp::Not, _) => g.w.ins(format!("not.b32 {r}, {a}")),
+        // Floats narrower than f32 flip their sign bit: bit 15, or bit 7 for fp8 (which lives in
+        // the low byte of its `.b16` register).
         (UnOp::Neg, DType::Bf16 | DType::F16) => g.w.ins(format!("xor.b16 {r}, {a}, 0x8000")),
+        (UnOp::Neg, DType::F8E4M3 | DType::F8E5M2) => g.w.ins(format!("xor.b16 {r}, {a}, 0x0080")),
         (UnOp::Neg, _) => g.w.ins(format!("neg.{} {r}, {a}", arith_type(dtype))),
     }
     Val::Scalar { reg: r, dtype }
@@ -219,8 +242,11 @@ fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
     if from == DType::Tf32 || to == DType::Tf32 {
         // tf32 values are f32 bit patterns with 13 low mantissa bits zero (PTX cvt.rna.tf32.f32).
         if to == DType::Tf32 {
+            // The `.tf32` result is a `.b32` operand: ptxas rejects an `.f32` register there.
             let src = convert(g, from, DType::F32, a);
-            g.w.ins(format!("cvt.rna.tf32.f32 {r}, {src}"));
+            let bits = g.w.reg(Class::B32);
+            g.w.ins(format!("cvt.rna.tf32.f32 {bits}, {src}"));
+            g.w.ins(format!("mov.b32 {r}, {bits}"));
         } else {
             return convert(g, DType::F32, to, a);
         }

@@ -2,7 +2,8 @@
 //! and its `#[kernel(..)]` attribute (grid, warpgroups, cluster, register cap).
 
 use super::{scalar, Checker, DimVal, GmemTy, Ty, SM_REGISTERS};
-use crate::syntax::ast::{Dim, ParamTy};
+use crate::syntax::ast::{Dim, ParamTy, Spanned};
+use crate::types::DType;
 
 impl Checker<'_> {
     pub(super) fn check_params(&mut self) {
@@ -18,7 +19,10 @@ impl Checker<'_> {
                         mutable: *mutable,
                     })
                 }
-                ParamTy::Scalar(d) => Ty::Scalar(d.value),
+                ParamTy::Scalar(d) => {
+                    self.check_scalar_param(&p.name, d);
+                    Ty::Scalar(d.value)
+                }
             };
             if self.lookup(&p.name.to_string()).is_some() {
                 self.ctx.type_error(
@@ -30,6 +34,31 @@ impl Checker<'_> {
             self.bind(&p.name, ty, false);
         }
         self.check_dim_names();
+    }
+
+    /// A scalar parameter has a type the kernel ABI passes by value (`legality::SCALAR_PARAMS`);
+    /// another is taken in the nearest of those and converted in the kernel. The parameter keeps
+    /// its declared type, so that its uses report nothing more.
+    fn check_scalar_param(&mut self, name: &syn::Ident, d: &Spanned<DType>) {
+        let allowed = crate::legality::SCALAR_PARAMS;
+        if allowed.contains(&d.value) {
+            return;
+        }
+        let mut list = String::new();
+        for (i, a) in allowed.iter().enumerate() {
+            let sep = match i {
+                0 => "",
+                _ if i + 1 == allowed.len() => " or ",
+                _ => ", ",
+            };
+            list += &format!("{sep}{a}");
+        }
+        let help = match d.value {
+            DType::Bool => format!("take an `i32` and test it in the kernel (`{name} != 0`)"),
+            t if t.is_float() => format!("take an `f32` and convert it in the kernel (`{name} as {t}`)"),
+            t => format!("take an `i32` and convert it in the kernel (`{name} as {t}`)"),
+        };
+        self.ctx.type_error(d.span, format!("a scalar parameter is {list}, got {}", d.value), help);
     }
 
     /// A runtime dimension is read from an array's shape at launch: naming it like a parameter

@@ -29,21 +29,13 @@ pub(crate) fn round(dtype: DType, v: f64) -> f64 {
         DType::F16 => <f16 as Element>::to_f64(<f16 as Element>::from_f64(v)),
         DType::F8E4M3 => <F8E4M3 as Element>::to_f64(<F8E4M3 as Element>::from_f64(v)),
         DType::F8E5M2 => <F8E5M2 as Element>::to_f64(<F8E5M2 as Element>::from_f64(v)),
-        DType::Tf32 => tf32_round(v as f32) as f64,
+        DType::Tf32 => tessel_compiler::types::tf32_round(v as f32) as f64,
         DType::Bool => bool_f64(v != 0.0),
         DType::U64 => dtype.wrap(to_int(dtype, v)) as u64 as f64,
         DType::I4 | DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 | DType::I64 => {
             dtype.wrap(to_int(dtype, v)) as f64
         }
     }
-}
-
-/// tf32 keeps f32's exponent and 10 mantissa bits: round the low 13 bits to nearest, ties away.
-fn tf32_round(x: f32) -> f32 {
-    if !x.is_finite() {
-        return x;
-    }
-    f32::from_bits((x.to_bits() + 0x1000) & !0x1fff)
 }
 
 /// What a tensor core reads from a tf32 operand: the low 13 mantissa bits are ignored.
