@@ -2,7 +2,8 @@
 //! TMA copies, register-array math and reductions, `fma` (bit for bit), warp-level mma, warp
 //! specialization with barriers, running sums handed down a chain of programs through global-memory
 //! semaphores, a stream-K GEMM whose programs hand partial products to each other the same way,
-//! scalars assigned under branches, bad launches, and the JIT log of every GEMM module.
+//! scalars assigned under branches, integers narrower than 32 bits wrapping at their width (bit for
+//! bit), bad launches, and the JIT log of every GEMM module.
 //! `.gpu/tests/gpu_ops-test --ignored --nocapture`.
 
 mod common;
@@ -336,6 +337,55 @@ fn fma_rounds_once_like_the_interpreter() {
     for (what, gpu, interp, want) in outputs {
         assert_close(&format!("{what} GPU"), &gpu, &want, 0.0);
         assert_close(&format!("{what} GPU vs interpreter"), &gpu, &interp, 0.0);
+    }
+}
+
+/// Integers narrower than 32 bits (u8, i8, u16, i16) wrap at their width on the GPU exactly as in
+/// the interpreter and in Rust's wrapping arithmetic and `as`: arithmetic that overflows (arrays
+/// loaded from global memory, scalars converted from the parameter `s`, so nothing folds),
+/// comparisons and shifts of the wrapped values, `!`, `-` and `abs` of the minimum, `/ -1`, i32
+/// and i64 to narrower conversions, and stores to narrow arrays.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn narrow_integers_wrap_like_the_interpreter() {
+    let dev = device();
+    let x = NarrowInts::generate();
+    let n = NARROW_N;
+    let (da, db, dc, dd, de) = (
+        DeviceTensor::from_host(&dev, &x.a).unwrap(),
+        DeviceTensor::from_host(&dev, &x.b).unwrap(),
+        DeviceTensor::from_host(&dev, &x.c).unwrap(),
+        DeviceTensor::from_host(&dev, &x.d).unwrap(),
+        DeviceTensor::from_host(&dev, &x.e).unwrap(),
+    );
+    let mut ya = DeviceTensor::<u8>::zeros(&dev, [n]).unwrap();
+    let mut yb = DeviceTensor::<i8>::zeros(&dev, [n]).unwrap();
+    let mut yc = DeviceTensor::<u16>::zeros(&dev, [n]).unwrap();
+    let mut yd = DeviceTensor::<i16>::zeros(&dev, [n]).unwrap();
+    let mut r = DeviceTensor::<i32>::zeros(&dev, [NARROW_ROWS * n]).unwrap();
+    let mut sc = DeviceTensor::<i32>::zeros(&dev, [NARROW_SCALARS * 128]).unwrap();
+    for s in NARROW_S {
+        ya.poison(0x5a).unwrap();
+        yb.poison(0x5a).unwrap();
+        yc.poison(0x5a5a).unwrap();
+        yd.poison(0x5a5a).unwrap();
+        r.poison(i32::MIN + 7).unwrap();
+        sc.poison(i32::MIN + 7).unwrap();
+        narrow_ints::launch(&dev, &da, &db, &dc, &dd, &de, &mut ya, &mut yb, &mut yc, &mut yd, &mut r, &mut sc, s)
+            .unwrap();
+        let gpu = [
+            values(&ya.to_host().unwrap()),
+            values(&yb.to_host().unwrap()),
+            values(&yc.to_host().unwrap()),
+            values(&yd.to_host().unwrap()),
+            values(&r.to_host().unwrap()),
+            values(&sc.to_host().unwrap()),
+        ];
+        let (interp, want) = (x.interpret(s), x.reference(s));
+        for (((what, gpu), interp), want) in NARROW_OUTPUTS.iter().zip(&gpu).zip(&interp).zip(&want) {
+            assert_close(&format!("narrow_ints {what} GPU, s = {s}"), gpu, want, 0.0);
+            assert_close(&format!("narrow_ints {what} GPU vs interpreter, s = {s}"), gpu, interp, 0.0);
+        }
     }
 }
 

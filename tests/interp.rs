@@ -13,7 +13,7 @@ mod semaphores;
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
     colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, ragged_store, ragged_store_ref, specialized, split_k_pair,
-    tiles_down_a_column, RAGGED_WIDTHS,
+    tiles_down_a_column, NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -255,4 +255,17 @@ fn a_failing_program_stops_the_programs_waiting_for_it() {
     assert!(msg.contains("program (0, 0, 0)"), "{msg}");
     assert!(msg.contains("`semaphore_signal(sems, 2)`: index 2 is outside the 2 semaphores of `sems`"), "{msg}");
     assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
+}
+
+/// Integers narrower than 32 bits wrap at their width, as Rust's wrapping arithmetic and `as`
+/// (the reference `gpu_ops.rs` holds the GPU to as well).
+#[test]
+fn narrow_integers_wrap() {
+    let x = NarrowInts::generate();
+    for s in NARROW_S {
+        let (got, want) = (x.interpret(s), x.reference(s));
+        for ((what, got), want) in NARROW_OUTPUTS.iter().zip(&got).zip(&want) {
+            assert_close(&format!("narrow_ints {what}, s = {s}"), got, want, 0.0);
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! Register arrays in the interpreter: reductions and broadcasts (a softmax), elementwise math
 //! with scalars, `fma` (rounded once, in f32 and bf16), masks from `iota` and comparisons, integer
 //! wrapping, casts, `run_state` and accumulator slices; scalars narrower than f32 and tf32 with
-//! untyped literals. References follow the documented semantics
-//! in f32/i32, bit for bit.
+//! untyped literals; integers narrower than 32 bits wrapping at their width. References follow the
+//! documented semantics in f32/i32, bit for bit.
 
 mod interp_support;
 
@@ -380,4 +380,107 @@ fn narrow_scalars_take_untyped_literals_in_their_dtype() {
     assert_eq!(y.data()[3 * 64], 1.0078125);
     interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(300.0)]).unwrap();
     assert_eq!(y.data()[7 * 64], -448.0);
+}
+
+/// Integers narrower than 32 bits wrap at their width, like Rust's wrapping arithmetic and `as`
+/// (the PTX of `tests/ptx/in/narrow_ints.rs` wraps the same way): i32 and i64 to u8/i8/i16/u16/i4
+/// conversions take the low bits (300 as u8 is 44, not 255), sums and products wrap before a
+/// comparison reads them, `!` of a u8 stays below 256, `-` and `/ -1` of -128 give -128, and a u8
+/// array's wrapped sum is what a u8 array stores.
+static NARROW_INTS: KernelSource = KernelSource {
+    attr: "grid = (1)",
+    item: r#"
+fn narrow_ints(a: Gmem<u8, 64>, b: Gmem<i8, 64>, ya: GmemMut<u8, 64>, y: GmemMut<i32, 192>, sc: GmemMut<i32, 768>, s: i32) {
+    let (a8, b8) = (s as u8, s as i8);
+    sc.tile([0], [64]).store(splat::<i32>(a8 as i32, [64]));
+    sc.tile([1], [64]).store(splat::<i32>(b8 as i32, [64]));
+    sc.tile([2], [64]).store(splat::<i32>((a8 + 100u8) as i32, [64]));
+    sc.tile([3], [64]).store(splat::<i32>(((a8 + 100u8) < a8) as i32, [64]));
+    sc.tile([4], [64]).store(splat::<i32>((!a8) as i32, [64]));
+    sc.tile([5], [64]).store(splat::<i32>((!b8) as i32, [64]));
+    sc.tile([6], [64]).store(splat::<i32>((-b8) as i32, [64]));
+    sc.tile([7], [64]).store(splat::<i32>((b8 / -1i8) as i32, [64]));
+    sc.tile([8], [64]).store(splat::<i32>((s as i16 * 2i16) as i32, [64]));
+    sc.tile([9], [64]).store(splat::<i32>((s as u16 + 1u16) as i32, [64]));
+    sc.tile([10], [64]).store(splat::<i32>(((s as i4) + 7i4) as i32, [64]));
+    sc.tile([11], [64]).store(splat::<i32>(((s as i64) as u8) as i32, [64]));
+    let va = a.tile([0], [64]).load(Layout::Strided);
+    let vb = b.tile([0], [64]).load(Layout::Strided);
+    ya.tile([0], [64]).store(va + 200);
+    y.tile([0], [64]).store(((va + 200) < va).cast::<i32>());
+    y.tile([1], [64]).store((-vb).cast::<i32>());
+    y.tile([2], [64]).store((vb * vb).cast::<i32>());
+}"#,
+};
+
+/// `narrow_ints`'s 12 scalars for `s`, in Rust's wrapping arithmetic.
+fn narrow_scalars_ref(s: i32) -> [i64; 12] {
+    let (a8, b8) = (s as u8, s as i8);
+    let i4 = ((s as i64) << 60) >> 60;
+    [
+        a8.into(),
+        b8.into(),
+        a8.wrapping_add(100).into(),
+        (a8.wrapping_add(100) < a8).into(),
+        (!a8).into(),
+        (!b8).into(),
+        b8.wrapping_neg().into(),
+        b8.wrapping_div(-1).into(),
+        (s as i16).wrapping_mul(2).into(),
+        (s as u16).wrapping_add(1).into(),
+        ((i4 + 7) << 60) >> 60,
+        (s as u8).into(),
+    ]
+}
+
+#[test]
+fn narrow_integers_wrap_at_their_width() {
+    let a = HostTensor::new([64], (0..64).map(|j| (j * 5) as u8).collect()).unwrap();
+    let b = HostTensor::new([64], (0..64).map(|j| (j * 4 + 64) as u8 as i8).collect()).unwrap();
+    let run = |s: i32| {
+        let mut ya = poisoned::<u8>(&[64], 7.0);
+        let mut y = poisoned::<i32>(&[192], -7.0);
+        let mut sc = poisoned::<i32>(&[768], -7.0);
+        let args = &mut [
+            Arg::Tensor(&a),
+            Arg::Tensor(&b),
+            Arg::TensorMut(&mut ya),
+            Arg::TensorMut(&mut y),
+            Arg::TensorMut(&mut sc),
+            Arg::I32(s),
+        ];
+        interpret(&NARROW_INTS, args).unwrap();
+        (values(&ya), values(&y), values(&sc))
+    };
+    for s in [300, 200, -128, 128, -129, -1, 65535 + 44, -32769, i32::MAX, i32::MIN] {
+        let (_, _, sc) = run(s);
+        let want: Vec<f64> = narrow_scalars_ref(s).iter().flat_map(|&v| std::iter::repeat_n(v as f64, 64)).collect();
+        assert_same(&format!("narrow scalars of {s}"), &sc, &want);
+    }
+    // Spot values: 300 as u8 is 44 (a saturating conversion would give 255), 44 + 100 = 144 and
+    // !44 = 211 in u8; 300 as i8 is 44; 300 * 2 in i16 is 600; 300 as i4 is -4, + 7 is 3.
+    let (ya, y, sc) = run(300);
+    let row = |k: usize| sc[k * 64];
+    assert_eq!(
+        [row(0), row(1), row(2), row(3), row(4), row(8), row(10), row(11)],
+        [44.0, 44.0, 144.0, 0.0, 211.0, 600.0, 3.0, 44.0]
+    );
+    // 200 as u8 + 100 wraps to 44, below 200; 200 as i8 is -56, !-56 = 55; -128 / -1 and -(-128)
+    // are -128 in i8; 65535 + 1 is 0 in u16.
+    let (_, _, sc) = run(200);
+    assert_eq!([sc[2 * 64], sc[3 * 64], sc[5 * 64]], [44.0, 1.0, 55.0]);
+    let (_, _, sc) = run(-128);
+    assert_eq!([sc[6 * 64], sc[7 * 64]], [-128.0, -128.0]);
+    let (_, _, sc) = run(65535);
+    assert_eq!(sc[9 * 64], 0.0);
+    // Arrays: the u8 sums wrap before they are stored and compared; -(-128) and -128 * -128 wrap.
+    let (av, bv) = (a.data(), b.data());
+    let want_ya: Vec<f64> = av.iter().map(|&x| x.wrapping_add(200) as f64).collect();
+    assert_same("ya = a + 200", &ya, &want_ya);
+    let mut want_y: Vec<f64> = av.iter().map(|&x| f64::from(u8::from(x.wrapping_add(200) < x))).collect();
+    want_y.extend(bv.iter().map(|&x| x.wrapping_neg() as f64));
+    want_y.extend(bv.iter().map(|&x| x.wrapping_mul(x) as f64));
+    assert_same("y", &y, &want_y);
+    assert_eq!(ya[12], 4.0, "60 + 200 wraps to 4");
+    assert_eq!((bv[16], y[64 + 16], y[128 + 16]), (-128, -128.0, 0.0), "-(-128) and -128 * -128 in i8");
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use tessel::prelude::*;
+use tessel::Element;
 
 /// bf16 x bf16 -> f32, B stored K x N (MN-major, the transposed wgmma form), 64 x 128 tiles.
 #[kernel(grid = (M / 64, N / 128))]
@@ -393,4 +394,209 @@ pub fn fma_ops(
         s.tile([0], [64]).store(splat::<f32>(fma(alpha, beta, -1.0), [64]));
         s.tile([1], [64]).store(splat::<f32>(fma(beta as bf16, 3.0, -1.0) as f32, [64]));
     }
+}
+
+/// Integers narrower than 32 bits wrap at their width, on the GPU as in the interpreter (Rust's
+/// wrapping arithmetic and `as`): each program loads 128 elements of u8, i8, u16, i16 and i32
+/// arrays and stores wrapped sums and products to narrow arrays (`ya`..`yd`) and 16 rows of
+/// elementwise results, widened to i32, to `r` (row `k` of program `i` at tile `k * programs + i`:
+/// `NARROW_ROWS` rows of N); program 0 stores the 19 scalar results of `s` (a parameter, so that
+/// nothing folds), each splat over 128 elements of `sc`.
+#[kernel(grid = (N / 128,))]
+pub fn narrow_ints(
+    a: Gmem<u8, N>,
+    b: Gmem<i8, N>,
+    c: Gmem<u16, N>,
+    d: Gmem<i16, N>,
+    e: Gmem<i32, N>,
+    ya: GmemMut<u8, N>,
+    yb: GmemMut<i8, N>,
+    yc: GmemMut<u16, N>,
+    yd: GmemMut<i16, N>,
+    r: GmemMut<i32, R>,
+    sc: GmemMut<i32, 2432>,
+    s: i32,
+) {
+    let (i, p) = (program_id(0), num_programs(0));
+    let a8 = s as u8;
+    let b8 = s as i8;
+    let va = a.tile([i], [128]).load(Layout::Strided);
+    let vb = b.tile([i], [128]).load(Layout::Strided);
+    let vc = c.tile([i], [128]).load(Layout::Strided);
+    let vd = d.tile([i], [128]).load(Layout::Strided);
+    let ve = e.tile([i], [128]).load(Layout::Strided);
+    ya.tile([i], [128]).store(va + va);
+    yb.tile([i], [128]).store(vb * vb);
+    yc.tile([i], [128]).store(vc * vc);
+    yd.tile([i], [128]).store(vd + vd);
+    r.tile([i], [128]).store((va + 200).cast::<i32>());
+    r.tile([p + i], [128]).store(((va + va) < va).cast::<i32>());
+    r.tile([2 * p + i], [128]).store((-vb).cast::<i32>());
+    r.tile([3 * p + i], [128]).store((vb / -1).cast::<i32>());
+    r.tile([4 * p + i], [128]).store(abs(vb).cast::<i32>());
+    r.tile([5 * p + i], [128]).store((vb * 5 - 3).cast::<i32>());
+    r.tile([6 * p + i], [128]).store(((va << 3) >> 2).cast::<i32>());
+    r.tile([7 * p + i], [128]).store((vb.cast::<u8>() > 100).cast::<i32>());
+    r.tile([8 * p + i], [128]).store(ve.cast::<u8>().cast::<i32>());
+    r.tile([9 * p + i], [128]).store(ve.cast::<i8>().cast::<i32>());
+    r.tile([10 * p + i], [128]).store(ve.cast::<i16>().cast::<i32>());
+    r.tile([11 * p + i], [128]).store(ve.cast::<u16>().cast::<i32>());
+    r.tile([12 * p + i], [128]).store(((vc + vc) > vc).cast::<i32>());
+    r.tile([13 * p + i], [128]).store((vd * 3).cast::<i32>());
+    r.tile([14 * p + i], [128]).store(max(vb + vb, vb).cast::<i32>());
+    r.tile([15 * p + i], [128]).store((va * a8 + vb.cast::<u8>()).cast::<i32>());
+    if i == 0 {
+        let c16 = s as u16;
+        let d16 = s as i16;
+        let sum8 = a8 + 250u8;
+        let big = (s as i64) * 4294967296i64 + (s as i64);
+        sc.tile([0], [128]).store(splat::<i32>(a8 as i32, [128]));
+        sc.tile([1], [128]).store(splat::<i32>(b8 as i32, [128]));
+        sc.tile([2], [128]).store(splat::<i32>(c16 as i32, [128]));
+        sc.tile([3], [128]).store(splat::<i32>(d16 as i32, [128]));
+        sc.tile([4], [128]).store(splat::<i32>(sum8 as i32, [128]));
+        sc.tile([5], [128]).store(splat::<i32>((sum8 < a8) as i32, [128]));
+        sc.tile([6], [128]).store(splat::<i32>((!a8) as i32, [128]));
+        sc.tile([7], [128]).store(splat::<i32>((!b8) as i32, [128]));
+        sc.tile([8], [128]).store(splat::<i32>((b8 * 3i8) as i32, [128]));
+        sc.tile([9], [128]).store(splat::<i32>((-b8) as i32, [128]));
+        sc.tile([10], [128]).store(splat::<i32>((b8 / -1i8) as i32, [128]));
+        sc.tile([11], [128]).store(splat::<i32>((a8 << 3u8) as i32, [128]));
+        sc.tile([12], [128]).store(splat::<i32>(((a8 << 3) >> 3) as i32, [128]));
+        sc.tile([13], [128]).store(splat::<i32>((c16 * 7u16) as i32, [128]));
+        sc.tile([14], [128]).store(splat::<i32>((d16 + 30000i16) as i32, [128]));
+        sc.tile([15], [128]).store(splat::<i32>(((d16 - 30000) > 0i16) as i32, [128]));
+        sc.tile([16], [128]).store(splat::<i32>((big as u8) as i32, [128]));
+        sc.tile([17], [128]).store(splat::<i32>((b8 as u8) as i32, [128]));
+        sc.tile([18], [128]).store(splat::<i32>(abs(b8) as i32, [128]));
+    }
+}
+
+/// `narrow_ints`'s N (every u8 and i8 value appears in `a` and `b`), the length of `r`
+/// (`NARROW_ROWS` rows of N) and of `sc`, and the `s` it is tested with: 8-bit values that
+/// overflow (300, 200, 128, -129 ..), 16-bit ones (65835, -32769, 70000) and the extremes.
+pub const NARROW_N: usize = 256;
+pub const NARROW_ROWS: usize = 16;
+pub const NARROW_SCALARS: usize = 19;
+pub const NARROW_S: [i32; 11] = [300, 200, -128, 128, -129, -1, 65835, -32769, 70000, i32::MAX, i32::MIN];
+
+/// The inputs of `narrow_ints`: every u8 and i8 value (permuted), u16 and i16 values across their
+/// range with the extremes, and i32 values that wrap when narrowed (with the extremes).
+pub struct NarrowInts {
+    pub a: HostTensor<u8>,
+    pub b: HostTensor<i8>,
+    pub c: HostTensor<u16>,
+    pub d: HostTensor<i16>,
+    pub e: HostTensor<i32>,
+}
+
+/// `narrow_ints`'s outputs as f64, in parameter order: `ya`, `yb`, `yc`, `yd`, `r`, `sc`.
+pub type NarrowOutputs = [Vec<f64>; 6];
+
+pub const NARROW_OUTPUTS: [&str; 6] = [
+    "ya = a + a (u8)",
+    "yb = b * b (i8)",
+    "yc = c * c (u16)",
+    "yd = d + d (i16)",
+    "r (array rows)",
+    "sc (scalars of s)",
+];
+
+impl NarrowInts {
+    pub fn generate() -> NarrowInts {
+        let n = NARROW_N;
+        let head = |j: usize, head: &[i64], rest: i64| head.get(j).copied().unwrap_or(rest);
+        let tensor = |f: &dyn Fn(usize) -> i64| (0..n).map(f).collect::<Vec<i64>>();
+        let c = tensor(&|j| head(j, &[65535, 32768, 32767, 0, 1, 40000], (j as i64 * 40503 + 17) % 65536));
+        let d = tensor(&|j| head(j, &[-32768, 32767, -1, 0, 20000, -20000], (j as i64 * 7451) % 65536 - 32768));
+        let e_head = [300, -129, 128, 255, 256, 65535, 65536, -32769, 70000, i32::MIN as i64, i32::MAX as i64, -1];
+        let e = tensor(&|j| head(j, &e_head, (j as i64 * 1_234_567_891) % (1 << 32) - (1 << 31)));
+        NarrowInts {
+            a: HostTensor::new([n], (0..n).map(|j| (j * 7 + 3) as u8).collect()).unwrap(),
+            b: HostTensor::new([n], (0..n).map(|j| (j * 13 + 5) as u8 as i8).collect()).unwrap(),
+            c: HostTensor::new([n], c.iter().map(|&v| v as u16).collect()).unwrap(),
+            d: HostTensor::new([n], d.iter().map(|&v| v as i16).collect()).unwrap(),
+            e: HostTensor::new([n], e.iter().map(|&v| v as i32).collect()).unwrap(),
+        }
+    }
+
+    /// The outputs for `s`, computed with Rust's wrapping arithmetic and `as`.
+    pub fn reference(&self, s: i32) -> NarrowOutputs {
+        let n = NARROW_N;
+        let (a, b, c, d, e) = (self.a.data(), self.b.data(), self.c.data(), self.d.data(), self.e.data());
+        let (a8, b8, c16, d16) = (s as u8, s as i8, s as u16, s as i16);
+        let f = |v: i64| v as f64;
+        let ya = a.iter().map(|&x| f(x.wrapping_add(x).into())).collect();
+        let yb = b.iter().map(|&x| f(x.wrapping_mul(x).into())).collect();
+        let yc = c.iter().map(|&x| f(x.wrapping_mul(x).into())).collect();
+        let yd = d.iter().map(|&x| f(x.wrapping_add(x).into())).collect();
+        let mut r = vec![0.0; NARROW_ROWS * n];
+        for j in 0..n {
+            let (a, b, c, d, e) = (a[j], b[j], c[j], d[j], e[j]);
+            let row: [i64; NARROW_ROWS] = [
+                a.wrapping_add(200).into(),
+                (a.wrapping_add(a) < a).into(),
+                b.wrapping_neg().into(),
+                b.wrapping_div(-1).into(),
+                b.wrapping_abs().into(),
+                b.wrapping_mul(5).wrapping_sub(3).into(),
+                ((a << 3) >> 2).into(),
+                (b as u8 > 100).into(),
+                (e as u8).into(),
+                (e as i8).into(),
+                (e as i16).into(),
+                (e as u16).into(),
+                (c.wrapping_add(c) > c).into(),
+                d.wrapping_mul(3).into(),
+                b.wrapping_add(b).max(b).into(),
+                a.wrapping_mul(a8).wrapping_add(b as u8).into(),
+            ];
+            for (k, v) in row.into_iter().enumerate() {
+                r[k * n + j] = f(v);
+            }
+        }
+        let sum8 = a8.wrapping_add(250);
+        let big = (s as i64).wrapping_mul(1 << 32).wrapping_add(s as i64);
+        let scalars: [i64; NARROW_SCALARS] = [
+            a8.into(),
+            b8.into(),
+            c16.into(),
+            d16.into(),
+            sum8.into(),
+            (sum8 < a8).into(),
+            (!a8).into(),
+            (!b8).into(),
+            b8.wrapping_mul(3).into(),
+            b8.wrapping_neg().into(),
+            b8.wrapping_div(-1).into(),
+            (a8 << 3).into(),
+            ((a8 << 3) >> 3).into(),
+            c16.wrapping_mul(7).into(),
+            d16.wrapping_add(30000).into(),
+            (d16.wrapping_sub(30000) > 0).into(),
+            (big as u8).into(),
+            (b8 as u8).into(),
+            b8.wrapping_abs().into(),
+        ];
+        let sc = scalars.iter().flat_map(|&v| std::iter::repeat_n(f(v), 128)).collect();
+        [ya, yb, yc, yd, r, sc]
+    }
+
+    /// The outputs for `s` from the interpreter.
+    pub fn interpret(&self, s: i32) -> NarrowOutputs {
+        let n = NARROW_N;
+        let mut ya = HostTensor::<u8>::zeros([n]).unwrap();
+        let mut yb = HostTensor::<i8>::zeros([n]).unwrap();
+        let mut yc = HostTensor::<u16>::zeros([n]).unwrap();
+        let mut yd = HostTensor::<i16>::zeros([n]).unwrap();
+        let mut r = HostTensor::new([NARROW_ROWS * n], vec![i32::MIN; NARROW_ROWS * n]).unwrap();
+        let mut sc = HostTensor::new([NARROW_SCALARS * 128], vec![i32::MIN; NARROW_SCALARS * 128]).unwrap();
+        let (a, b, c, d, e) = (&self.a, &self.b, &self.c, &self.d, &self.e);
+        narrow_ints::interpret(a, b, c, d, e, &mut ya, &mut yb, &mut yc, &mut yd, &mut r, &mut sc, s).unwrap();
+        [values(&ya), values(&yb), values(&yc), values(&yd), values(&r), values(&sc)]
+    }
+}
+
+fn values<T: Element>(t: &HostTensor<T>) -> Vec<f64> {
+    t.data().iter().map(|v| v.to_f64()).collect()
 }

@@ -119,8 +119,11 @@ impl<'a> Gen<'a> {
                 let v = self.expr(init);
                 let v = self.materialize(v, self.ty(init));
                 // Assignments write into a mutable name's registers, so a mutable name gets registers
-                // of its own, and so does a name bound to another name (which may be mutable).
-                let owns = names.iter().any(|(_, m)| *m) || matches!(init.kind, crate::syntax::ast::ExprKind::Var(_));
+                // of its own, and so does a name bound to another name or to any value that shares a
+                // register with a mutable name (`let v = k as i32;` of an i32 `k` is k's register).
+                let owns = names.iter().any(|(_, m)| *m)
+                    || matches!(init.kind, crate::syntax::ast::ExprKind::Var(_))
+                    || self.shares_a_home(&v);
                 let v = if owns { self.fresh_copy(v) } else { v };
                 match (names.as_slice(), v) {
                     ([(n, m)], v) => self.bind(&n.to_string(), v, *m),
@@ -173,6 +176,28 @@ impl<'a> Gen<'a> {
     }
 
     /// The same value in new registers (scalars and register arrays; tuples part by part).
+    /// Whether `v` holds a register that is a mutable name's home (which assignments overwrite).
+    fn shares_a_home(&self, v: &Val) -> bool {
+        fn regs(v: &Val, out: &mut Vec<String>) {
+            match v {
+                Val::Scalar { reg, .. } => out.push(reg.clone()),
+                Val::Regs { regs, .. } => out.extend(regs.iter().cloned()),
+                Val::Tuple(parts) => parts.iter().for_each(|p| regs(p, out)),
+                _ => {}
+            }
+        }
+        let mut mine = Vec::new();
+        regs(v, &mut mine);
+        if mine.is_empty() {
+            return false;
+        }
+        let mut homes = Vec::new();
+        for home in self.scopes.iter().flat_map(|s| s.values()).filter_map(|b| b.home.as_ref()) {
+            regs(home, &mut homes);
+        }
+        mine.iter().any(|r| homes.contains(r))
+    }
+
     fn fresh_copy(&mut self, v: Val) -> Val {
         match v {
             Val::Scalar { reg, dtype } => {

@@ -65,7 +65,6 @@ fn to_work(g: &mut Gen, d: DType, r: &str) -> String {
 
 /// A result back in the array's dtype: floats rounded once, narrow integer sums wrapped.
 fn from_work(g: &mut Gen, d: DType, r: &str) -> String {
-    let bits = d.bits();
     match d {
         DType::Bool => {
             let p = g.w.reg(Class::Pred);
@@ -73,12 +72,7 @@ fn from_work(g: &mut Gen, d: DType, r: &str) -> String {
             p
         }
         d if d.is_float() => scalar::convert(g, DType::F32, d, r),
-        DType::I4 | DType::I8 | DType::I16 | DType::U8 | DType::U16 => {
-            let sign = if d.is_unsigned() { "u32" } else { "s32" };
-            let w = g.w.reg(Class::B32);
-            g.w.ins(format!("bfe.{sign} {w}, {r}, 0, {bits}"));
-            w
-        }
+        DType::I4 | DType::I8 | DType::I16 | DType::U8 | DType::U16 => scalar::wrap(g, d, r),
         _ => r.to_string(),
     }
 }

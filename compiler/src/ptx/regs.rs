@@ -111,7 +111,8 @@ fn math_one(g: &mut Gen, func: MathFn, dtype: DType, x: &str) -> String {
     if func == MathFn::Abs && dtype.is_int() {
         let r = g.w.reg_for(dtype);
         g.w.ins(format!("abs.{} {r}, {x}", scalar::arith_type(dtype)));
-        return r;
+        // `abs` of the narrow signed minimum (`i8` -128) is out of range: it wraps to itself.
+        return if scalar::narrow_int(dtype) { scalar::wrap(g, dtype, &r) } else { r };
     }
     let f = scalar::convert(g, dtype, DType::F32, x);
     let y = math_f32(g, func, &f);

@@ -19,8 +19,30 @@ pub fn literal(dtype: DType, value: f64) -> String {
             format!("0x{:04X}", crate::types::narrow_float_bits(dtype, value).unwrap_or(0))
         }
         DType::Bool => (if value != 0.0 { "1" } else { "0" }).into(),
+        // A narrow integer constant is its wrapped value, extended like every narrow register
+        // (`narrow_int`): an untyped `300` beside a `u8` is 44, as in the interpreter.
+        d if narrow_int(d) => format!("{}", d.wrap(value as i64)),
         _ => format!("{}", value as i64),
     }
+}
+
+/// Whether `dtype` is an integer narrower than 32 bits (i4, i8, u8, i16, u16). Such a value lives in
+/// a `.b32` register holding it sign- or zero-extended from its width, by its signedness: loads
+/// (`ld.s8`, `ld.u16`, ..) and constants are extended, and every operation whose 32-bit result can
+/// leave the dtype's range (`+ - * <<`, signed `/` and `-x`, unsigned `!`, `abs`, integer to
+/// narrower integer conversions) is followed by [`wrap`]. So comparisons, shifts, divisions,
+/// conversions and stores read the value the interpreter computes, which wraps to the dtype's width.
+pub fn narrow_int(dtype: DType) -> bool {
+    dtype.is_int() && dtype.bits() < 32
+}
+
+/// The narrow integer `r` (a `.b32` whose low `dtype.bits()` bits are the value) wrapped to its
+/// width: those bits sign- or zero-extended, as `DType::wrap` and Rust's `as` (`bfe.s32`/`bfe.u32`).
+pub fn wrap(g: &mut Gen, dtype: DType, r: &str) -> String {
+    let sign = if dtype.is_unsigned() { "u32" } else { "s32" };
+    let w = g.w.reg(Class::B32);
+    g.w.ins(format!("bfe.{sign} {w}, {r}, 0, {}", dtype.bits()));
+    w
 }
 
 /// The PTX type suffix for arithmetic on `dtype`.
@@ -136,6 +158,13 @@ pub fn binary(g: &mut Gen, op: BinOp, dtype: DType, a: &str, b: &str) -> Val {
         _ => format!("mov.{bits} {r}, {a}"),
     };
     g.w.ins(text);
+    // A narrow integer result in range stays so (`>>`, `%`, bit operations, unsigned `/`); the
+    // others wrap (`i8` -128 / -1 is 128 in 32 bits).
+    let leaves_range =
+        matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl) || (op == BinOp::Div && !dtype.is_unsigned());
+    if narrow_int(dtype) && leaves_range {
+        return Val::Scalar { reg: wrap(g, dtype, &r), dtype };
+    }
     Val::Scalar { reg: r, dtype }
 }
 
@@ -163,6 +192,15 @@ pub fn unary(g: &mut Gen, op: UnOp, dtype: DType, a: &str) -> Val {
         (UnOp::Neg, DType::F8E4M3 | DType::F8E5M2) => g.w.ins(format!("xor.b16 {r}, {a}, 0x0080")),
         (UnOp::Neg, _) => g.w.ins(format!("neg.{} {r}, {a}", arith_type(dtype))),
     }
+    // `!` of a sign-extended value is sign-extended, of a zero-extended one is not; `-` of the
+    // signed minimum leaves the range (typeck rejects `-` on unsigned values).
+    let leaves_range = match op {
+        UnOp::Not => dtype.is_unsigned(),
+        UnOp::Neg => !dtype.is_unsigned(),
+    };
+    if narrow_int(dtype) && leaves_range {
+        return Val::Scalar { reg: wrap(g, dtype, &r), dtype };
+    }
     Val::Scalar { reg: r, dtype }
 }
 
@@ -176,7 +214,7 @@ pub fn from_f32(g: &mut Gen, dtype: DType, a: &str) -> String {
 }
 
 /// `cvt` between any two dtypes (rounding to nearest even, saturating to finite for fp8, like the
-/// interpreter).
+/// interpreter); integer to narrower integer wraps (`int_to_narrow`).
 pub fn convert(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
     if from == to {
         return a.to_string();
@@ -223,6 +261,9 @@ pub fn convert(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
 
 /// One `cvt` instruction between PTX-native types.
 fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
+    if from.is_int() && narrow_int(to) {
+        return int_to_narrow(g, from, to, a);
+    }
     let r = g.w.reg_for(to);
     let name = |d: DType| match d {
         DType::Bf16 => "bf16",
@@ -260,22 +301,16 @@ fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
         (false, true) => ".rn",
         _ => "",
     };
-    // Narrow integers live widened in 32-bit registers: convert through their 32-bit form.
+    // Narrow integers live extended in 32-bit registers (`narrow_int`): integer conversions go
+    // through their 32-bit form.
     let (f, t) = if from.is_int() && to.is_int() {
         let ft = if from.class() == DClass::Unsigned { "u32" } else { "s32" };
-        let sat = if to.bits() < 32 { ".sat" } else { "" };
         let tt = match to {
             DType::I64 => "s64",
             DType::U64 => "u64",
             d if d.class() == DClass::Unsigned => "u32",
             _ => "s32",
         };
-        if to.bits() < 32 {
-            g.w.ins(format!("cvt{sat}.{t}.{ft} {r}, {a}"));
-            let widened = g.w.reg_for(to);
-            g.w.ins(format!("cvt.{tt}.{t} {widened}, {r}"));
-            return widened;
-        }
         let ft = if from.bits() == 64 { f } else { ft };
         (ft, tt)
     } else {
@@ -302,6 +337,25 @@ fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
     }
     g.w.ins(format!("cvt{rounding}.{t}.{f} {r}, {a}"));
     r
+}
+
+/// An integer converted to a narrower-than-32-bit integer dtype, wrapping like Rust's `as` and the
+/// interpreter (not saturating: `300 as u8` is 44): the low bits of the source's 32-bit form,
+/// extended by the target's signedness ([`wrap`]); a copy of the register where every source value
+/// is a target value (`i8` to `i16`, `u8` to `i16`). A copy, not the register itself: `let w = x as
+/// i16` must keep its value when a mutable `x` is assigned later.
+fn int_to_narrow(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
+    if from.bits() == 64 {
+        let low = convert(g, from, DType::U32, a);
+        return wrap(g, to, &low);
+    }
+    let ((lo, hi), (to_lo, to_hi)) = (crate::legality::int_range(from), crate::legality::int_range(to));
+    if to_lo <= lo && hi <= to_hi {
+        let r = g.w.reg(Class::B32);
+        g.w.ins(format!("mov.b32 {r}, {a}"));
+        return r;
+    }
+    wrap(g, to, a)
 }
 
 /// fp8 (low byte of a `.b16`) to f16 via `cvt.rn.f16x2.e4m3x2` (sm_89+).

@@ -1,4 +1,4 @@
-//! `stmatrix`: a WGMMA-layout array of 16-bit elements stored to shared memory as 8 x 8 matrices,
+//! `stmatrix`: a WGMMA-layout array of bf16 or f16 elements stored to shared memory as 8 x 8 matrices,
 //! four per instruction, instead of one `st.shared` per element.
 //!
 //! The WGMMA fragment of a 16 x 16 block of a warp's rows is exactly the register side of
@@ -12,14 +12,16 @@ use super::memory::smem_addr;
 use super::writer::Class;
 use crate::syntax::ast::Layout;
 use crate::typeck::{RegsTy, SmemTy};
+use crate::types::DType;
 
-/// Whether `value` can be stored into the shared view `ty` with `stmatrix`: 16-bit WGMMA fragments
+/// Whether `value` can be stored into the shared view `ty` with `stmatrix`: bf16/f16 WGMMA fragments
+/// (16-bit integers live in 32-bit registers, which the packing into `.b32` pairs does not take)
 /// of whole 16-column blocks into a row-major view whose 8-element row chunks are 16-byte aligned.
 pub fn applies(ty: &SmemTy, value: &RegsTy, alloc_cols: i64) -> bool {
     let [m, n] = value.shape[..] else { return false };
     let aligned_rows = ty.swizzle != 0 || (!ty.sliced && alloc_cols * 2 % 16 == 0);
     value.layout == Layout::Wgmma
-        && value.dtype.bits() == 16
+        && matches!(value.dtype, DType::Bf16 | DType::F16)
         && !ty.transposed
         && ty.stored.len() >= 2
         && m % 64 == 0

@@ -29,7 +29,9 @@
 //! and `%` truncate; dividing by zero is an error; shifts by the width or more give 0 (or the
 //! sign, for `>>` of a negative signed value).
 //! Casts: float to float rounds as above; float to integer truncates toward zero and saturates,
-//! NaN giving 0 (`cvt.rzi.sat`, like Rust's `as`); integer to integer wraps; to bool is `!= 0`.
+//! NaN giving 0 (`cvt.rzi.sat`, like Rust's `as`); integer to integer wraps (like Rust's `as`; the
+//! GPU keeps integers narrower than 32 bits extended in 32-bit registers and wraps them with `bfe`
+//! after each operation that can leave their range); to bool is `!= 0`.
 //! Reductions (`sum`, `max`, `min` along an axis) combine left to right, rounding each step.
 //! Scalar arithmetic is the same, with untyped literals taking the other operand's dtype (and `&&`,
 //! `||` short-circuiting, as in Rust); runtime dimensions and consts are `i32` values. 64-bit integers in arrays and tensors are exact only up

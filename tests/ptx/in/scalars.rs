@@ -1,6 +1,8 @@
 //! Scalars and control flow: parameters, a loop with a branch, a loop-carried scalar, mutable names
 //! bound from a tuple with a constant in it and assigned under a branch (each gets a register the
-//! assignment moves into), and a strided register load and store of one global tile.
+//! assignment moves into), a name bound to a same-type cast of a mutable name (its own register,
+//! or the assignment after it would change it too), and a strided register load and store of one
+//! global tile.
 // expect: ld.param.f32
 // expect: setp.ge.s32
 // expect: bra.uni
@@ -11,6 +13,10 @@ use tessel::prelude::*;
 fn scalars(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: i32, alpha: f32) {
     let i = program_id(0);
     let mut acc = 0.0;
+    let mut m = n;
+    let before = m as i32;
+    m = m + 1;
+    acc += (m - before) as f32;
     for k in 0..n {
         let (mut lo, hi) = (0, n);
         if k % 3 == 0 {
