@@ -130,12 +130,25 @@ impl Gen<'_> {
         if matches!(self.ty(e), Ty::Regs(_)) {
             return regs::emit_binary(self, e, op, lhs, rhs);
         }
+        use crate::syntax::ast::BinOp::{And, Or};
         let dtype = scalar::operand_dtype(self, lhs, rhs);
-        let (a, b) = (self.scalar_operand(lhs, dtype), self.scalar_operand(rhs, dtype));
+        let a = self.scalar_operand(lhs, dtype);
+        // A known left side decides `&&` / `||` (or leaves the right side), as in Rust: a kernel's
+        // constant switches (`if CAUSAL == 1 && ..`) then leave no code behind.
+        match (op, &a) {
+            (And, Val::Const(0)) => return Val::Const(0),
+            (Or, Val::Const(x)) if *x != 0 => return Val::Const(1),
+            (And | Or, Val::Const(_)) => return self.scalar_operand(rhs, dtype),
+            _ => {}
+        }
+        let b = self.scalar_operand(rhs, dtype);
         if let (Val::Const(x), Val::Const(y)) = (&a, &b) {
             if let Some(v) = scalar::fold(op, *x, *y) {
                 // Wrapped to the operands' width, as the instruction (and the interpreter) would.
                 return Val::Const(dtype.wrap(v));
+            }
+            if let Some(v) = scalar::fold_comparison(op, dtype, *x, *y) {
+                return Val::Const(v as i64);
             }
         }
         let Some(ra) = self.scalar_in(a, dtype) else { return Val::Unit };

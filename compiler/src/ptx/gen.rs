@@ -288,6 +288,15 @@ impl<'a> Gen<'a> {
 
     fn if_stmt(&mut self, cond: &Expr, then: &Block, otherwise: Option<&Block>) {
         let c = self.expr(cond);
+        // A known condition (a kernel's constant switch) keeps only its branch.
+        if let Val::Const(known) = c {
+            match (known != 0, otherwise) {
+                (true, _) => self.block(then),
+                (false, Some(o)) => self.block(o),
+                (false, None) => Val::Unit,
+            };
+            return;
+        }
         let p = match self.materialize(c, &Ty::Scalar(DType::Bool)) {
             Val::Scalar { reg, .. } => reg,
             _ => return,

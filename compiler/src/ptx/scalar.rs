@@ -107,6 +107,23 @@ pub fn fold(op: BinOp, a: i64, b: i64) -> Option<i64> {
     })
 }
 
+/// A comparison of two known integers of `dtype` (signed, or both non-negative: constants of
+/// unsigned dtypes past `i64::MAX` are not compared here).
+pub fn fold_comparison(op: BinOp, dtype: DType, a: i64, b: i64) -> Option<bool> {
+    if dtype.is_float() || (dtype.is_unsigned() && (a < 0 || b < 0)) {
+        return None;
+    }
+    Some(match op {
+        BinOp::Eq => a == b,
+        BinOp::Ne => a != b,
+        BinOp::Lt => a < b,
+        BinOp::Le => a <= b,
+        BinOp::Gt => a > b,
+        BinOp::Ge => a >= b,
+        _ => return None,
+    })
+}
+
 /// Whether arithmetic on `dtype` runs in f32, the result rounded back: 16- and 8-bit floats (PTX
 /// has no scalar arithmetic on them that rounds like the interpreter), and tf32, whose results
 /// are rounded to tf32 like every value of a dtype.
