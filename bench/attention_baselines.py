@@ -13,8 +13,8 @@ Implementations:
     (three launches each), then timed in full; it takes f16 only (its bf16 rows say why they are
     empty), and computes softmax(Q K^T) V without a scale, so its queries are scaled beforehand.
 Shapes (as bench_attention's): 16384 tokens and a model width of 2048, so heads = (16384 / S) x
-(2048 / D) heads of S queries over S keys, non-causal, D in (64, 128), bf16 and f16.
-FLOPs = 4 x heads x S x S x D.
+(2048 / D) heads of S queries over S keys, without and with a causal mask, D in (64, 128), bf16
+and f16. FLOPs = 4 x heads x S x S x D, halved with the mask.
 
 Protocol, per case: inputs N(0,1) (torch's generator, fixed seed); the output is compared with an
 f64 reference on 64 rows spread over heads and queries (max error relative to each row's largest
@@ -22,7 +22,7 @@ value); 10 warm-up launches, then BENCH_RUNS (default 50) timed ones, median. Ti
 around each launch, back to back (torch); JAX's CUPTI timer (profiler.measure: kernel time on the
 device) for Pallas.
 
-Environment: BENCH_SEQS, BENCH_DIMS, BENCH_DTYPES, BENCH_RUNS, BENCH_OUT (the CSV's directory;
+Environment: BENCH_SEQS, BENCH_DIMS, BENCH_DTYPES, BENCH_CAUSAL ("0,1"), BENCH_RUNS, BENCH_OUT (the CSV's directory;
 default bench/results), BENCH_IMPLS ("cudnn,flash2,pallas"). The table is the last lines of the
 output. Without a GPU it says so and exits 0.
 """
@@ -42,8 +42,8 @@ def env_list(name, default):
     return [v.strip() for v in value.split(",")] if value else default
 
 
-def flops(heads, seq, d):
-    return 4 * heads * seq * seq * d
+def flops(heads, seq, d, causal):
+    return 4 * heads * seq * seq * d / (2 if causal else 1)
 
 
 def checked_rows(heads, seq):
@@ -51,13 +51,14 @@ def checked_rows(heads, seq):
     return [(n * heads // CHECKED_ROWS, (n * 2654435761) % seq) for n in range(CHECKED_ROWS)]
 
 
-def rel_err(torch, q, k, v, o, scale):
+def rel_err(torch, q, k, v, o, scale, causal):
     """Max error of o over the checked rows, each relative to its row's largest value.
-    q, k, v, o: [heads, seq, d] torch tensors."""
+    q, k, v, o: [heads, seq, d] torch tensors; causal: query r sees keys 0..=r."""
     worst = 0.0
     for h, r in checked_rows(q.shape[0], q.shape[1]):
-        logits = (q[h, r].double() @ k[h].double().T) * scale
-        want = torch.softmax(logits, dim=-1) @ v[h].double()
+        seen = r + 1 if causal else k.shape[1]
+        logits = (q[h, r].double() @ k[h, :seen].double().T) * scale
+        want = torch.softmax(logits, dim=-1) @ v[h, :seen].double()
         got = o[h, r].double()
         if not torch.isfinite(got).all():
             return float("inf")
@@ -82,7 +83,7 @@ def torch_cases(cases, impls, runs):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     backends = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash2": SDPBackend.FLASH_ATTENTION}
     rows = []
-    for dtype_name, d, seq in cases:
+    for causal, dtype_name, d, seq in cases:
         heads = TOKENS // seq * (WIDTH // d)
         dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype_name]
         gen = torch.Generator(device="cuda").manual_seed(0)
@@ -91,13 +92,14 @@ def torch_cases(cases, impls, runs):
         for impl in [i for i in impls if i in backends]:
             try:
                 with sdpa_kernel(backends[impl]):
-                    run = functools.partial(torch.nn.functional.scaled_dot_product_attention, q, k, v, scale=scale)
+                    run = functools.partial(torch.nn.functional.scaled_dot_product_attention, q, k, v,
+                                            scale=scale, is_causal=causal)
                     o = run()
-                    err = rel_err(torch, q[0], k[0], v[0], o[0], scale)
+                    err = rel_err(torch, q[0], k[0], v[0], o[0], scale, causal)
                     ms = time_torch(torch, run, runs)
-                rows.append((impl, dtype_name, heads, seq, d, ms, err, ""))
+                rows.append((impl, dtype_name, causal, heads, seq, d, ms, err, ""))
             except Exception as e:  # a backend that does not take this case
-                rows.append((impl, dtype_name, heads, seq, d, None, None, f"{type(e).__name__}: {e}"[:120]))
+                rows.append((impl, dtype_name, causal, heads, seq, d, None, None, f"{type(e).__name__}: {e}"[:120]))
             print(row_text(rows[-1]), flush=True)
         del q, k, v
         torch.cuda.empty_cache()
@@ -112,10 +114,10 @@ def pallas_cases(cases, runs):
     from jax.experimental.mosaic.gpu import profiler
     from jax.experimental.pallas.ops.gpu import attention_mgpu as am
     rows = []
-    for dtype_name, d, seq in cases:
+    for causal, dtype_name, d, seq in cases:
         heads = TOKENS // seq * (WIDTH // d)
         if dtype_name != "f16":
-            rows.append(("pallas", dtype_name, heads, seq, d, None, None, "attention_mgpu takes f16 only"))
+            rows.append(("pallas", dtype_name, causal, heads, seq, d, None, None, "attention_mgpu takes f16 only"))
             print(row_text(rows[-1]), flush=True)
             continue
         keys = jax.random.split(jax.random.key(0), 3)
@@ -126,7 +128,8 @@ def pallas_cases(cases, runs):
         # A short trial of each block size, then the fastest timed in full.
         trials = []
         for block_kv in (64, 128, 256):
-            fn = functools.partial(am.attention, config=am.TuningConfig(block_q=64, block_kv=block_kv, max_concurrent_steps=2))
+            config = am.TuningConfig(block_q=64, block_kv=block_kv, max_concurrent_steps=2, causal=causal)
+            fn = functools.partial(am.attention, config=config)
             try:
                 trials.append((min(profiler.measure(fn)(q, k, v)[1] for _ in range(3)), block_kv, fn))
             except Exception as e:  # a config that does not fit
@@ -139,22 +142,28 @@ def pallas_cases(cases, runs):
             samples = [profiler.measure(fn)(q, k, v) for _ in range(runs)]
             best = (statistics.median(ms for _, ms in samples), block_kv, samples[-1][0])
         if best is None:
-            rows.append(("pallas", dtype_name, heads, seq, d, None, None, "no config ran"))
+            rows.append(("pallas", dtype_name, causal, heads, seq, d, None, None, "no config ran"))
         else:
             ms, block_kv, out = best
             as_torch = lambda x: torch.from_numpy(np.asarray(x.astype(jnp.float32))[0].transpose(1, 0, 2).copy())
-            err = rel_err(torch, as_torch(q), as_torch(k), as_torch(v), as_torch(out), 1.0)
-            rows.append(("pallas", dtype_name, heads, seq, d, ms, err, f"block_kv={block_kv}"))
+            err = rel_err(torch, as_torch(q), as_torch(k), as_torch(v), as_torch(out), 1.0, causal)
+            rows.append(("pallas", dtype_name, causal, heads, seq, d, ms, err, f"block_kv={block_kv}"))
         print(row_text(rows[-1]), flush=True)
     return rows
 
 
+def cells(row):
+    impl, dtype, causal, heads, seq, d, ms, err, note = row
+    return [impl, dtype, str(causal).lower(), heads, seq, d, f"{ms:.4f}" if ms is not None else "-",
+            f"{flops(heads, seq, d, causal) / ms / 1e9:.1f}" if ms is not None else "-",
+            f"{err:.2e}" if err is not None else "-", note]
+
+
+WIDTHS = [7, 5, 6, 5, 6, 4, 8, 8, 9, 0]
+
+
 def row_text(row):
-    impl, dtype, heads, seq, d, ms, err, note = row
-    ms_text = f"{ms:.4f}" if ms is not None else "-"
-    tf = f"{flops(heads, seq, d) / ms / 1e9:.1f}" if ms is not None else "-"
-    err_text = f"{err:.2e}" if err is not None else "-"
-    return f"{impl:>7}  {dtype:>5}  {heads:>5}  {seq:>6}  {d:>4}  {ms_text:>8}  {tf:>8}  {err_text:>9}  {note}"
+    return "  ".join(f"{c:>{w}}" for c, w in zip(cells(row), WIDTHS))
 
 
 def main():
@@ -170,18 +179,16 @@ def main():
     dims = [int(d) for d in env_list("BENCH_DIMS", ["64", "128"])]
     dtypes = env_list("BENCH_DTYPES", ["bf16", "f16"])
     impls = env_list("BENCH_IMPLS", ["cudnn", "flash2", "pallas"])
+    causal = [c == "1" for c in env_list("BENCH_CAUSAL", ["0", "1"])]
     runs = max(1, int(os.environ.get("BENCH_RUNS", "50") or 50))
-    cases = [(t, d, s) for t in dtypes for d in dims for s in seqs]
+    cases = [(c, t, d, s) for c in causal for t in dtypes for d in dims for s in seqs]
     print(f"attention_baselines on {torch.cuda.get_device_name()}: {WARMUP} warm-up + {runs} timed launches, median")
     rows = torch_cases(cases, impls, runs)
     if "pallas" in impls:
         rows += pallas_cases(cases, runs)
     out_dir = os.environ.get("BENCH_OUT", "bench/results")
-    header = ["impl", "dtype", "heads", "seq", "d", "ms", "TFLOP/s", "rel err", "note"]
-    table = [[impl, dtype, heads, seq, d, f"{ms:.4f}" if ms else "-",
-              f"{flops(heads, seq, d) / ms / 1e9:.1f}" if ms else "-",
-              f"{err:.2e}" if err is not None else "-", note]
-             for impl, dtype, heads, seq, d, ms, err, note in rows]
+    header = ["impl", "dtype", "causal", "heads", "seq", "d", "ms", "TFLOP/s", "rel err", "note"]
+    table = [cells(row) for row in rows]
     try:
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, "attention_baselines.csv"), "w", newline="") as f:
@@ -190,7 +197,7 @@ def main():
     except OSError as e:
         print(f"could not write the CSV: {e}")
     print()
-    print(f"{'impl':>7}  {'dtype':>5}  {'heads':>5}  {'seq':>6}  {'d':>4}  {'ms':>8}  {'TFLOP/s':>8}  {'rel err':>9}  note")
+    print("  ".join(f"{c:>{w}}" for c, w in zip(header, WIDTHS)))
     for row in rows:
         print(row_text(row))
     return 0

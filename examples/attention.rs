@@ -1,5 +1,6 @@
 //! attention: the flash attention forward pass of `examples/kernels/attention.rs` (bf16 and f16,
-//! head dimensions 64 and 128), run and checked against an f64 reference on sampled rows.
+//! head dimensions 64 and 128, with and without a causal mask), run and checked against an f64
+//! reference on sampled rows.
 //!
 //! ```text
 //! cargo run --release --example attention
@@ -16,17 +17,22 @@ use tessel::prelude::*;
 use tessel::{Element, Result};
 
 type Launch<T> =
-    fn(&Device, &DeviceTensor<T>, &DeviceTensor<T>, &DeviceTensor<T>, &mut DeviceTensor<T>, f32) -> Result<()>;
-type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32) -> Result<()>;
+    fn(&Device, &DeviceTensor<T>, &DeviceTensor<T>, &DeviceTensor<T>, &mut DeviceTensor<T>, f32, bool) -> Result<()>;
+type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32, bool) -> Result<()>;
 
 fn run<T: Element>(
     name: &str,
-    d: usize,
+    (d, causal): (usize, bool),
     gpu: Option<&Device>,
     launch: Launch<T>,
     interpret: Interpret<T>,
 ) -> Result<f64> {
-    let (heads, s, t) = if gpu.is_some() { (32, 4096, 4096) } else { (2, 256, 384) };
+    let (heads, s, t) = match (gpu.is_some(), causal) {
+        (true, _) => (32, 4096, 4096),
+        (false, false) => (2, 256, 384),
+        (false, true) => (2, 384, 384),
+    };
+    let name = if causal { format!("{name} causal") } else { name.to_string() };
     let qkv = reference::inputs::<T>(heads, s, t, d)?;
     let [q, k, v] = &qkv;
     let scale = 1.0 / (d as f32).sqrt();
@@ -37,22 +43,22 @@ fn run<T: Element>(
                 (DeviceTensor::from_host(dev, q)?, DeviceTensor::from_host(dev, k)?, DeviceTensor::from_host(dev, v)?);
             let mut dout = DeviceTensor::<T>::zeros(dev, [heads, s, d])?;
             dout.poison(T::from_f64(f64::NAN))?;
-            launch(dev, &dq, &dk, &dv, &mut dout, scale)?;
+            launch(dev, &dq, &dk, &dv, &mut dout, scale, causal)?;
             o = dout.to_host()?;
             // A rough wall-clock rate over 20 launches; examples/bench_attention.rs measures properly.
             let start = std::time::Instant::now();
             for _ in 0..20 {
-                launch(dev, &dq, &dk, &dv, &mut dout, scale)?;
+                launch(dev, &dq, &dk, &dv, &mut dout, scale, causal)?;
             }
             dev.synchronize()?;
             let secs = start.elapsed().as_secs_f64() / 20.0;
-            // Two products of 2 * s * t * d flops per head.
-            let flops = 4.0 * (heads * s * t * d) as f64;
+            // Two products of 2 * s * t * d flops per head, half of them with a causal mask.
+            let flops = 4.0 * (heads * s * t * d) as f64 / if causal { 2.0 } else { 1.0 };
             println!("{name}, d = {d}: {:.0} TFLOP/s (wall clock, 20 launches)", flops / secs / 1e12);
         }
-        None => interpret(q, k, v, &mut o, scale)?,
+        None => interpret(q, k, v, &mut o, scale, causal)?,
     }
-    let err = reference::max_rel_err(&qkv, &o, scale as f64, 256);
+    let err = reference::max_rel_err(&qkv, &o, scale as f64, 256, causal);
     println!("{name}, d = {d}: O = softmax(Q K^T / sqrt(d)) V, {heads} heads, {s} x {t}: max relative error {err:.2e}");
     Ok(err)
 }
@@ -73,10 +79,12 @@ fn main() -> Result<()> {
     }
     let gpu = dev.as_ref();
     let errors = [
-        run::<bf16>("bf16", 64, gpu, kernels::attention_bf16, kernels::interpret_bf16)?,
-        run::<bf16>("bf16", 128, gpu, kernels::attention_bf16, kernels::interpret_bf16)?,
-        run::<f16>("f16", 64, gpu, kernels::attention_f16, kernels::interpret_f16)?,
-        run::<f16>("f16", 128, gpu, kernels::attention_f16, kernels::interpret_f16)?,
+        run::<bf16>("bf16", (64, false), gpu, kernels::attention_bf16, kernels::interpret_bf16)?,
+        run::<bf16>("bf16", (128, false), gpu, kernels::attention_bf16, kernels::interpret_bf16)?,
+        run::<f16>("f16", (64, false), gpu, kernels::attention_f16, kernels::interpret_f16)?,
+        run::<f16>("f16", (128, false), gpu, kernels::attention_f16, kernels::interpret_f16)?,
+        run::<bf16>("bf16", (128, true), gpu, kernels::attention_bf16, kernels::interpret_bf16)?,
+        run::<f16>("f16", (64, true), gpu, kernels::attention_f16, kernels::interpret_f16)?,
     ];
     // Outputs and the probabilities in P V are rounded to bf16 (relative step 2^-8) or f16 (2^-11).
     if errors.iter().any(|&e| e > 1e-2) {

@@ -8,7 +8,8 @@
 //!
 //! The shapes follow FlashAttention-3's forward benchmark: 16384 tokens in all (batch x sequence
 //! length) and a model width of 2048, so `heads` = (16384 / S) x (2048 / D) query heads of S
-//! queries over T = S keys, non-causal. FLOPs are those of the two products, 4 x heads x S x T x D.
+//! queries over T = S keys, without and with a causal mask. FLOPs are those of the two products,
+//! 4 x heads x S x T x D, halved for causal attention.
 //! Per case: inputs N(0,1) from fixed seeds; the output, written over NaN, is compared with an f64
 //! reference on 64 rows spread over heads and queries (max error relative to each row's largest
 //! value, at most 1e-2); 10 warm-up launches, then `BENCH_RUNS` (default 50) launches each between
@@ -19,7 +20,8 @@
 //! measured by `bench/attention_baselines.py` on the same shapes, with the same columns.
 //!
 //! Environment: `BENCH_SEQS` (comma-separated, multiples of 128 dividing 16384; default
-//! 1024,2048,4096,8192,16384), `BENCH_DIMS` (`64,128`), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`,
+//! 1024,2048,4096,8192,16384), `BENCH_DIMS` (`64,128`), `BENCH_DTYPES` (`bf16,f16`), `BENCH_CAUSAL`
+//! (`0,1`: without and with the mask), `BENCH_RUNS`,
 //! `BENCH_OUT` (the CSV's directory; default `bench/results`). The table is the last lines of the
 //! output. Without a GPU the benchmark says so and exits 0; exit status 1 means a check or a run
 //! failed.
@@ -50,6 +52,7 @@ struct Config {
     seqs: Vec<usize>,
     dims: Vec<usize>,
     dtypes: Vec<&'static str>,
+    causal: Vec<bool>,
     runs: usize,
     out_dir: PathBuf,
 }
@@ -78,12 +81,17 @@ impl Config {
             Some(list) => list.split(',').map(|d| dtype(d.trim())).collect::<Res<_>>()?,
             None => vec!["bf16", "f16"],
         };
+        let causal = numbers("BENCH_CAUSAL", &[0, 1])?;
+        if let Some(c) = causal.iter().find(|&&c| c > 1) {
+            return Err(format!("BENCH_CAUSAL: {c} is not 0 or 1").into());
+        }
+        let causal = causal.into_iter().map(|c| c == 1).collect();
         let runs = match var("BENCH_RUNS") {
             Some(n) => n.trim().parse::<usize>().map_err(|e| format!("BENCH_RUNS=`{n}`: {e}"))?.max(1),
             None => 50,
         };
         let out_dir = var("BENCH_OUT").map_or_else(|| PathBuf::from("bench/results"), PathBuf::from);
-        Ok(Config { seqs, dims, dtypes, runs, out_dir })
+        Ok(Config { seqs, dims, dtypes, causal, runs, out_dir })
     }
 }
 
@@ -101,13 +109,15 @@ struct Row {
     heads: usize,
     seq: usize,
     d: usize,
+    causal: bool,
     ms: Option<f64>,
     rel_err: Option<f64>,
 }
 
 impl Row {
     fn tflops(&self) -> Option<f64> {
-        self.ms.map(|ms| 4.0 * (self.heads * self.seq * self.seq * self.d) as f64 / ms / 1e9)
+        let flops = 4.0 * (self.heads * self.seq * self.seq * self.d) as f64 / if self.causal { 2.0 } else { 1.0 };
+        self.ms.map(|ms| flops / ms / 1e9)
     }
 
     fn passed(&self) -> bool {
@@ -115,22 +125,31 @@ impl Row {
     }
 }
 
-type Launch<T> =
-    fn(&Device, &DeviceTensor<T>, &DeviceTensor<T>, &DeviceTensor<T>, &mut DeviceTensor<T>, f32) -> tessel::Result<()>;
+type Launch<T> = fn(
+    &Device,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &mut DeviceTensor<T>,
+    f32,
+    bool,
+) -> tessel::Result<()>;
 
 /// Checks and times one case.
 fn bench<T: Element>(dev: &Device, launch: Launch<T>, row: &mut Row, runs: usize) -> Res<()> {
-    let (heads, s, d) = (row.heads, row.seq, row.d);
+    let (heads, s, d, causal) = (row.heads, row.seq, row.d, row.causal);
     let qkv = reference::inputs::<T>(heads, s, s, d)?;
     let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(dev, x));
     let (q, k, v) = (q?, k?, v?);
     let mut o = DeviceTensor::<T>::zeros(dev, [heads, s, d])?;
     o.poison(T::from_f64(f64::NAN))?;
     let scale = 1.0 / (d as f32).sqrt();
-    launch(dev, &q, &k, &v, &mut o, scale)?;
-    row.rel_err = Some(reference::max_rel_err(&qkv, &o.to_host()?, scale as f64, CHECKED_ROWS));
+    launch(dev, &q, &k, &v, &mut o, scale, causal)?;
+    row.rel_err = Some(reference::max_rel_err(&qkv, &o.to_host()?, scale as f64, CHECKED_ROWS, causal));
     let mut sets = [()];
-    row.ms = Some(timing::time_median(dev, runs, WARMUP, &mut sets, |_| Ok(launch(dev, &q, &k, &v, &mut o, scale)?))?);
+    row.ms = Some(timing::time_median(dev, runs, WARMUP, &mut sets, |_| {
+        Ok(launch(dev, &q, &k, &v, &mut o, scale, causal)?)
+    })?);
     Ok(())
 }
 
@@ -161,16 +180,18 @@ fn run() -> Res<bool> {
         config.runs
     );
     let mut rows = Vec::new();
-    for &dtype in &config.dtypes {
+    let cases = config.causal.iter().flat_map(|&c| config.dtypes.iter().map(move |&t| (c, t)));
+    for (causal, dtype) in cases {
         for &d in &config.dims {
             for &seq in &config.seqs {
-                let mut row = Row { dtype, heads: TOKENS / seq * (WIDTH / d), seq, d, ms: None, rel_err: None };
+                let heads = TOKENS / seq * (WIDTH / d);
+                let mut row = Row { dtype, heads, seq, d, causal, ms: None, rel_err: None };
                 let result = match dtype {
                     "bf16" => bench::<bf16>(&dev, kernels::attention_bf16, &mut row, config.runs),
                     _ => bench::<f16>(&dev, kernels::attention_f16, &mut row, config.runs),
                 };
                 if let Err(err) = result {
-                    println!("{dtype} {}x{seq}x{d}: FAILED: {err}", row.heads);
+                    println!("{dtype} {heads}x{seq}x{d} (causal: {causal}): FAILED: {err}");
                 }
                 rows.push(row);
             }
@@ -182,10 +203,11 @@ fn run() -> Res<bool> {
 /// Prints the verdict, writes the CSV and prints the table, last. `Ok(false)` if a case failed.
 fn report(rows: &[Row], config: &Config) -> Res<bool> {
     let dash = || "-".to_string();
-    let header = ["dtype", "heads", "seq", "d", "ms", "TFLOP/s", "rel err"].map(String::from);
+    let header = ["dtype", "causal", "heads", "seq", "d", "ms", "TFLOP/s", "rel err"].map(String::from);
     let body = rows.iter().map(|r| {
         [
             r.dtype.to_string(),
+            r.causal.to_string(),
             r.heads.to_string(),
             r.seq.to_string(),
             r.d.to_string(),
@@ -194,7 +216,7 @@ fn report(rows: &[Row], config: &Config) -> Res<bool> {
             r.rel_err.map_or_else(dash, |e| format!("{e:.2e}")),
         ]
     });
-    let table: Vec<[String; 7]> = std::iter::once(header).chain(body).collect();
+    let table: Vec<[String; 8]> = std::iter::once(header).chain(body).collect();
     let csv: String = table.iter().map(|cells| cells.join(",") + "\n").collect();
     let path = config.out_dir.join("bench_attention.csv");
     match std::fs::create_dir_all(&config.out_dir).and_then(|()| std::fs::write(&path, csv)) {
@@ -208,7 +230,7 @@ fn report(rows: &[Row], config: &Config) -> Res<bool> {
     }
     println!();
     for cells in &table {
-        let padded: Vec<String> = cells.iter().zip([5, 5, 6, 4, 8, 8, 9]).map(|(c, w)| format!("{c:>w$}")).collect();
+        let padded: Vec<String> = cells.iter().zip([5, 6, 5, 6, 4, 8, 8, 9]).map(|(c, w)| format!("{c:>w$}")).collect();
         println!("{}", padded.join("  "));
     }
     Ok(passed)

@@ -22,53 +22,76 @@ fn tolerance<T: Element>() -> f64 {
     }
 }
 
-type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32) -> tessel::Result<()>;
+type Interpret<T> =
+    fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32, bool) -> tessel::Result<()>;
 
-fn interpreted<T: Element>(interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize) {
+fn interpreted<T: Element>(interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize, causal: bool) {
     let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
     let mut o = HostTensor::new([heads, s, d], vec![T::from_f64(f64::NAN); heads * s * d]).unwrap();
     let scale = 1.0 / (d as f32).sqrt();
-    interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, scale).unwrap();
-    let err = reference::max_rel_err(&qkv, &o, scale as f64, 64);
-    println!("{heads} x {s} x {t} x {d}: max relative error {err:.2e}");
+    interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, scale, causal).unwrap();
+    let err = reference::max_rel_err(&qkv, &o, scale as f64, 64, causal);
+    println!("{heads} x {s} x {t} x {d} (causal: {causal}): max relative error {err:.2e}");
     assert!(err <= tolerance::<T>(), "max relative error {err:.2e}");
 }
 
 #[test]
 fn bf16_head_dim_64_matches_the_reference() {
-    interpreted::<bf16>(kernels::interpret_bf16, 2, 256, 384, 64);
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 256, 384, 64, false);
 }
 
 #[test]
 fn bf16_head_dim_128_matches_the_reference() {
-    interpreted::<bf16>(kernels::interpret_bf16, 2, 128, 256, 128);
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 128, 256, 128, false);
 }
 
 #[test]
 fn f16_matches_the_reference() {
-    interpreted::<f16>(kernels::interpret_f16, 1, 256, 128, 64);
-    interpreted::<f16>(kernels::interpret_f16, 1, 128, 384, 128);
+    interpreted::<f16>(kernels::interpret_f16, 1, 256, 128, 64, false);
+    interpreted::<f16>(kernels::interpret_f16, 1, 128, 384, 128, false);
 }
 
 #[test]
 fn a_single_key_block_is_the_last_one_too() {
     // One step: no previous block's P V, and the last block's P V in the same step.
-    interpreted::<bf16>(kernels::interpret_bf16, 1, 128, 128, 64);
+    interpreted::<bf16>(kernels::interpret_bf16, 1, 128, 128, 64, false);
+}
+
+#[test]
+fn causal_attention_sees_only_earlier_keys() {
+    // Three units per head: one, two and three key blocks, the last of each masked on its diagonal.
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 384, 384, 128, true);
+    interpreted::<f16>(kernels::interpret_f16, 1, 256, 256, 64, true);
+}
+
+#[test]
+fn causal_units_past_one_round_are_all_computed() {
+    // 133 one-block units over 132 programs: program 0 takes a second one.
+    let (heads, s, d) = (133, 128, 64);
+    let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
+    let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
+    kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, true).unwrap();
+    // Two rows of every head, so that a unit dealt to no program (left NaN) shows.
+    let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
+    assert!(err <= tolerance::<bf16>(), "max relative error {err:.2e}");
 }
 
 #[test]
 fn the_dispatcher_rejects_what_the_kernels_cannot_take() {
-    let err = check(&[2, 256, 96], &[2, 256, 96], 0.1).unwrap_err();
+    let err = check(&[2, 256, 96], &[2, 256, 96], 0.1, false).unwrap_err();
     assert!(matches!(&err, Error::InvalidArgument { argument: "q", .. }), "{err}");
-    let err = check(&[2, 192, 64], &[2, 256, 64], 0.1).unwrap_err();
+    let err = check(&[2, 192, 64], &[2, 256, 64], 0.1, false).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "S", value: 192, divisor: 128, .. }), "{err}");
-    let err = check(&[2, 128, 64], &[2, 0, 64], 0.1).unwrap_err();
+    let err = check(&[2, 128, 64], &[2, 0, 64], 0.1, false).unwrap_err();
     assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{err}");
     for scale in [0.0, -1.0, f32::NAN, f32::INFINITY] {
-        let err = check(&[2, 128, 64], &[2, 128, 64], scale).unwrap_err();
+        let err = check(&[2, 128, 64], &[2, 128, 64], scale, false).unwrap_err();
         assert!(matches!(&err, Error::InvalidArgument { argument: "scale", .. }), "{scale}: {err}");
     }
-    assert_eq!(check(&[2, 128, 128], &[2, 256, 128], 0.1), Ok(128));
+    let err = check(&[2, 128, 64], &[2, 256, 64], 0.1, true).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{err}");
+    assert_eq!(check(&[2, 128, 128], &[2, 256, 128], 0.1, false), Ok(128));
+    assert_eq!(check(&[2, 256, 64], &[2, 256, 64], 0.1, true), Ok(64));
 }
 
 #[test]
@@ -76,11 +99,11 @@ fn the_launch_checks_the_rest() {
     // T must be whole 128-key blocks: the kernels' own launch check (here in the interpreter).
     let qkv = reference::inputs::<bf16>(1, 128, 192, 64).unwrap();
     let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
-    let err = kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1).unwrap_err();
+    let err = kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, false).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "T", value: 192, .. }), "{err}");
     // The heads of Q and K must agree.
     let k = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
-    let err = kernels::interpret_bf16(&qkv[0], &k, &k, &mut o, 0.1).unwrap_err();
+    let err = kernels::interpret_bf16(&qkv[0], &k, &k, &mut o, 0.1, false).unwrap_err();
     assert!(matches!(err, Error::DimMismatch { dim: "H", .. }), "{err}");
 }
 
@@ -94,24 +117,26 @@ mod gpu {
         &DeviceTensor<T>,
         &mut DeviceTensor<T>,
         f32,
+        bool,
     ) -> tessel::Result<()>;
 
     /// GPU against the f64 reference and against the interpreter (whose rounding differs in
     /// `ex2.approx` and the order of sums only).
-    fn on_gpu<T: Element>(launch: Launch<T>, interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize) {
+    fn on_gpu<T: Element>(launch: Launch<T>, interpret: Interpret<T>, shape: [usize; 4], causal: bool) {
+        let [heads, s, t, d] = shape;
         let dev = Device::new(0).expect("an sm_90 GPU");
         let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
         let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
         let mut o = DeviceTensor::<T>::zeros(&dev, [heads, s, d]).unwrap();
         o.poison(T::from_f64(f64::NAN)).unwrap();
         let scale = 1.0 / (d as f32).sqrt();
-        launch(&dev, &q, &k, &v, &mut o, scale).unwrap();
+        launch(&dev, &q, &k, &v, &mut o, scale, causal).unwrap();
         let gpu = o.to_host().unwrap();
-        let err = reference::max_rel_err(&qkv, &gpu, scale as f64, 256);
-        println!("GPU {heads} x {s} x {t} x {d}: max relative error {err:.2e}");
+        let err = reference::max_rel_err(&qkv, &gpu, scale as f64, 256, causal);
+        println!("GPU {heads} x {s} x {t} x {d} (causal: {causal}): max relative error {err:.2e}");
         assert!(err <= tolerance::<T>(), "GPU: max relative error {err:.2e}");
         let mut host = HostTensor::<T>::zeros([heads, s, d]).unwrap();
-        interpret(&qkv[0], &qkv[1], &qkv[2], &mut host, scale).unwrap();
+        interpret(&qkv[0], &qkv[1], &qkv[2], &mut host, scale, causal).unwrap();
         let worst =
             gpu.data().iter().zip(host.data()).map(|(g, h)| (g.to_f64() - h.to_f64()).abs()).fold(0.0, f64::max);
         let top = host.data().iter().map(|h| h.to_f64().abs()).fold(0.0, f64::max);
@@ -124,14 +149,22 @@ mod gpu {
     fn programs_that_take_several_units_match() {
         // 40 heads x 4 units = 160 units over 132 programs: some programs take two, which
         // exercises the Q buffers' reuse and the rings continuing across units.
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, 40, 512, 384, 64);
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, 40, 512, 256, 128);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 384, 64], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 256, 128], false);
     }
 
     #[test]
     #[ignore = "needs an NVIDIA GPU"]
     fn f16_and_a_single_key_block_match() {
-        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, 3, 256, 1024, 128);
-        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, 3, 384, 128, 64);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 256, 1024, 128], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 384, 128, 64], false);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn causal_attention_matches() {
+        // 40 heads x 4 units, the heaviest first: programs take units of 1 to 4 key blocks.
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 512, 128], true);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 512, 512, 64], true);
     }
 }

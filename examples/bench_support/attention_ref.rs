@@ -28,28 +28,35 @@ pub fn inputs<T: Element>(heads: usize, s: usize, t: usize, d: usize) -> Result<
     ])
 }
 
-/// Row `r` of head `h` of softmax(scale Q K^T) V, in f64.
-fn reference_row<T: Element>(qkv: &[HostTensor<T>; 3], h: usize, r: usize, scale: f64) -> Vec<f64> {
+/// Row `r` of head `h` of softmax(scale Q K^T) V, in f64; `causal`: over keys 0 ..= r only.
+fn reference_row<T: Element>(qkv: &[HostTensor<T>; 3], h: usize, r: usize, scale: f64, causal: bool) -> Vec<f64> {
     let [q, k, v] = qkv;
     let (s, t, d) = (q.shape()[1], k.shape()[1], q.shape()[2]);
+    let seen = if causal { r + 1 } else { t };
     let at = |x: &HostTensor<T>, rows: usize, i: usize, j: usize| x.data()[(h * rows + i) * d + j].to_f64();
     let logits: Vec<f64> =
-        (0..t).map(|j| scale * (0..d).map(|c| at(q, s, r, c) * at(k, t, j, c)).sum::<f64>()).collect();
+        (0..seen).map(|j| scale * (0..d).map(|c| at(q, s, r, c) * at(k, t, j, c)).sum::<f64>()).collect();
     let top = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
     let total: f64 = weights.iter().sum();
-    (0..d).map(|c| (0..t).map(|j| weights[j] * at(v, t, j, c)).sum::<f64>() / total).collect()
+    (0..d).map(|c| (0..seen).map(|j| weights[j] * at(v, t, j, c)).sum::<f64>() / total).collect()
 }
 
 /// The largest error of `o` over `rows` rows spread over the heads and queries, each relative to
 /// its row's largest value; infinite if an element is NaN (outputs start as NaN).
-pub fn max_rel_err<T: Element>(qkv: &[HostTensor<T>; 3], o: &HostTensor<T>, scale: f64, rows: usize) -> f64 {
+pub fn max_rel_err<T: Element>(
+    qkv: &[HostTensor<T>; 3],
+    o: &HostTensor<T>,
+    scale: f64,
+    rows: usize,
+    causal: bool,
+) -> f64 {
     let (heads, s, d) = (o.shape()[0], o.shape()[1], o.shape()[2]);
     let mut worst = 0.0f64;
     for n in 0..rows {
         // A multiplicative hash spreads the rows over heads and queries.
         let (h, r) = (n * heads / rows, (n * 2_654_435_761) % s);
-        let want = reference_row(qkv, h, r, scale);
+        let want = reference_row(qkv, h, r, scale, causal);
         let top = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         for (c, w) in want.iter().enumerate() {
             let got = o.data()[(h * s + r) * d + c].to_f64();

@@ -25,8 +25,8 @@ use tessel::prelude::*;
 /// accumulation, `QBUF` buffers for Q. S and T must be multiples of 128 (the launch checks T;
 /// [`check`] checks S).
 macro_rules! attention {
-    ($name:ident, $t:ident, D = $d:literal, QBUF = $qbuf:literal) => {
-        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(D = $d, QBUF = $qbuf))]
+    ($name:ident, $t:ident, D = $d:literal, QBUF = $qbuf:literal, CAUSAL = $causal:literal) => {
+        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(D = $d, QBUF = $qbuf, CAUSAL = $causal))]
         pub fn $name(
             q: Gmem<$t, H, S, D>,
             k: Gmem<$t, H, T, D>,
@@ -36,6 +36,8 @@ macro_rules! attention {
         ) {
             // Units of 128 queries, the queries of a head side by side: program `p` takes every
             // `programs`-th, and units that run together share their head's K and V in the L2.
+            // Causal units see the keys up to their last query only (S = T): the last queries of
+            // a head, which see the most, come first.
             const BT: usize = 128; // keys per step
             const STAGES: usize = 3;
             let (blocks, programs) = (S / 128, num_programs(0));
@@ -56,13 +58,18 @@ macro_rules! attention {
                         set_max_registers(24);
                         for n in 0..mine {
                             let u = program_id(0) + n * programs;
-                            let (i, h, b) = (u % blocks, u / blocks, n % QBUF);
+                            let (h, b) = (u / blocks, n % QBUF);
+                            let (mut i, mut steps) = (u % blocks, T / BT);
+                            if CAUSAL == 1 {
+                                i = blocks - 1 - i;
+                                steps = i + 1;
+                            }
                             if n >= QBUF {
                                 barrier_wait(q_free.at(b));
                             }
                             copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), q_full.at(b));
                             copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), q_full.at(b));
-                            pipeline_produce(ring, T / BT, |t, s, bar| {
+                            pipeline_produce(ring, steps, |t, s, bar| {
                                 copy_gmem_to_smem(k.tile([h, t, 0]), k_s.at(s), bar);
                                 copy_gmem_to_smem(v.tile([h, t, 0]), v_s.at(s), bar);
                             });
@@ -77,7 +84,12 @@ macro_rules! attention {
                         run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
                             for n in 0..mine {
                                 let u = program_id(0) + n * programs;
-                                let (i, h, b) = (u % blocks, u / blocks, n % QBUF);
+                                let (h, b) = (u / blocks, n % QBUF);
+                                let (mut i, mut steps) = (u % blocks, T / BT);
+                                if CAUSAL == 1 {
+                                    i = blocks - 1 - i;
+                                    steps = i + 1;
+                                }
                                 // Row maxima (scaled by c) and sums of exponentials so far.
                                 let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
                                 let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
@@ -88,7 +100,7 @@ macro_rules! attention {
                                 barrier_wait(q_full.at(b));
                                 pipeline_consume(
                                     ring,
-                                    T / BT,
+                                    steps,
                                     |t, s| {
                                         barrier_wait(turn.at(w));
                                         wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
@@ -102,6 +114,13 @@ macro_rules! attention {
                                             barrier_arrive(turn.at(1 - w));
                                             wgmma_wait(0);
                                         }
+                                        if CAUSAL == 1 && t + 1 == steps {
+                                            // The diagonal block: query row r of this consumer
+                                            // sees the block's keys 0 ..= 64 w + r.
+                                            let rows = iota::<i32>([64, BT], 0) + 64 * w;
+                                            let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
+                                            s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
+                                        }
                                         let scores = s_acc.load();
                                         let m_new = max(m_i, scores.max(1) * c);
                                         let alpha = exp2(m_i - m_new);
@@ -112,7 +131,7 @@ macro_rules! attention {
                                         o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
                                         p_prev = p.cast::<$t>();
                                         // The last block's P V, before its stage is released.
-                                        if t + 1 == T / BT {
+                                        if t + 1 == steps {
                                             wgmma(o_acc, p_prev, v_s.at(s).at(0));
                                             wgmma_wait(0);
                                         }
@@ -137,17 +156,22 @@ macro_rules! attention {
     };
 }
 
-attention!(attention_bf16_d64, bf16, D = 64, QBUF = 2);
-attention!(attention_bf16_d128, bf16, D = 128, QBUF = 1);
-attention!(attention_f16_d64, f16, D = 64, QBUF = 2);
-attention!(attention_f16_d128, f16, D = 128, QBUF = 1);
+attention!(attention_bf16_d64, bf16, D = 64, QBUF = 2, CAUSAL = 0);
+attention!(attention_bf16_d128, bf16, D = 128, QBUF = 1, CAUSAL = 0);
+attention!(attention_f16_d64, f16, D = 64, QBUF = 2, CAUSAL = 0);
+attention!(attention_f16_d128, f16, D = 128, QBUF = 1, CAUSAL = 0);
+attention!(causal_bf16_d64, bf16, D = 64, QBUF = 2, CAUSAL = 1);
+attention!(causal_bf16_d128, bf16, D = 128, QBUF = 1, CAUSAL = 1);
+attention!(causal_f16_d64, f16, D = 64, QBUF = 2, CAUSAL = 1);
+attention!(causal_f16_d128, f16, D = 128, QBUF = 1, CAUSAL = 1);
 
 /// Checks what the kernels' launches cannot see, then picks the kernel for the head dimension:
 /// one function launches it on the GPU, one runs it in the interpreter.
 macro_rules! dispatch {
-    ($launch:ident, $interpret:ident, $t:ident, $d64:ident, $d128:ident) => {
+    ($launch:ident, $interpret:ident, $t:ident, [$d64:ident, $d128:ident], causal: [$c64:ident, $c128:ident]) => {
         /// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V H x T x D; D is
-        /// 64 or 128, S and T multiples of 128 (T at least 128), scale positive.
+        /// 64 or 128, S and T multiples of 128 (T at least 128), scale positive. With `causal`,
+        /// query i sees keys 0 ..= i only, and T = S.
         pub fn $launch(
             stream: &impl tessel::AsStream,
             q: &DeviceTensor<$t>,
@@ -155,10 +179,13 @@ macro_rules! dispatch {
             v: &DeviceTensor<$t>,
             o: &mut DeviceTensor<$t>,
             scale: f32,
+            causal: bool,
         ) -> tessel::Result<()> {
-            match check(q.shape(), k.shape(), scale)? {
-                64 => $d64::launch(stream, q, k, v, o, scale),
-                _ => $d128::launch(stream, q, k, v, o, scale),
+            match (check(q.shape(), k.shape(), scale, causal)?, causal) {
+                (64, false) => $d64::launch(stream, q, k, v, o, scale),
+                (_, false) => $d128::launch(stream, q, k, v, o, scale),
+                (64, true) => $c64::launch(stream, q, k, v, o, scale),
+                (_, true) => $c128::launch(stream, q, k, v, o, scale),
             }
         }
 
@@ -169,23 +196,27 @@ macro_rules! dispatch {
             v: &HostTensor<$t>,
             o: &mut HostTensor<$t>,
             scale: f32,
+            causal: bool,
         ) -> tessel::Result<()> {
-            match check(q.shape(), k.shape(), scale)? {
-                64 => $d64::interpret(q, k, v, o, scale),
-                _ => $d128::interpret(q, k, v, o, scale),
+            match (check(q.shape(), k.shape(), scale, causal)?, causal) {
+                (64, false) => $d64::interpret(q, k, v, o, scale),
+                (_, false) => $d128::interpret(q, k, v, o, scale),
+                (64, true) => $c64::interpret(q, k, v, o, scale),
+                (_, true) => $c128::interpret(q, k, v, o, scale),
             }
         }
     };
 }
 
-dispatch!(attention_bf16, interpret_bf16, bf16, attention_bf16_d64, attention_bf16_d128);
-dispatch!(attention_f16, interpret_f16, f16, attention_f16_d64, attention_f16_d128);
+dispatch!(attention_bf16, interpret_bf16, bf16, [attention_bf16_d64, attention_bf16_d128], causal: [causal_bf16_d64, causal_bf16_d128]);
+dispatch!(attention_f16, interpret_f16, f16, [attention_f16_d64, attention_f16_d128], causal: [causal_f16_d64, causal_f16_d128]);
 
 /// The head dimension, after the checks the kernels' own launches do not make: a program takes
 /// 128 whole queries (the launch checks S against the 64-row TMA box only), there is at least one
-/// key (with none, every row would be 0 / 0), and the scale is positive (the row maximum is taken
-/// before scaling). Ranks and the other shapes are the launch's checks.
-pub fn check(q: &[usize], k: &[usize], scale: f32) -> tessel::Result<usize> {
+/// key (with none, every row would be 0 / 0), the scale is positive (the row maximum is taken
+/// before scaling), and causal attention has as many keys as queries. Ranks and the other shapes
+/// are the launch's checks.
+pub fn check(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Result<usize> {
     let (Some(&s), Some(&d), Some(&t)) = (q.get(1), q.get(2), k.get(1)) else {
         return Ok(64); // a rank error, which the launch reports
     };
@@ -201,6 +232,10 @@ pub fn check(q: &[usize], k: &[usize], scale: f32) -> tessel::Result<usize> {
         let reason = "there are no keys (T = 0), so no softmax to take".to_string();
         return Err(tessel::Error::InvalidArgument { argument: "k", reason });
     }
+    if causal && t != s {
+        let reason = format!("causal attention takes as many keys as queries; T = {t}, S = {s}");
+        return Err(tessel::Error::InvalidArgument { argument: "k", reason });
+    }
     if !(scale > 0.0 && scale.is_finite()) {
         let reason = format!("the scale is {scale}; it must be positive and finite");
         return Err(tessel::Error::InvalidArgument { argument: "scale", reason });
@@ -214,4 +249,8 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("attention_bf16_d128", attention_bf16_d128::PTX),
     ("attention_f16_d64", attention_f16_d64::PTX),
     ("attention_f16_d128", attention_f16_d128::PTX),
+    ("causal_bf16_d64", causal_bf16_d64::PTX),
+    ("causal_bf16_d128", causal_bf16_d128::PTX),
+    ("causal_f16_d64", causal_f16_d64::PTX),
+    ("causal_f16_d128", causal_f16_d128::PTX),
 ];
