@@ -18,12 +18,16 @@
 //! that held its Q (stmatrix, then a TMA store), and it frees that buffer for a later unit's Q.
 //! With D = 64 there is room for two Q buffers, so the next unit's Q arrives during this one;
 //! with D = 128 the three stages of K and V leave room for one.
+//!
+//! With a causal mask (the `CAUSAL` const, 1), query i sees keys 0 ..= i (T = S): a unit reads
+//! only the key blocks up to its own, and the last of them is masked (a -1e30 added to the scores
+//! of later keys, which `exp2` turns into 0).
 
 use tessel::prelude::*;
 
 /// O = softmax(scale Q K^T) V with Q H x S x D, K and V H x T x D, all of element type `$t`, f32
-/// accumulation, `QBUF` buffers for Q. S and T must be multiples of 128 (the launch checks T;
-/// [`check`] checks S).
+/// accumulation, `QBUF` buffers for Q, `CAUSAL` 1 for the causal mask. S and T must be multiples of
+/// 128 (the launch checks T; [`check`] checks S, and T = S with the mask).
 macro_rules! attention {
     ($name:ident, $t:ident, D = $d:literal, QBUF = $qbuf:literal, CAUSAL = $causal:literal) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, consts(D = $d, QBUF = $qbuf, CAUSAL = $causal))]
