@@ -13,12 +13,9 @@ mod kernels;
 #[path = "bench_support/attention_ref.rs"]
 mod reference;
 
+use kernels::{Interpret, Launch};
 use tessel::prelude::*;
 use tessel::{Element, Result};
-
-type Launch<T> =
-    fn(&Device, &DeviceTensor<T>, &DeviceTensor<T>, &DeviceTensor<T>, &mut DeviceTensor<T>, f32, bool) -> Result<()>;
-type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32, bool) -> Result<()>;
 
 fn run<T: Element>(
     name: &str,

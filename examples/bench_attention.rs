@@ -38,6 +38,7 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kernels::Launch;
 use tessel::{bf16, f16, Device, DeviceTensor, Element};
 
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
@@ -124,16 +125,6 @@ impl Row {
         self.ms.is_some() && self.rel_err.is_some_and(|e| e <= TOLERANCE)
     }
 }
-
-type Launch<T> = fn(
-    &Device,
-    &DeviceTensor<T>,
-    &DeviceTensor<T>,
-    &DeviceTensor<T>,
-    &mut DeviceTensor<T>,
-    f32,
-    bool,
-) -> tessel::Result<()>;
 
 /// Checks and times one case.
 fn bench<T: Element>(dev: &Device, launch: Launch<T>, row: &mut Row, runs: usize) -> Res<()> {

@@ -9,7 +9,7 @@ mod kernels;
 #[allow(dead_code)]
 mod reference;
 
-use kernels::check;
+use kernels::{check, Interpret};
 use tessel::prelude::*;
 use tessel::{Element, Error, HostTensor};
 
@@ -21,9 +21,6 @@ fn tolerance<T: Element>() -> f64 {
         2e-3
     }
 }
-
-type Interpret<T> =
-    fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32, bool) -> tessel::Result<()>;
 
 fn interpreted<T: Element>(interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize, causal: bool) {
     let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
@@ -110,15 +107,7 @@ fn the_launch_checks_the_rest() {
 mod gpu {
     use super::*;
 
-    type Launch<T> = fn(
-        &Device,
-        &DeviceTensor<T>,
-        &DeviceTensor<T>,
-        &DeviceTensor<T>,
-        &mut DeviceTensor<T>,
-        f32,
-        bool,
-    ) -> tessel::Result<()>;
+    use kernels::Launch;
 
     /// GPU against the f64 reference and against the interpreter (whose rounding differs in
     /// `ex2.approx` and the order of sums only).

@@ -247,6 +247,21 @@ pub fn check(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Resu
     Ok(d)
 }
 
+/// The dispatchers' signatures, with a [`Device`] as the stream: [`attention_bf16`] and
+/// [`attention_f16`] on the GPU.
+pub type Launch<T> = fn(
+    &Device,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &mut DeviceTensor<T>,
+    f32,
+    bool,
+) -> tessel::Result<()>;
+/// [`interpret_bf16`] and [`interpret_f16`].
+pub type Interpret<T> =
+    fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32, bool) -> tessel::Result<()>;
+
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
 pub const ALL_PTX: &[(&str, &str)] = &[
     ("attention_bf16_d64", attention_bf16_d64::PTX),

@@ -191,6 +191,13 @@ impl Gen<'_> {
             _ => None,
         }
     }
+
+    /// An operand of a scalar operation computed in `dtype`, in a register of it (`scalar_operand`,
+    /// then `scalar_in`).
+    pub fn scalar_arg(&mut self, e: &Expr, dtype: DType) -> Option<String> {
+        let v = self.scalar_operand(e, dtype);
+        self.scalar_in(v, dtype)
+    }
 }
 
 fn xyz(axis: u32) -> char {

@@ -175,29 +175,14 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// The same value in new registers (scalars and register arrays; tuples part by part).
     /// Whether `v` holds a register that is a mutable name's home (which assignments overwrite).
     fn shares_a_home(&self, v: &Val) -> bool {
-        fn regs(v: &Val, out: &mut Vec<String>) {
-            match v {
-                Val::Scalar { reg, .. } => out.push(reg.clone()),
-                Val::Regs { regs, .. } => out.extend(regs.iter().cloned()),
-                Val::Tuple(parts) => parts.iter().for_each(|p| regs(p, out)),
-                _ => {}
-            }
-        }
-        let mut mine = Vec::new();
-        regs(v, &mut mine);
-        if mine.is_empty() {
-            return false;
-        }
-        let mut homes = Vec::new();
-        for home in self.scopes.iter().flat_map(|s| s.values()).filter_map(|b| b.home.as_ref()) {
-            regs(home, &mut homes);
-        }
-        mine.iter().any(|r| homes.contains(r))
+        let mine = v.registers();
+        let homes = self.scopes.iter().flat_map(|s| s.values()).filter_map(|b| b.home.as_ref());
+        !mine.is_empty() && homes.flat_map(Val::registers).any(|r| mine.contains(&r))
     }
 
+    /// The same value in new registers (scalars and register arrays; tuples part by part).
     fn fresh_copy(&mut self, v: Val) -> Val {
         match v {
             Val::Scalar { reg, dtype } => {

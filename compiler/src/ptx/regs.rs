@@ -161,8 +161,7 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
         }
         Ty::Scalar(d) => {
             // Each operand in the result's dtype: an untyped float literal arrives as f32 otherwise.
-            let (a, b) = (g.scalar_operand(lhs, d), g.scalar_operand(rhs, d));
-            match (g.scalar_in(a, d), g.scalar_in(b, d)) {
+            match (g.scalar_arg(lhs, d), g.scalar_arg(rhs, d)) {
                 (Some(x), Some(y)) => Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d },
                 _ => Val::Unit,
             }
@@ -182,12 +181,8 @@ pub fn emit_fma(g: &mut Gen, e: &Expr, operands: [&Expr; 3]) -> Val {
         }
         Ty::Scalar(d) => {
             // Each operand in the fma's dtype, as for the other scalar operations (`Gen::binary`).
-            let [a, b, c] = operands.map(|x| {
-                let v = g.scalar_operand(x, d);
-                g.scalar_in(v, d)
-            });
-            match (a, b, c) {
-                (Some(x), Some(y), Some(z)) => Val::Scalar { reg: fma_one(g, d, [&x, &y, &z]), dtype: d },
+            match operands.map(|x| g.scalar_arg(x, d)) {
+                [Some(x), Some(y), Some(z)] => Val::Scalar { reg: fma_one(g, d, [&x, &y, &z]), dtype: d },
                 _ => Val::Unit,
             }
         }

@@ -358,9 +358,9 @@ fn plain_cvt(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
 
 /// An integer converted to a narrower-than-32-bit integer dtype, wrapping like Rust's `as` and the
 /// interpreter (not saturating: `300 as u8` is 44): the low bits of the source's 32-bit form,
-/// extended by the target's signedness ([`wrap`]); a copy of the register where every source value
-/// is a target value (`i8` to `i16`, `u8` to `i16`). A copy, not the register itself: `let w = x as
-/// i16` must keep its value when a mutable `x` is assigned later.
+/// extended by the target's signedness ([`wrap`]); the register itself where every source value is a
+/// target value (`i8` to `i16`, `u8` to `i16`), as for a cast to the same dtype (a `let` bound to it
+/// gets its own register when the source is a mutable name's: `Gen::shares_a_home`).
 fn int_to_narrow(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
     if from.bits() == 64 {
         let low = convert(g, from, DType::U32, a);
@@ -368,9 +368,7 @@ fn int_to_narrow(g: &mut Gen, from: DType, to: DType, a: &str) -> String {
     }
     let ((lo, hi), (to_lo, to_hi)) = (crate::legality::int_range(from), crate::legality::int_range(to));
     if to_lo <= lo && hi <= to_hi {
-        let r = g.w.reg(Class::B32);
-        g.w.ins(format!("mov.b32 {r}, {a}"));
-        return r;
+        return a.to_string();
     }
     wrap(g, to, a)
 }

@@ -50,3 +50,16 @@ pub enum Val {
         ty: RegsTy,
     },
 }
+
+impl Val {
+    /// The registers a scalar, a register array or a tuple of them holds (none for constants and
+    /// for handles such as arrays, views and barriers).
+    pub fn registers(&self) -> Vec<&str> {
+        match self {
+            Val::Scalar { reg, .. } => vec![reg],
+            Val::Regs { regs, .. } => regs.iter().map(String::as_str).collect(),
+            Val::Tuple(parts) => parts.iter().flat_map(Val::registers).collect(),
+            _ => Vec::new(),
+        }
+    }
+}

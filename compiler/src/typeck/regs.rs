@@ -194,6 +194,12 @@ pub(super) fn elementwise_types(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Exp
 pub(super) fn check_elementwise(ck: &mut Checker, e: &Expr, lhs: &Expr, rhs: &Expr, _is_fn: bool) -> Ty {
     let lt = ck.check_expr(lhs);
     let rt = ck.check_expr(rhs);
+    elementwise_ty(ck, e, (lhs, lt), (rhs, rt))
+}
+
+/// The type of two checked operands combined elementwise: two scalars of one dtype (an untyped
+/// literal adopting the other's), or a register array (`combine`).
+fn elementwise_ty(ck: &mut Checker, e: &Expr, (lhs, lt): (&Expr, Ty), (rhs, rt): (&Expr, Ty)) -> Ty {
     if lt.is_error() || rt.is_error() {
         return Ty::Error;
     }
@@ -291,19 +297,9 @@ pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -
 pub(super) fn check_fma(ck: &mut Checker, e: &Expr, a: &Expr, b: &Expr, c: &Expr) -> Ty {
     let product = check_elementwise(ck, e, a, b, false);
     let ct = ck.check_expr(c);
-    if product.is_error() || ct.is_error() {
-        return Ty::Error;
-    }
-    // The product stands for its typed operand in the sum (an untyped literal adopts the other side).
+    // In the sum the product stands as its typed operand (a literal only if both are).
     let typed = if scalar::is_untyped_literal(a) { b } else { a };
-    let ty = match (&product, &ct) {
-        (Ty::Scalar(x), Ty::Scalar(y)) if x == y || scalar::is_untyped_literal(c) => product.clone(),
-        (Ty::Scalar(_), Ty::Scalar(_)) if scalar::is_untyped_literal(typed) => ct,
-        _ => match combine(ck, e, typed, &product, c, &ct) {
-            Some(r) => Ty::Regs(r),
-            None => return Ty::Error,
-        },
-    };
+    let ty = elementwise_ty(ck, e, (typed, product), (c, ct));
     let dtype = match &ty {
         Ty::Regs(r) => r.dtype,
         Ty::Scalar(d) => *d,

@@ -44,15 +44,11 @@ impl Checker<'_> {
         if allowed.contains(&d.value) {
             return;
         }
-        let mut list = String::new();
-        for (i, a) in allowed.iter().enumerate() {
-            let sep = match i {
-                0 => "",
-                _ if i + 1 == allowed.len() => " or ",
-                _ => ", ",
-            };
-            list += &format!("{sep}{a}");
-        }
+        let names: Vec<&str> = allowed.iter().map(|d| d.name()).collect();
+        let list = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        };
         let help = match d.value {
             DType::Bool => format!("take an `i32` and test it in the kernel (`{name} != 0`)"),
             t if t.is_float() => format!("take an `f32` and convert it in the kernel (`{name} as {t}`)"),

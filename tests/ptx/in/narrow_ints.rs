@@ -3,7 +3,7 @@
 //! conversion takes the low bits (`bfe`, not a saturating `cvt.sat`); `+ - * <<`, signed `/` and
 //! `-`, unsigned `!` and `abs` are followed by a `bfe` of the result, so comparisons, shifts and
 //! conversions read wrapped values; `!` of a signed value stays extended without one; a widening
-//! conversion (i8 to i16) is a register copy; u8, i8 and i16 arrays loaded from global memory
+//! conversion (i8 to i16) emits nothing (the i8 register is already a valid i16); u8, i8 and i16 arrays loaded from global memory
 //! (`ld.global.s8`, sign-extended) wrap the same way, and the u8 sum is stored with `st.global.u8`.
 //! The first expectations name registers to pin the data flow of the scalars: the conversions of
 //! the parameter `%r11`, the comparison reading the wrapped sum `%r21` (not `%r20`), `!` of the
@@ -17,7 +17,7 @@
 // expect: setp.lt.u32 %p3, %r21, %r14;
 // expect: bfe.u32 %r23, %r22, 0, 8;
 // expect: not.b32 %r25, %r15;
-// expect: mov.b32 %r68, %r15;
+// expect: cvt.s32.s32 %r68, %r15;
 // expect: neg.s32
 // expect: abs.s32
 // expect: div.s32
