@@ -231,6 +231,20 @@ fn mutable_scalars_assigned_under_branches() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn tuple_assignment_evaluates_before_it_assigns() {
+    let dev = device();
+    let x = Rng::new(12).tensor::<f32>(&[4 * 128], 1.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    for n in [0, 1, 6, 7] {
+        let mut dy = DeviceTensor::<f32>::zeros(&dev, [4 * 128]).unwrap();
+        tuple_steps::launch(&dev, &dx, &mut dy, n).unwrap();
+        let want = tuple_steps_ref(x.data(), n);
+        assert_close(&format!("tuple_steps GPU, n = {n}"), &values(&dy.to_host().unwrap()), &want, 0.0);
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn paired_register_stores_at_even_and_odd_widths() {
     let dev = device();
     let rows = 128;

@@ -13,7 +13,7 @@ mod semaphores;
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
     colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, ragged_store, ragged_store_ref, specialized, split_k_pair,
-    tiles_down_a_column, NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -267,5 +267,16 @@ fn narrow_integers_wrap() {
         for ((what, got), want) in NARROW_OUTPUTS.iter().zip(&got).zip(&want) {
             assert_close(&format!("narrow_ints {what}, s = {s}"), got, want, 0.0);
         }
+    }
+}
+
+/// Tuple assignment computes every value first, as Rust does (so a swap swaps).
+#[test]
+fn tuple_assignment_evaluates_before_it_assigns() {
+    let x = Rng::new(12).tensor::<f32>(&[4 * 128], 1.0);
+    for n in [0, 1, 6, 7] {
+        let mut y = HostTensor::<f32>::zeros([4 * 128]).unwrap();
+        tuple_steps::interpret(&x, &mut y, n).unwrap();
+        assert_close(&format!("tuple_steps, n = {n}"), &values(&y), &tuple_steps_ref(x.data(), n), 0.0);
     }
 }

@@ -40,12 +40,25 @@ macro_rules! attention {
         ) {
             // Units of 128 queries, the queries of a head side by side: program `p` takes every
             // `programs`-th, and units that run together share their head's K and V in the L2.
-            // Causal units see the keys up to their last query only (S = T): the last queries of
-            // a head, which see the most, come first.
+            // Causal units see the keys up to their last query only (S = T), so their work
+            // differs: they go heaviest first (the last 128 queries of every head, then the ones
+            // before), dealt like cards in a snake, left to right in even rounds and right to left
+            // in odd ones, so that the program that drew a heavier unit draws a lighter one next.
             const BT: usize = 128; // keys per step
             const STAGES: usize = 3;
-            let (blocks, programs) = (S / 128, num_programs(0));
-            let mine = (blocks * H - program_id(0) + programs - 1) / programs;
+            let (blocks, programs, units) = (S / 128, num_programs(0), S / 128 * H);
+            let mut mine = (units - program_id(0) + programs - 1) / programs;
+            if CAUSAL == 1 {
+                // The last round is partial: it reaches the first `units % programs` seats.
+                let (rounds, mut seat) = (units / programs, program_id(0));
+                if rounds % 2 == 1 {
+                    seat = programs - 1 - program_id(0);
+                }
+                mine = rounds;
+                if seat < units % programs {
+                    mine = rounds + 1;
+                }
+            }
             run_scoped(
                 collective_axes = [wg],
                 |q_s: Smem<$t, QBUF, 2, 1, 64, D, Swizzle128>,
@@ -61,11 +74,16 @@ macro_rules! attention {
                     if warpgroup_id() == 0 {
                         set_max_registers(24);
                         for n in 0..mine {
+                            let b = n % QBUF;
                             let u = program_id(0) + n * programs;
-                            let (h, b) = (u / blocks, n % QBUF);
-                            let (mut i, mut steps) = (u % blocks, T / BT);
+                            let (mut h, mut i, mut steps) = (u / blocks, u % blocks, T / BT);
                             if CAUSAL == 1 {
-                                i = blocks - 1 - i;
+                                let mut seat = program_id(0);
+                                if n % 2 == 1 {
+                                    seat = programs - 1 - program_id(0);
+                                }
+                                let ranked = n * programs + seat;
+                                (h, i) = (ranked % H, blocks - 1 - ranked / H);
                                 steps = i + 1;
                             }
                             if n >= QBUF {
@@ -87,11 +105,16 @@ macro_rules! attention {
                         }
                         run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
                             for n in 0..mine {
+                                let b = n % QBUF;
                                 let u = program_id(0) + n * programs;
-                                let (h, b) = (u / blocks, n % QBUF);
-                                let (mut i, mut steps) = (u % blocks, T / BT);
+                                let (mut h, mut i, mut steps) = (u / blocks, u % blocks, T / BT);
                                 if CAUSAL == 1 {
-                                    i = blocks - 1 - i;
+                                    let mut seat = program_id(0);
+                                    if n % 2 == 1 {
+                                        seat = programs - 1 - program_id(0);
+                                    }
+                                    let ranked = n * programs + seat;
+                                    (h, i) = (ranked % H, blocks - 1 - ranked / H);
                                     steps = i + 1;
                                 }
                                 // Row maxima (scaled by c) and sums of exponentials so far.

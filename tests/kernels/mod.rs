@@ -341,6 +341,37 @@ pub fn branchy_ranges(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: i32) {
     y.tile([i], [128]).store(v);
 }
 
+/// Tuple assignment evaluates every value before it assigns any: `(a, b) = (b, a + b)` steps a
+/// Fibonacci recurrence over register arrays, `(j, k) = (k, j)` swaps scalars, `_` drops a value.
+/// After `n` steps `y = a + (1000 j + k)`.
+#[kernel(grid = (N / 128,))]
+pub fn tuple_steps(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: i32) {
+    let i = program_id(0);
+    let mut a = x.tile([i], [128]).load(Layout::Strided);
+    let mut b = a * 0.5;
+    let (mut j, mut k) = (i, 1);
+    for _t in 0..n {
+        (a, b) = (b, a + b);
+        (j, k, _) = (k, j, a);
+    }
+    y.tile([i], [128]).store(a + ((1000 * j + k) as f32));
+}
+
+/// `tuple_steps` on the CPU, in f32 as the kernel computes: `x` has `128 * programs` elements.
+pub fn tuple_steps_ref(x: &[f32], n: i32) -> Vec<f64> {
+    (0..x.len())
+        .map(|e| {
+            let (mut a, mut b) = (x[e], x[e] * 0.5);
+            let (mut j, mut k) = ((e / 128) as i32, 1);
+            for _ in 0..n {
+                (a, b) = (b, a + b);
+                (j, k) = (k, j);
+            }
+            (a + (1000 * j + k) as f32) as f64
+        })
+        .collect()
+}
+
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
 /// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the

@@ -48,7 +48,54 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
         syn::Stmt::Macro(m) => ctx.unsupported(m.span(), "macros inside a kernel"),
         // A stray `;` reads as an empty statement: Rust accepts it, and so does tessel.
         syn::Stmt::Expr(syn::Expr::Verbatim(v), _) if v.is_empty() => {}
+        syn::Stmt::Expr(syn::Expr::Assign(a), _) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
+            lower_tuple_assign(ctx, a, out)
+        }
         syn::Stmt::Expr(e, _) => out.push(lower_expr_stmt(ctx, e)),
+    }
+}
+
+/// `(i, j) = (e0, e1);` assigns both after evaluating both, as in Rust (so `(i, j) = (j, i)`
+/// swaps): it reads as `let (t0, t1) = (e0, e1); i = t0; j = t1;`, with hidden names for the
+/// temporaries. A `let` gives a value its own registers when they are a mutable name's, so the
+/// assignments cannot see each other. `_` takes a value and drops it.
+fn lower_tuple_assign(ctx: &Ctxt, a: &syn::ExprAssign, out: &mut Vec<Stmt>) {
+    let syn::Expr::Tuple(targets) = &*a.left else { return };
+    let mut names = Vec::new();
+    for target in &targets.elems {
+        match target {
+            syn::Expr::Infer(_) => names.push(None),
+            t => match assign_target(ctx, t) {
+                Some(name) => names.push(Some(name)),
+                None => return,
+            },
+        }
+    }
+    let id = ctx.next_id();
+    let temps: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| match name {
+            Some(n) => (syn::Ident::new(&format!("__tessel_assign_{id}_{k}"), n.span()), false),
+            None => (syn::Ident::new("_", a.eq_token.span), false),
+        })
+        .collect();
+    let span = a.eq_token.span;
+    out.push(Stmt::Let { names: temps.clone(), ty: None, init: lower_expr(ctx, &a.right), span });
+    for (k, (name, (temp, _))) in names.into_iter().zip(temps).enumerate() {
+        let Some(name) = name else { continue };
+        let (at, end) = value_loc(&a.right, k);
+        let value = Expr { id: ctx.next_id(), kind: ExprKind::Var(temp), span: at, end };
+        out.push(Stmt::Assign { name, value, span });
+    }
+}
+
+/// Where a tuple assignment's `k`-th value was written: that element of a tuple literal, else the
+/// whole right-hand side.
+fn value_loc(right: &syn::Expr, k: usize) -> (proc_macro2::Span, proc_macro2::Span) {
+    match right {
+        syn::Expr::Tuple(t) if k < t.elems.len() => (first_span(&t.elems[k]), last_span(&t.elems[k])),
+        _ => (first_span(right), last_span(right)),
     }
 }
 
