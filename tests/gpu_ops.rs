@@ -245,6 +245,17 @@ fn tuple_assignment_evaluates_before_it_assigns() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn if_values_take_the_branch_their_condition_picks() {
+    let dev = device();
+    let x = Rng::new(13).tensor::<f32>(&[6 * 128], 1.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, [6 * 128]).unwrap();
+    if_values::launch(&dev, &dx, &mut dy, 7).unwrap();
+    assert_close("if_values GPU", &values(&dy.to_host().unwrap()), &if_values_ref(x.data(), 7), 0.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn paired_register_stores_at_even_and_odd_widths() {
     let dev = device();
     let rows = 128;

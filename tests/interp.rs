@@ -12,8 +12,9 @@ mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
-    colsum, gemm_bf16, gemm_bf16_rega, pipelined_cluster, ragged_store, ragged_store_ref, specialized, split_k_pair,
-    tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, pipelined_cluster, ragged_store, ragged_store_ref,
+    specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, NARROW_OUTPUTS, NARROW_S,
+    RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -279,4 +280,13 @@ fn tuple_assignment_evaluates_before_it_assigns() {
         tuple_steps::interpret(&x, &mut y, n).unwrap();
         assert_close(&format!("tuple_steps, n = {n}"), &values(&y), &tuple_steps_ref(x.data(), n), 0.0);
     }
+}
+
+/// `if` as a value takes the branch its condition picks, in every program.
+#[test]
+fn if_values_take_the_branch_their_condition_picks() {
+    let x = Rng::new(13).tensor::<f32>(&[6 * 128], 1.0);
+    let mut y = HostTensor::<f32>::zeros([6 * 128]).unwrap();
+    if_values::interpret(&x, &mut y, 7).unwrap();
+    assert_close("if_values", &values(&y), &if_values_ref(x.data(), 7), 0.0);
 }

@@ -47,18 +47,14 @@ macro_rules! attention {
             const BT: usize = 128; // keys per step
             const STAGES: usize = 3;
             let (blocks, programs, units) = (S / 128, num_programs(0), S / 128 * H);
-            let mut mine = (units - program_id(0) + programs - 1) / programs;
-            if CAUSAL == 1 {
-                // The last round is partial: it reaches the first `units % programs` seats.
-                let (rounds, mut seat) = (units / programs, program_id(0));
-                if rounds % 2 == 1 {
-                    seat = programs - 1 - program_id(0);
-                }
-                mine = rounds;
-                if seat < units % programs {
-                    mine = rounds + 1;
-                }
-            }
+            let mine = if CAUSAL == 1 {
+                // Whole rounds, then the last round's first `units % programs` seats.
+                let rounds = units / programs;
+                let seat = if rounds % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+                rounds + if seat < units % programs { 1 } else { 0 }
+            } else {
+                (units - program_id(0) + programs - 1) / programs
+            };
             run_scoped(
                 collective_axes = [wg],
                 |q_s: Smem<$t, QBUF, 2, 1, 64, D, Swizzle128>,
@@ -75,17 +71,15 @@ macro_rules! attention {
                         set_max_registers(24);
                         for n in 0..mine {
                             let b = n % QBUF;
-                            let u = program_id(0) + n * programs;
-                            let (mut h, mut i, mut steps) = (u / blocks, u % blocks, T / BT);
-                            if CAUSAL == 1 {
-                                let mut seat = program_id(0);
-                                if n % 2 == 1 {
-                                    seat = programs - 1 - program_id(0);
-                                }
+                            let (h, i, steps) = if CAUSAL == 1 {
+                                let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
                                 let ranked = n * programs + seat;
-                                (h, i) = (ranked % H, blocks - 1 - ranked / H);
-                                steps = i + 1;
-                            }
+                                let i = blocks - 1 - ranked / H;
+                                (ranked % H, i, i + 1)
+                            } else {
+                                let u = program_id(0) + n * programs;
+                                (u / blocks, u % blocks, T / BT)
+                            };
                             if n >= QBUF {
                                 barrier_wait(q_free.at(b));
                             }
@@ -106,17 +100,15 @@ macro_rules! attention {
                         run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
                             for n in 0..mine {
                                 let b = n % QBUF;
-                                let u = program_id(0) + n * programs;
-                                let (mut h, mut i, mut steps) = (u / blocks, u % blocks, T / BT);
-                                if CAUSAL == 1 {
-                                    let mut seat = program_id(0);
-                                    if n % 2 == 1 {
-                                        seat = programs - 1 - program_id(0);
-                                    }
+                                let (h, i, steps) = if CAUSAL == 1 {
+                                    let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
                                     let ranked = n * programs + seat;
-                                    (h, i) = (ranked % H, blocks - 1 - ranked / H);
-                                    steps = i + 1;
-                                }
+                                    let i = blocks - 1 - ranked / H;
+                                    (ranked % H, i, i + 1)
+                                } else {
+                                    let u = program_id(0) + n * programs;
+                                    (u / blocks, u % blocks, T / BT)
+                                };
                                 // Row maxima (scaled by c) and sums of exponentials so far.
                                 let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
                                 let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);

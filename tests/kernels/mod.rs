@@ -372,6 +372,44 @@ pub fn tuple_steps_ref(x: &[f32], n: i32) -> Vec<f64> {
         .collect()
 }
 
+/// `if` as a value: scalars (an `else if` chain; a literal that takes the other branch's `u32`),
+/// register arrays, a branch with statements before its value, a tuple, and a constant condition
+/// (only its branch is emitted). `y = w + (band + m)`.
+#[kernel(grid = (N / 128,), consts(FLIP = 1))]
+pub fn if_values(x: Gmem<f32, N>, y: GmemMut<f32, N>, n: u32) {
+    let i = program_id(0);
+    let band = if i % 3 == 0 {
+        10
+    } else if i % 3 == 1 {
+        20
+    } else {
+        30
+    };
+    let m = if i > 1 { n } else { 0 };
+    let v = x.tile([i], [128]).load(Layout::Strided);
+    let w = if i % 2 == 0 {
+        v * 2.0
+    } else {
+        let h = v + 1.0;
+        h * h
+    };
+    let (a, b) = if FLIP == 1 { (band, m) } else { (m as i32, band as u32) };
+    y.tile([i], [128]).store(w + ((a as u32 + b) as f32));
+}
+
+/// `if_values` on the CPU, in f32 as the kernel computes: `x` has `128 * programs` elements.
+pub fn if_values_ref(x: &[f32], n: u32) -> Vec<f64> {
+    (0..x.len())
+        .map(|e| {
+            let i = e / 128;
+            let band = [10, 20, 30][i % 3];
+            let m = if i > 1 { n } else { 0 };
+            let w = if i % 2 == 0 { x[e] * 2.0 } else { (x[e] + 1.0) * (x[e] + 1.0) };
+            (w + (band + m) as f32) as f64
+        })
+        .collect()
+}
+
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
 /// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the

@@ -26,6 +26,7 @@ impl Gen<'_> {
             K::Bool(b) => Val::Scalar { reg: self.const_reg(DType::Bool, *b as i64 as f64), dtype: DType::Bool },
             K::Var(name) => self.var(&name.to_string()),
             K::Tuple(items) => Val::Tuple(items.iter().map(|i| self.expr(i)).collect()),
+            K::If { cond, then, otherwise } => self.if_value(e, cond, then, otherwise),
             K::Unary { op, operand } => self.unary(e, *op, operand),
             K::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs),
             K::ScalarCast { value, dtype } => {

@@ -272,19 +272,17 @@ impl<'a> Gen<'a> {
     }
 
     fn if_stmt(&mut self, cond: &Expr, then: &Block, otherwise: Option<&Block>) {
-        let c = self.expr(cond);
-        // A known condition (a kernel's constant switch) keeps only its branch.
-        if let Val::Const(known) = c {
-            match (known != 0, otherwise) {
-                (true, _) => self.block(then),
-                (false, Some(o)) => self.block(o),
-                (false, None) => Val::Unit,
-            };
-            return;
-        }
-        let p = match self.materialize(c, &Ty::Scalar(DType::Bool)) {
-            Val::Scalar { reg, .. } => reg,
-            _ => return,
+        let p = match self.condition(cond) {
+            Err(known) => {
+                // A known condition (a kernel's constant switch) keeps only its branch.
+                match (known, otherwise) {
+                    (true, _) => self.block(then),
+                    (false, Some(o)) => self.block(o),
+                    (false, None) => Val::Unit,
+                };
+                return;
+            }
+            Ok(p) => p,
         };
         let (else_l, end_l) = (self.w.label("else"), self.w.label("endif"));
         self.w.ins(format!("@!{p} bra {else_l}"));
@@ -295,6 +293,54 @@ impl<'a> Gen<'a> {
             self.block(o);
         }
         self.w.put_label(&end_l);
+    }
+
+    /// `if c { a } else { b }` as a value: the branch taken leaves its value in registers of the
+    /// `if`'s own (the first branch's value copied, the second's moved into the copy).
+    pub fn if_value(&mut self, e: &Expr, cond: &Expr, then: &Block, otherwise: &Block) -> Val {
+        let p = match self.condition(cond) {
+            Err(known) => return self.block(if known { then } else { otherwise }),
+            Ok(p) => p,
+        };
+        let ty = self.ty(e).clone();
+        let (else_l, end_l) = (self.w.label("else"), self.w.label("endif"));
+        self.w.ins(format!("@!{p} bra {else_l}"));
+        let v = self.block(then);
+        let v = self.materialize(v, &ty);
+        let value = self.fresh_copy(v);
+        self.w.ins(format!("bra.uni {end_l}"));
+        self.w.put_label(&else_l);
+        let v = self.block(otherwise);
+        let v = self.materialize(v, &ty);
+        self.move_into(&value, &v);
+        self.w.put_label(&end_l);
+        value
+    }
+
+    /// An `if`'s condition in a predicate register, or `Err` with its value when it is known at
+    /// compile time.
+    fn condition(&mut self, cond: &Expr) -> Result<String, bool> {
+        match self.expr(cond) {
+            Val::Const(known) => Err(known != 0),
+            c => match self.materialize(c, &Ty::Scalar(DType::Bool)) {
+                Val::Scalar { reg, .. } => Ok(reg),
+                _ => Err(false),
+            },
+        }
+    }
+
+    /// Moves a value into registers holding one of the same type (scalars, arrays, tuples).
+    fn move_into(&mut self, dst: &Val, src: &Val) {
+        match (dst, src) {
+            (Val::Scalar { reg: d, dtype }, Val::Scalar { reg: s, .. }) => self.mov(*dtype, d, s),
+            (Val::Regs { regs: d, ty }, Val::Regs { regs: s, .. }) => {
+                for (d, s) in d.iter().zip(s) {
+                    self.mov(ty.dtype, d, s);
+                }
+            }
+            (Val::Tuple(d), Val::Tuple(s)) => d.iter().zip(s).for_each(|(d, s)| self.move_into(d, s)),
+            _ => {}
+        }
     }
 
     /// An integer scalar expression in a `.b32` register.

@@ -57,6 +57,11 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | K::WaitSmemToGmem(_)
         | K::SetMaxRegisters(_) => {}
         K::Tuple(items) => items.iter().for_each(|i| expr(i, f)),
+        K::If { cond, then, otherwise } => {
+            expr(cond, f);
+            block(then, f);
+            block(otherwise, f);
+        }
         K::Unary { operand: x, .. }
         | K::ScalarCast { value: x, .. }
         | K::Transpose { base: x, .. }

@@ -319,6 +319,13 @@ pub enum ExprKind {
     Var(Ident),
     /// `(a, b)`
     Tuple(Vec<Expr>),
+    /// `if cond { a } else { b }` as a value: each branch's block ends in its value (`else if`
+    /// nests as a block whose value is the inner `if`).
+    If {
+        cond: Box<Expr>,
+        then: Block,
+        otherwise: Block,
+    },
     Unary {
         op: UnOp,
         operand: Box<Expr>,

@@ -15,12 +15,21 @@ pub fn invalid(ctx: &Ctxt, span: proc_macro2::Span) -> Expr {
 }
 
 pub fn lower_block(ctx: &Ctxt, block: &syn::Block) -> Block {
+    lower_block_as(ctx, block, false)
+}
+
+/// A block whose value is used (a branch of an `if` value): a last `if` with an `else` is its value.
+fn lower_value_block(ctx: &Ctxt, block: &syn::Block) -> Block {
+    lower_block_as(ctx, block, true)
+}
+
+fn lower_block_as(ctx: &Ctxt, block: &syn::Block, value: bool) -> Block {
     let mut stmts = Vec::new();
     let mut tail = None;
     let n = block.stmts.len();
     for (i, stmt) in block.stmts.iter().enumerate() {
         match stmt {
-            syn::Stmt::Expr(e, None) if i + 1 == n && !is_statement_like(e) => {
+            syn::Stmt::Expr(e, None) if i + 1 == n && !is_statement_like(e, value) => {
                 tail = Some(Box::new(lower_expr(ctx, e)));
             }
             _ => lower_stmt(ctx, stmt, &mut stmts),
@@ -29,9 +38,13 @@ pub fn lower_block(ctx: &Ctxt, block: &syn::Block) -> Block {
     Block { stmts, tail, span: block.brace_token.span.join() }
 }
 
-/// Control flow written without a trailing semicolon is a statement, not the block's value.
-fn is_statement_like(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::ForLoop(_) | syn::Expr::If(_) | syn::Expr::Assign(_))
+/// Control flow written without a trailing semicolon is a statement, not the block's value, except
+/// an `if` with an `else` at the end of a block whose value is used.
+fn is_statement_like(e: &syn::Expr, value: bool) -> bool {
+    match e {
+        syn::Expr::If(i) => !(value && i.else_branch.is_some()),
+        _ => matches!(e, syn::Expr::ForLoop(_) | syn::Expr::Assign(_)),
+    }
 }
 
 fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
@@ -230,9 +243,31 @@ fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
     }
 }
 
+/// `if cond { a } else { b }` used as a value.
+fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
+    let Some((_, otherwise)) = &i.else_branch else {
+        ctx.unsupported(i.if_token.span, "an `if` without `else` as a value (give it an `else` branch)");
+        return ExprKind::Invalid;
+    };
+    let otherwise = match &**otherwise {
+        syn::Expr::Block(b) => lower_value_block(ctx, &b.block),
+        syn::Expr::If(nested) => {
+            let tail = Some(Box::new(lower_expr(ctx, otherwise)));
+            Block { stmts: vec![], tail, span: nested.if_token.span }
+        }
+        other => {
+            ctx.unsupported(other.span(), "this `else` branch");
+            return ExprKind::Invalid;
+        }
+    };
+    let cond = Box::new(lower_expr(ctx, &i.cond));
+    ExprKind::If { cond, then: lower_value_block(ctx, &i.then_branch), otherwise }
+}
+
 pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
     let span = first_span(e);
     let kind = match e {
+        syn::Expr::If(i) => lower_if_value(ctx, i),
         syn::Expr::Lit(l) => lower_lit(ctx, &l.lit),
         syn::Expr::Path(p) => match p.path.get_ident() {
             Some(id) if p.qself.is_none() => ExprKind::Var(id.clone()),
@@ -441,7 +476,6 @@ fn describe(e: &syn::Expr) -> &'static str {
         syn::Expr::Unsafe(_) => "`unsafe` blocks",
         syn::Expr::Try(_) => "the `?` operator",
         syn::Expr::Let(_) => "`let` in expressions",
-        syn::Expr::If(_) => "`if` as a value",
         syn::Expr::ForLoop(_) => "`for` as a value",
         syn::Expr::Assign(_) => "assignment as a value",
         _ => "this expression",

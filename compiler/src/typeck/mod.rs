@@ -390,6 +390,79 @@ impl<'a> Checker<'a> {
     }
 
     fn check_if(&mut self, cond: &Expr, then: &Block, otherwise: Option<&Block>) {
+        let (t, o) = self.check_branches(cond, then, otherwise);
+        for (t, span) in [(Some(t), then.span), (o, otherwise.map_or(then.span, |b| b.span))] {
+            if let Some(t) = t {
+                if !matches!(t, Ty::Unit | Ty::Error) {
+                    self.ctx.type_error(span, "an `if` branch has no value", "end the branch with a statement (`;`)");
+                }
+            }
+        }
+    }
+
+    /// `if cond { a } else { b }` as a value: both branches end in a scalar, a register array or a
+    /// tuple of them, of one type.
+    fn check_if_value(&mut self, cond: &Expr, then: &Block, otherwise: &Block) -> Ty {
+        let (mut t, o) = self.check_branches(cond, then, Some(otherwise));
+        let mut o = o.unwrap_or(Ty::Error);
+        if let Some(ty) = self.adopt_literal(then, &t, &o) {
+            t = ty;
+        } else if let Some(ty) = self.adopt_literal(otherwise, &o, &t) {
+            o = ty;
+        }
+        let mut ok = true;
+        for (ty, b) in [(&t, then), (&o, otherwise)] {
+            let at = b.tail.as_deref().map_or(Loc::from(b.span), Loc::from);
+            if matches!(ty, Ty::Unit) {
+                self.ctx.type_error(b.span, "this branch of an `if` value has no value", "end it with an expression");
+                ok = false;
+            } else if !ty.is_plain_value() && ok {
+                // (Once: the other branch is most likely the same kind of thing.)
+                self.ctx.type_error(
+                    at,
+                    format!("an `if` value is a scalar, a register array or a tuple of them, not {ty}"),
+                    "choose the index instead: `x.at(if c { 0 } else { 1 })`",
+                );
+                ok = false;
+            }
+        }
+        if !ok || t.is_error() || o.is_error() {
+            return Ty::Error;
+        }
+        if t != o {
+            let at = otherwise.tail.as_deref().map_or(Loc::from(otherwise.span), Loc::from);
+            let help = match &t {
+                Ty::Regs(r) if regs::same_but_layout(&t, &o) => {
+                    format!("give both branches one layout: `.to_layout(Layout::{})` on one of them", r.layout.name())
+                }
+                _ => "make both branches the same dtype, shape and layout".to_string(),
+            };
+            self.ctx.type_error(at, format!("`if` and `else` have different types: {t} and {o}"), help);
+            return Ty::Error;
+        }
+        t
+    }
+
+    /// `if c { 0 } else { n }` with `n: u32`: an untyped literal as one branch's value takes the
+    /// other's scalar type, as it does beside `n` in `n + 0`. Returns the type it took.
+    fn adopt_literal(&mut self, b: &Block, own: &Ty, other: &Ty) -> Option<Ty> {
+        let (Some(tail), Ty::Scalar(d)) = (b.tail.as_deref(), other) else { return None };
+        if own == other || !scalar::is_untyped_literal(tail) || !scalar::literal_fits(tail, *d) {
+            return None;
+        }
+        let mut e = tail;
+        loop {
+            self.record(e, other.clone());
+            match &e.kind {
+                ExprKind::Unary { operand, .. } => e = operand,
+                _ => return Some(other.clone()),
+            }
+        }
+    }
+
+    /// Checks an `if`'s condition and branches, and that a mutable name leaves both branches in
+    /// the same layout; returns the branches' types.
+    fn check_branches(&mut self, cond: &Expr, then: &Block, otherwise: Option<&Block>) -> (Ty, Option<Ty>) {
         let ty = self.check_expr(cond);
         if !matches!(ty, Ty::Scalar(crate::types::DType::Bool) | Ty::Error) {
             self.ctx.type_error(
@@ -414,13 +487,7 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        for (t, span) in [(Some(t), then.span), (o, otherwise.map_or(then.span, |b| b.span))] {
-            if let Some(t) = t {
-                if !matches!(t, Ty::Unit | Ty::Error) {
-                    self.ctx.type_error(span, "an `if` branch has no value", "end the branch with a statement (`;`)");
-                }
-            }
-        }
+        (t, o)
     }
 
     fn restore(&mut self, snapshot: &[(String, Ty)]) {
@@ -484,6 +551,7 @@ impl<'a> Checker<'a> {
             | K::Binary { .. }
             | K::ScalarCast { .. }
             | K::Tuple(_) => scalar::infer(self, e),
+            K::If { cond, then, otherwise } => self.check_if_value(cond, then, otherwise),
             K::ProgramId(axis) | K::NumPrograms(axis) => scalar::check_grid_axis(self, axis),
             K::WarpgroupId | K::ClusterRank => Ty::Scalar(crate::types::DType::I32),
             K::Tile { gmem, index, shape } => memory::check_tile(self, gmem, index, shape.as_ref()),

@@ -140,7 +140,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
     scalar_result(ck, e, op, a)
 }
 
-fn literal_fits(lit: &Expr, target: DType) -> bool {
+pub(super) fn literal_fits(lit: &Expr, target: DType) -> bool {
     match &lit.kind {
         ExprKind::Int(..) => target.is_int() || target.is_float(),
         ExprKind::Float(..) => target.is_float(),

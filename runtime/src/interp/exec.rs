@@ -174,6 +174,10 @@ impl<'a> Warpgroup<'a> {
             Expr::Local(slot) => self.frame[*slot].clone(),
             Expr::Dim(i) => Value::Scalar(Scalar::Int(self.launch.dims[*i], DType::I32)),
             Expr::Tuple(items) => Value::Tuple(items.iter().map(|i| self.eval(i)).collect::<Result<_>>()?),
+            Expr::If { cond, then, otherwise } => match self.eval(cond)?.bool()? {
+                true => self.block(then)?,
+                false => self.block(otherwise)?,
+            },
             Expr::Unary { op, operand } => match self.eval(operand)? {
                 Value::Scalar(s) => Value::Scalar(scalar_unop(*op, s)),
                 v => Value::Regs(Rc::new(super::ops::unary(*op, &*v.regs()?))),

@@ -121,6 +121,12 @@ pub(crate) enum Expr {
     /// A runtime dimension, by index into `Program::runtime_dims`.
     Dim(usize),
     Tuple(Vec<Expr>),
+    /// `if cond { .. } else { .. }` as a value.
+    If {
+        cond: Box<Expr>,
+        then: Block,
+        otherwise: Block,
+    },
     Unary {
         op: UnOp,
         operand: Box<Expr>,

@@ -227,6 +227,9 @@ impl Lowerer<'_> {
             K::Int(..) | K::Float(..) | K::Bool(_) => Expr::Lit(self.literal(e, None)?),
             K::Var(name) => self.var(&name.to_string())?,
             K::Tuple(items) => Expr::Tuple(self.exprs(items)?),
+            K::If { cond, then, otherwise } => {
+                Expr::If { cond: self.boxed(cond)?, then: self.block(then)?, otherwise: self.block(otherwise)? }
+            }
             K::Unary { op, operand } => Expr::Unary { op: *op, operand: self.boxed(operand)? },
             K::Binary { op, lhs, rhs } => {
                 let (lhs, rhs) = self.operands(lhs, rhs)?;
