@@ -204,9 +204,7 @@ fn elementwise_ty(ck: &mut Checker, e: &Expr, (lhs, lt): (&Expr, Ty), (rhs, rt):
         return Ty::Error;
     }
     if let (Ty::Scalar(a), Ty::Scalar(b)) = (&lt, &rt) {
-        if a == b || scalar::is_untyped_literal(lhs) || scalar::is_untyped_literal(rhs) {
-            return if scalar::is_untyped_literal(lhs) { rt } else { lt };
-        }
+        return scalar::unify(ck, e, (lhs, *a), (rhs, *b)).map_or(Ty::Error, Ty::Scalar);
     }
     combine(ck, e, lhs, &lt, rhs, &rt).map_or(Ty::Error, Ty::Regs)
 }
@@ -240,7 +238,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
         }
         (Ty::Regs(r), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::Regs(r)) => {
             let scalar_side = if matches!(lt, Ty::Scalar(_)) { lhs } else { rhs };
-            if *d != r.dtype && !scalar::is_untyped_literal(scalar_side) {
+            if *d != r.dtype && !(scalar::is_untyped_literal(scalar_side) && scalar::literal_fits(scalar_side, r.dtype)) {
                 ck.ctx.type_error(
                     scalar_side,
                     format!("a {d} scalar cannot combine with a {} array", r.dtype),

@@ -118,7 +118,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
     if matches!(lt, Ty::Regs(_)) || matches!(rt, Ty::Regs(_)) {
         return regs::elementwise_types(ck, e, op, lhs, &lt, rhs, &rt);
     }
-    let (Ty::Scalar(mut a), Ty::Scalar(mut b)) = (lt.clone(), rt.clone()) else {
+    let (Ty::Scalar(a), Ty::Scalar(b)) = (lt.clone(), rt.clone()) else {
         ck.ctx.type_error(
             e,
             format!("cannot combine {lt} and {rt} with an operator"),
@@ -126,18 +126,24 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
         );
         return Ty::Error;
     };
-    if a != b {
-        if is_untyped_literal(lhs) && literal_fits(lhs, b) {
-            a = b;
-        } else if is_untyped_literal(rhs) && literal_fits(rhs, a) {
-            b = a;
-        }
+    match unify(ck, e, (lhs, a), (rhs, b)) {
+        Some(d) => scalar_result(ck, e, op, d),
+        None => Ty::Error,
     }
-    if a != b {
+}
+
+/// The one dtype of two scalar operands (`k + 1`, `max(x, 0.5)`): their own when they agree, else
+/// an untyped literal takes the other side's when it fits it (an integer literal fits any number
+/// type, a float literal the float types); otherwise a type error.
+pub(super) fn unify(ck: &mut Checker, e: &Expr, (lhs, a): (&Expr, DType), (rhs, b): (&Expr, DType)) -> Option<DType> {
+    if a == b || (is_untyped_literal(lhs) && literal_fits(lhs, b)) {
+        Some(b)
+    } else if is_untyped_literal(rhs) && literal_fits(rhs, a) {
+        Some(a)
+    } else {
         ck.ctx.type_error(e, format!("mismatched scalar types {a} and {b}"), format!("convert one side with `as {a}`"));
-        return Ty::Error;
+        None
     }
-    scalar_result(ck, e, op, a)
 }
 
 pub(super) fn literal_fits(lit: &Expr, target: DType) -> bool {
