@@ -256,6 +256,19 @@ fn if_values_take_the_branch_their_condition_picks() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn float_literals_round_once_to_bf16() {
+    let dev = device();
+    let x = HostTensor::new([64, 64], vec![bf16::ONE; 64 * 64]).unwrap();
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let (mut dy, mut dz) =
+        (DeviceTensor::<bf16>::zeros(&dev, [64, 64]).unwrap(), DeviceTensor::zeros(&dev, [64, 64]).unwrap());
+    literal_rounding::launch(&dev, &dx, &mut dy, &mut dz).unwrap();
+    assert_close("x * literal GPU", &values(&dy.to_host().unwrap()), &[1.0078125; 64 * 64], 0.0);
+    assert_close("splat of a literal GPU", &values(&dz.to_host().unwrap()), &[1.0078125; 64 * 64], 0.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn paired_register_stores_at_even_and_odd_widths() {
     let dev = device();
     let rows = 128;

@@ -12,9 +12,9 @@ mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
-    colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, pipelined_cluster, ragged_store, ragged_store_ref,
-    specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, NARROW_OUTPUTS, NARROW_S,
-    RAGGED_WIDTHS,
+    colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, pipelined_cluster, ragged_store,
+    ragged_store_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts,
+    NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -289,4 +289,14 @@ fn if_values_take_the_branch_their_condition_picks() {
     let mut y = HostTensor::<f32>::zeros([6 * 128]).unwrap();
     if_values::interpret(&x, &mut y, 7).unwrap();
     assert_close("if_values", &values(&y), &if_values_ref(x.data(), 7), 0.0);
+}
+
+/// Float literals round once to the dtype they take, from their written value.
+#[test]
+fn float_literals_round_once_to_bf16() {
+    let x = HostTensor::new([64, 64], vec![bf16::ONE; 64 * 64]).unwrap();
+    let (mut y, mut z) = (HostTensor::<bf16>::zeros([64, 64]).unwrap(), HostTensor::<bf16>::zeros([64, 64]).unwrap());
+    literal_rounding::interpret(&x, &mut y, &mut z).unwrap();
+    assert_close("x * literal", &values(&y), &[1.0078125; 64 * 64], 0.0);
+    assert_close("splat of a literal", &values(&z), &[1.0078125; 64 * 64], 0.0);
 }

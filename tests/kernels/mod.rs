@@ -410,6 +410,16 @@ pub fn if_values_ref(x: &[f32], n: u32) -> Vec<f64> {
         .collect()
 }
 
+/// A float literal in a bf16 splat or beside a bf16 array is rounded once, from its written value:
+/// 1 + 2^-8 + 2^-30 is bf16 1 + 2^-7 (rounded to f32 first it would be the tie 1 + 2^-8, and
+/// then 1). With `x` all ones, every element of `y` and `z` is 1.0078125.
+#[kernel(grid = (1,))]
+pub fn literal_rounding(x: Gmem<bf16, 64, 64>, y: GmemMut<bf16, 64, 64>, z: GmemMut<bf16, 64, 64>) {
+    let ones = x.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    y.tile([0, 0]).store(ones * 1.003906250931322574615478515625);
+    z.tile([0, 0]).store((ones - 1.0) + splat::<bf16>(1.003906250931322574615478515625, [64, 64]));
+}
+
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
 /// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the

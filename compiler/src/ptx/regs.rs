@@ -19,7 +19,8 @@ fn result_ty(g: &Gen, e: &Expr) -> Option<RegsTy> {
 
 /// The operand's registers, widened to `layout`'s element count (splats and scalars repeat).
 fn operand_regs(g: &mut Gen, e: &Expr, dtype: DType, layout: Layout, shape: &[i64]) -> Vec<String> {
-    let v = g.expr(e);
+    // (An untyped float literal is written in `dtype` directly: rounded once, as the interpreter.)
+    let v = g.scalar_operand(e, dtype);
     let n = super::layout::count(layout, shape);
     match v {
         Val::Regs { regs, ty } => regs_for_layout(g, &ty, &regs, layout, shape),
@@ -37,7 +38,7 @@ fn operand_regs(g: &mut Gen, e: &Expr, dtype: DType, layout: Layout, shape: &[i6
 
 pub fn emit_splat(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
     let Some(ty) = result_ty(g, e) else { return Val::Unit };
-    let v = g.expr(value);
+    let v = g.scalar_operand(value, ty.dtype);
     let reg = match v {
         Val::Const(c) => g.const_reg(ty.dtype, c as f64),
         Val::Scalar { reg, dtype } => {

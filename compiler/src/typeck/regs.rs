@@ -238,7 +238,8 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
         }
         (Ty::Regs(r), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::Regs(r)) => {
             let scalar_side = if matches!(lt, Ty::Scalar(_)) { lhs } else { rhs };
-            if *d != r.dtype && !(scalar::is_untyped_literal(scalar_side) && scalar::literal_fits(scalar_side, r.dtype)) {
+            if *d != r.dtype && !(scalar::is_untyped_literal(scalar_side) && scalar::literal_fits(scalar_side, r.dtype))
+            {
                 ck.ctx.type_error(
                     scalar_side,
                     format!("a {d} scalar cannot combine with a {} array", r.dtype),
