@@ -29,13 +29,15 @@ fn boxed(ctx: &Ctxt, e: &syn::Expr) -> Box<Expr> {
 
 /// A compile-time `u32` written as a literal: `program_id(0)`, `wgmma_wait(1)`.
 fn lit_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
-    if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = e {
-        if let Ok(v) = i.base10_parse::<u32>() {
-            return Some(Spanned::new(v, i.span()));
-        }
+    let v = super::int_literal(e);
+    if v.is_none() {
+        ctx.type_error(
+            loc_of(e),
+            "expected an integer literal",
+            "this argument must be known when the kernel is compiled",
+        );
     }
-    ctx.type_error(loc_of(e), "expected an integer literal", "this argument must be known when the kernel is compiled");
-    None
+    v
 }
 
 fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {

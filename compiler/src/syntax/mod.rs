@@ -216,17 +216,27 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
 }
 
 fn attr_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
-    // A literal that a `macro_rules!` passed on arrives in an invisible group.
-    if let syn::Expr::Group(g) = e {
-        return attr_u32(ctx, &g.expr);
+    let v = int_literal(e);
+    if v.is_none() {
+        ctx.type_error(
+            e.span(),
+            "expected an integer literal",
+            "attribute values are known when the kernel is compiled",
+        );
     }
-    if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) = e {
-        if let Ok(v) = i.base10_parse::<u32>() {
-            return Some(Spanned::new(v, i.span()));
+    v
+}
+
+/// A `u32` written as a literal, also one that a `macro_rules!` passed on (it arrives in an
+/// invisible group).
+pub(crate) fn int_literal(e: &syn::Expr) -> Option<Spanned<u32>> {
+    match e {
+        syn::Expr::Group(g) => int_literal(&g.expr),
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
+            i.base10_parse::<u32>().ok().map(|v| Spanned::new(v, i.span()))
         }
+        _ => None,
     }
-    ctx.type_error(e.span(), "expected an integer literal", "attribute values are known when the kernel is compiled");
-    None
 }
 
 fn const_def(ctx: &Ctxt, e: &syn::Expr) -> Option<ConstDef> {

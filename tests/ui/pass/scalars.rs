@@ -1,5 +1,6 @@
 //! Scalar code: parameters, `consts(..)` and body consts, arithmetic, bit operators, comparisons and
-//! `&&`/`||`, casts with `as`, compound assignment, tuples, nested `for` and `if`/`else if`/`else`.
+//! `&&`/`||`, casts with `as`, compound assignment, tuples and tuple assignment, nested `for` and
+//! `if`/`else if`/`else`, `if` as a value.
 
 use tessel::prelude::*;
 
@@ -22,7 +23,9 @@ fn scalar_control(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, n: i32, alpha: f32,
             }
         }
     }
-    let shift = ((i << 1) | 1) ^ (programs - 1);
+    let (mut lo, mut hi) = (0, n);
+    (lo, hi) = (hi, lo + 1);
+    let shift = ((i << 1) | 1) ^ (programs - 1) + if lo > hi { lo - hi } else { 0 };
     let blend = acc + (count as f32) + (shift as f32);
     if i < programs && !(n <= 0) {
         let v = x.tile([i, half], [ROWS, HALF]).load(Layout::Strided) * blend;
