@@ -269,6 +269,22 @@ fn float_literals_round_once_to_bf16() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn tiles_with_leading_unit_extents_move_through_registers() {
+    let dev = device();
+    let (heads, rows) = (3, 192);
+    let x = Rng::new(14).tensor::<f32>(&[heads, rows, 64], 1.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, [heads, rows, 64]).unwrap();
+    let mut dz = DeviceTensor::<f32>::zeros(&dev, [heads, rows, 64]).unwrap();
+    per_head::launch(&dev, &dx, &mut dy, &mut dz).unwrap();
+    let twice: Vec<f64> = values(&x).iter().map(|v| 2.0 * v).collect();
+    let plus: Vec<f64> = x.data().iter().map(|&v| (v + 1.0) as f64).collect();
+    assert_close("per_head y GPU", &values(&dy.to_host().unwrap()), &twice, 0.0);
+    assert_close("per_head z GPU", &values(&dz.to_host().unwrap()), &plus, 0.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn paired_register_stores_at_even_and_odd_widths() {
     let dev = device();
     let rows = 128;

@@ -12,9 +12,9 @@ mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
-    colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, pipelined_cluster, ragged_store,
-    ragged_store_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts,
-    NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head, pipelined_cluster,
+    ragged_store, ragged_store_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref,
+    NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -299,4 +299,18 @@ fn float_literals_round_once_to_bf16() {
     literal_rounding::interpret(&x, &mut y, &mut z).unwrap();
     assert_close("x * literal", &values(&y), &[1.0078125; 64 * 64], 0.0);
     assert_close("splat of a literal", &values(&z), &[1.0078125; 64 * 64], 0.0);
+}
+
+/// 1 x 64 x 64 tiles of 3-D arrays move through registers as 64 x 64 arrays.
+#[test]
+fn tiles_with_leading_unit_extents_move_through_registers() {
+    let (heads, rows) = (3, 192);
+    let x = Rng::new(14).tensor::<f32>(&[heads, rows, 64], 1.0);
+    let (mut y, mut z) =
+        (HostTensor::<f32>::zeros([heads, rows, 64]).unwrap(), HostTensor::zeros([heads, rows, 64]).unwrap());
+    per_head::interpret(&x, &mut y, &mut z).unwrap();
+    let twice: Vec<f64> = values(&x).iter().map(|v| 2.0 * v).collect();
+    let plus: Vec<f64> = x.data().iter().map(|&v| (v + 1.0) as f64).collect();
+    assert_close("per_head y", &values(&y), &twice, 0.0);
+    assert_close("per_head z", &values(&z), &plus, 0.0);
 }

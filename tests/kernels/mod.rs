@@ -420,6 +420,18 @@ pub fn literal_rounding(x: Gmem<bf16, 64, 64>, y: GmemMut<bf16, 64, 64>, z: Gmem
     z.tile([0, 0]).store((ones - 1.0) + splat::<bf16>(1.003906250931322574615478515625, [64, 64]));
 }
 
+/// A global tile's leading extents of 1 do not count in registers: a 1 x 64 x 64 block of an
+/// H x R x 64 array loads as a 64 x 64 array (in `Layout::Wgmma`, with paired accesses, and in
+/// `Layout::Strided`) and stores from one: `y = 2 x`, `z = x + 1`.
+#[kernel(grid = (H, R / 64))]
+pub fn per_head(x: Gmem<f32, H, R, 64>, y: GmemMut<f32, H, R, 64>, z: GmemMut<f32, H, R, 64>) {
+    let (h, i) = (program_id(0), program_id(1));
+    let v = x.tile([h, i, 0], [1, 64, 64]).load(Layout::Wgmma);
+    y.tile([h, i, 0], [1, 64, 64]).store(v * 2.0);
+    let w = x.tile([h, i, 0], [1, 64, 64]).load(Layout::Strided);
+    z.tile([h, i, 0], [1, 64, 64]).store(w + 1.0);
+}
+
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
 /// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the

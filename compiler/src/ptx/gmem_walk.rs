@@ -28,11 +28,14 @@ pub(super) struct Walk {
     /// the array when `o < room` in every dimension (a negative room: none does).
     room: Vec<String>,
     elem: i64,
+    /// Leading dimensions of the tile that the fragment does not have (extents of 1, at offset 0).
+    pad: usize,
 }
 
 impl Walk {
     /// The walk over a tile of parameter `param` (global address `base`) at block `index` of shape
-    /// `tile`, for a fragment whose thread coordinates are the registers `first`.
+    /// `tile`, for a fragment whose thread coordinates are the registers `first` (of the tile's
+    /// last dimensions: `tile_registers` drops leading extents of 1).
     pub fn new(
         g: &mut Gen,
         base: &str,
@@ -57,10 +60,12 @@ impl Walk {
             }
         }
         let (mut origin, mut room) = (base.to_string(), Vec::with_capacity(n));
+        let pad = n.saturating_sub(first.len());
         for d in 0..n {
             let (start, wide, left, addr) =
                 (g.w.reg(Class::B32), g.w.reg(Class::B64), g.w.reg(Class::B32), g.w.reg(Class::B64));
-            g.w.ins(format!("mad.lo.u32 {start}, {}, {}, {}", index[d], tile[d], first[d]));
+            let first = if d < pad { "0" } else { first[d - pad].as_str() };
+            g.w.ins(format!("mad.lo.u32 {start}, {}, {}, {first}", index[d], tile[d]));
             g.w.ins(format!("cvt.u64.u32 {wide}, {start}"));
             g.w.ins(format!("mad.lo.u64 {addr}, {wide}, {}, {origin}", strides[d]));
             g.w.ins(format!("sub.s32 {left}, {}, {start}", dims[d]));
@@ -68,7 +73,12 @@ impl Walk {
             room.push(left);
         }
         strides.pop();
-        Walk { origin, strides, room, elem }
+        Walk { origin, strides, room, elem, pad }
+    }
+
+    /// A fragment element's offsets along every dimension of the tile.
+    fn padded(&self, offsets: &[i64]) -> Vec<i64> {
+        std::iter::repeat_n(0, self.pad).chain(offsets.iter().copied()).collect()
     }
 
     /// The address operand (`reg+bytes`, for `[..]`) and the in-bounds predicate of the element at
@@ -88,6 +98,7 @@ impl Walk {
     /// `reg+bytes`: one `mad` per leading dimension with a nonzero offset, the last offset as the
     /// immediate.
     fn address(&self, g: &mut Gen, offsets: &[i64]) -> String {
+        let offsets = &self.padded(offsets);
         let mut addr = self.origin.clone();
         for (stride, &o) in self.strides.iter().zip(offsets) {
             if o != 0 {
@@ -103,6 +114,7 @@ impl Walk {
     /// The predicate "the element at `offsets`, and the `beyond` after it along the last dimension,
     /// lie inside the array": one compare per dimension against the room left.
     fn inside(&self, g: &mut Gen, offsets: &[i64], beyond: i64) -> String {
+        let offsets = &self.padded(offsets);
         let inside = g.w.reg(Class::Pred);
         let n = self.room.len().min(offsets.len());
         for (d, (room, &o)) in self.room.iter().zip(offsets).enumerate() {

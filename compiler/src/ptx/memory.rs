@@ -330,7 +330,7 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
     let place = match g.expr(src) {
         Val::Acc { regs, ty } => return Val::Regs { regs: acc_to_regs(g, &ty, &regs), ty: rt },
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
-        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: rt.shape.clone() },
+        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, src, &rt.shape) },
         _ => return Val::Unit,
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
@@ -349,6 +349,15 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
         _ => load_elements(g, &place, walk.as_ref(), &frag, &rt, None),
     };
     Val::Regs { regs, ty: rt }
+}
+
+/// The shape of a global tile that registers of shape `regs` move to or from: as written (with
+/// leading extents of 1 that the registers do not have), or the registers' own.
+fn tile_shape(g: &Gen, tile: &Expr, regs: &[i64]) -> Vec<i64> {
+    match g.ty(tile) {
+        Ty::Tile(_, Some(shape)) => shape.clone(),
+        _ => regs.to_vec(),
+    }
 }
 
 /// The global parameter a register array moves to or from in pairs (`gmem_pairs`), if it does.
@@ -408,7 +417,7 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
             return Val::Unit;
         }
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
-        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: vt.shape.clone() },
+        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, dst, &vt.shape) },
         _ => return Val::Unit,
     };
     if vt.layout == crate::syntax::ast::Layout::Splat {

@@ -61,7 +61,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         Ty::Error => return Ty::Error,
         Ty::Acc(a) => (a.dtype, a.shape.clone(), Layout::Wgmma),
         Ty::Smem(s) => (s.dtype, s.shape(), Layout::Strided),
-        Ty::Tile(g, Some(shape)) => (g.dtype, shape.clone(), Layout::Strided),
+        Ty::Tile(g, Some(shape)) => (g.dtype, super::tile_registers(shape).to_vec(), Layout::Strided),
         Ty::Tile(_, None) => {
             ck.ctx.type_error(
                 src,
@@ -128,7 +128,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
             } else if let Some(shape) = shape {
-                check_plain_store(ck, g.dtype, &shape, value, &v);
+                check_plain_store(ck, g.dtype, super::tile_registers(&shape), value, &v);
             } else if v.shape.len() != g.shape.len() {
                 ck.ctx.type_error(
                     value,

@@ -174,3 +174,11 @@ fn gmem_shape(g: &GmemTy) -> String {
         .collect();
     dims.join(", ")
 }
+
+/// The shape of the register array that a global tile of shape `tile` loads into or stores from:
+/// the tile's shape without its leading extents of 1, so that a 1 x 64 x D block of an H x S x D
+/// array is a 64 x D array (which `Layout::Wgmma` can hold).
+pub fn tile_registers(tile: &[i64]) -> &[i64] {
+    let lead = tile.iter().take_while(|&&d| d == 1).count().min(tile.len().saturating_sub(1));
+    &tile[lead..]
+}

@@ -104,7 +104,9 @@ impl TileRef {
         let origin = self.origin(block);
         let mut data = Vec::with_capacity(block.iter().product());
         for_each_index(block, |e| data.push(g.offset(&origin, e).map_or(0.0, |i| load(&g.data, i))));
-        Ok(Array { dtype: g.dtype, shape: block.to_vec(), data })
+        let dims: Vec<i64> = block.iter().map(|&d| d as i64).collect();
+        let shape = tessel_compiler::typeck::tile_registers(&dims).iter().map(|&d| d as usize).collect();
+        Ok(Array { dtype: g.dtype, shape, data })
     }
 
     /// A register store of `value` into the block; elements outside the array are dropped, as in PTX.
