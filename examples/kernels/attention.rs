@@ -14,10 +14,11 @@
 //!   (a separate multiply by c cost 6-8% on the H200); the row maximum is taken over the unscaled
 //!   scores, which is why the scale must be positive.
 //!
-//! When a consumer is done with a unit, its 64 x D block of O goes out through the shared memory
-//! that held its Q (stmatrix, then a TMA store), and it frees that buffer for a later unit's Q.
-//! With D = 64 there is room for two Q buffers, so the next unit's Q arrives during this one;
-//! with D = 128 the three stages of K and V leave room for one.
+//! A consumer frees its Q buffer for a later unit's Q as soon as the unit's last S has read it,
+//! and stores its 64 x D block of O straight from registers. (With D = 64 there is room for two Q
+//! buffers, with D = 128 the three stages of K and V leave room for one. Staging O through the Q
+//! buffer for a TMA store, which kept the buffer until the store had read it, measured 2-10%
+//! slower without the causal mask on the H200, and about the same with it.)
 //!
 //! With a causal mask (the `CAUSAL` const, 1), query i sees keys 0 ..= i (T = S): a unit reads
 //! only the key blocks up to its own, and the last of them is masked (a -1e30 added to the scores
@@ -133,6 +134,10 @@ macro_rules! attention {
                                             barrier_arrive(turn.at(1 - w));
                                             wgmma_wait(0);
                                         }
+                                        if t + 1 == steps {
+                                            // The unit's last S has read Q: the next unit's may come.
+                                            barrier_arrive(q_free.at(b));
+                                        }
                                         if CAUSAL == 1 && t + 1 == steps {
                                             // The diagonal block: query row r of this consumer
                                             // sees the block's keys 0 ..= 64 w + r.
@@ -160,12 +165,7 @@ macro_rules! attention {
                                     delay_release = true,
                                 );
                                 let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
-                                // This consumer's Q has been read: its buffer stages the output.
-                                q_s.at(b).at(w).at(0).store(out.cast::<$t>());
-                                commit_smem();
-                                copy_smem_to_gmem(q_s.at(b).at(w), o.tile([h, 2 * i + w, 0]));
-                                wait_smem_to_gmem(0);
-                                barrier_arrive(q_free.at(b));
+                                o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<$t>());
                             }
                         });
                     }
