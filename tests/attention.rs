@@ -63,7 +63,8 @@ fn causal_attention_sees_only_earlier_keys() {
 
 #[test]
 fn causal_units_past_one_round_are_all_computed() {
-    // 133 one-block units over 132 programs: program 0 takes a second one.
+    // 133 one-block units over 132 programs: the last takes a second one (the second round of
+    // the snake deal runs right to left).
     let (heads, s, d) = (133, 128, 64);
     let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
     let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
@@ -71,6 +72,31 @@ fn causal_units_past_one_round_are_all_computed() {
     // Two rows of every head, so that a unit dealt to no program (left NaN) shows.
     let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
     assert!(err <= tolerance::<bf16>(), "max relative error {err:.2e}");
+}
+
+#[test]
+fn both_causal_orders_compute_every_unit() {
+    // 144 units of one to four key blocks over 132 programs, dealt head after head or over all
+    // heads: every output row written (none left NaN), sampled rows right.
+    let (heads, s, d) = (36, 512, 64);
+    let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
+    for order in [0, 1] {
+        let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
+        kernels::causal_bf16_d64::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order).unwrap();
+        assert!(o.data().iter().all(|x| !x.is_nan()), "order {order}: a unit was not computed");
+        let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
+        assert!(err <= tolerance::<bf16>(), "order {order}: max relative error {err:.2e}");
+    }
+}
+
+#[test]
+fn causal_units_go_head_after_head_when_that_keeps_the_programs_even() {
+    // FlashAttention-3's shapes with D = 128 (heads = 16 x 16384 / S): head after head up to
+    // S = 8192; at 16384 that would give one program 1.54x the mean work.
+    for (s, want) in [(1024, 1), (2048, 1), (4096, 1), (8192, 1), (16384, 0)] {
+        assert_eq!(kernels::causal_order(16 * 16384 / s, s / 128, true), want, "S = {s}");
+    }
+    assert_eq!(kernels::causal_order(256, 8, false), 0);
 }
 
 #[test]
@@ -152,8 +178,11 @@ mod gpu {
     #[test]
     #[ignore = "needs an NVIDIA GPU"]
     fn causal_attention_matches() {
-        // 40 heads x 4 units, the heaviest first: programs take units of 1 to 4 key blocks.
+        // 40 heads x 4 units, the heaviest first: programs take units of 1 to 4 key blocks, dealt
+        // over all heads; 60 heads x 4 units are dealt head after head (`causal_order`).
+        assert_eq!((kernels::causal_order(40, 4, true), kernels::causal_order(60, 4, true)), (0, 1));
         on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 512, 128], true);
         on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 512, 512, 64], true);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [60, 512, 512, 128], true);
     }
 }
