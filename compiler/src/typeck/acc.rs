@@ -128,7 +128,9 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
             } else if let Some(shape) = shape {
-                check_plain_store(ck, g.dtype, super::tile_registers(&shape), value, &v);
+                // The tile's shape, or (as a load gives) the same without its leading extents of 1.
+                let want = if v.shape == shape { &shape[..] } else { super::tile_registers(&shape) };
+                check_plain_store(ck, g.dtype, want, value, &v);
             } else if v.shape.len() != g.shape.len() {
                 ck.ctx.type_error(
                     value,
