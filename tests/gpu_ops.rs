@@ -285,6 +285,46 @@ fn tiles_with_leading_unit_extents_move_through_registers() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn bitcasts_keep_the_bits() {
+    let dev = device();
+    let (x, scale, want) = bit_views_case();
+    fn z<T: tessel::Element>(dev: &Device) -> DeviceTensor<T> {
+        DeviceTensor::zeros(dev, [64, 64]).unwrap()
+    }
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let (mut bits, mut next, mut half_bits, mut half_back) =
+        (z::<u32>(&dev), z::<f32>(&dev), z::<i16>(&dev), z::<bf16>(&dev));
+    let (mut byte_bits, mut byte_back, mut param_bits) = (z::<u8>(&dev), z::<f32>(&dev), z::<i32>(&dev));
+    bit_views::launch(
+        &dev,
+        &dx,
+        &mut bits,
+        &mut next,
+        &mut half_bits,
+        &mut half_back,
+        &mut byte_bits,
+        &mut byte_back,
+        &mut param_bits,
+        scale,
+    )
+    .unwrap();
+    let host = |t: &DeviceTensor<_>| values(&t.to_host().unwrap());
+    let got = [
+        values(&bits.to_host().unwrap()),
+        host(&next),
+        values(&half_bits.to_host().unwrap()),
+        values(&half_back.to_host().unwrap()),
+        values(&byte_bits.to_host().unwrap()),
+        host(&byte_back),
+        values(&param_bits.to_host().unwrap()),
+    ];
+    for ((name, got), want) in BIT_VIEWS.iter().zip(&got).zip(&want) {
+        assert_close(&format!("{name} GPU"), got, want, 0.0);
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn paired_register_stores_at_even_and_odd_widths() {
     let dev = device();
     let rows = 128;

@@ -11,10 +11,11 @@ mod kernels;
 mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
+use kernels::BIT_VIEWS;
 use kernels::{
-    colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head, pipelined_cluster,
-    ragged_store, ragged_store_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref,
-    NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
+    pipelined_cluster, ragged_store, ragged_store_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps,
+    tuple_steps_ref, NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -313,4 +314,39 @@ fn tiles_with_leading_unit_extents_move_through_registers() {
     let plus: Vec<f64> = x.data().iter().map(|&v| (v + 1.0) as f64).collect();
     assert_close("per_head y", &values(&y), &twice, 0.0);
     assert_close("per_head z", &values(&z), &plus, 0.0);
+}
+
+/// `bitcast` reads the bits of one dtype as another's, as the host's `to_bits` / `from_bits` do.
+#[test]
+fn bitcasts_keep_the_bits() {
+    let (x, scale, want) = bit_views_case();
+    fn z<T: tessel::Element>() -> HostTensor<T> {
+        HostTensor::zeros([64, 64]).unwrap()
+    }
+    let (mut bits, mut next, mut half_bits, mut half_back) = (z::<u32>(), z::<f32>(), z::<i16>(), z::<bf16>());
+    let (mut byte_bits, mut byte_back, mut param_bits) = (z::<u8>(), z::<f32>(), z::<i32>());
+    bit_views::interpret(
+        &x,
+        &mut bits,
+        &mut next,
+        &mut half_bits,
+        &mut half_back,
+        &mut byte_bits,
+        &mut byte_back,
+        &mut param_bits,
+        scale,
+    )
+    .unwrap();
+    let got = [
+        values(&bits),
+        values(&next),
+        values(&half_bits),
+        values(&half_back),
+        values(&byte_bits),
+        values(&byte_back),
+        values(&param_bits),
+    ];
+    for ((name, got), want) in BIT_VIEWS.iter().zip(&got).zip(&want) {
+        assert_close(name, got, want, 0.0);
+    }
 }

@@ -432,6 +432,57 @@ pub fn per_head(x: Gmem<f32, H, R, 64>, y: GmemMut<f32, H, R, 64>, z: GmemMut<f3
     z.tile([h, i, 0], [1, 64, 64]).store(w + 1.0);
 }
 
+/// `bitcast` reads the same bits as another dtype of their width, on register arrays and scalars:
+/// f32 <-> u32 (`bits`, and `next`: one ulp up by adding 1 to the bits), bf16 -> i16 -> bf16,
+/// f8e4m3 -> u8 -> f8e4m3, and an f32 parameter's bits as an i32 plus the column.
+#[kernel(grid = (1,))]
+pub fn bit_views(
+    x: Gmem<f32, 64, 64>,
+    bits: GmemMut<u32, 64, 64>,
+    next: GmemMut<f32, 64, 64>,
+    half_bits: GmemMut<i16, 64, 64>,
+    half_back: GmemMut<bf16, 64, 64>,
+    byte_bits: GmemMut<u8, 64, 64>,
+    byte_back: GmemMut<f32, 64, 64>,
+    param_bits: GmemMut<i32, 64, 64>,
+    scale: f32,
+) {
+    let v = x.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    let b = v.bitcast::<u32>();
+    bits.tile([0, 0]).store(b);
+    next.tile([0, 0]).store((b + 1).bitcast::<f32>());
+    let h = v.cast::<bf16>().bitcast::<i16>();
+    half_bits.tile([0, 0]).store(h);
+    half_back.tile([0, 0]).store(h.bitcast::<bf16>());
+    let e = v.cast::<f8e4m3>().bitcast::<u8>();
+    byte_bits.tile([0, 0]).store(e);
+    byte_back.tile([0, 0]).store(e.bitcast::<f8e4m3>().cast::<f32>());
+    param_bits.tile([0, 0]).store(iota::<i32>([64, 64], 1).to_layout(Layout::Wgmma) + scale.bitcast::<i32>());
+}
+
+/// `bit_views`'s input (N(0,1) with -0, 1, -2.5 and 100 planted) and its outputs' expected values,
+/// computed on the host from the same bits, in the order of the kernel's outputs.
+pub fn bit_views_case() -> (HostTensor<f32>, f32, Vec<Vec<f64>>) {
+    let mut x = crate::common::Rng::new(15).tensor::<f32>(&[64, 64], 1.0);
+    x.data_mut()[..4].copy_from_slice(&[-0.0, 1.0, -2.5, 100.0]);
+    let scale = 0.1f32;
+    let (mut want, xs) = (vec![Vec::new(); 7], x.data().to_vec());
+    for (e, &v) in xs.iter().enumerate() {
+        let (h, b) = (bf16::from_f32(v), F8E4M3::from_f32(v));
+        want[0].push(f64::from(v.to_bits()));
+        want[1].push(f64::from(f32::from_bits(v.to_bits() + 1)));
+        want[2].push(f64::from(h.to_bits() as i16));
+        want[3].push(h.to_f64());
+        want[4].push(f64::from(b.to_bits()));
+        want[5].push(b.to_f64());
+        want[6].push(f64::from(scale.to_bits() as i32 + (e % 64) as i32));
+    }
+    (x, scale, want)
+}
+
+/// The names of `bit_views`'s outputs, for messages.
+pub const BIT_VIEWS: [&str; 7] = ["bits", "next", "half_bits", "half_back", "byte_bits", "byte_back", "param_bits"];
+
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
 /// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the

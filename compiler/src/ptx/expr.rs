@@ -83,6 +83,7 @@ impl Gen<'_> {
             K::Math2 { func, lhs, rhs } => regs::emit_math2(self, e, *func, lhs, rhs),
             K::Fma { a, b, c } => regs::emit_fma(self, e, [a, b, c]),
             K::Cast { value, dtype } => regs::emit_cast(self, e, value, dtype.value),
+            K::Bitcast { value, dtype } => regs::emit_bitcast(self, value, dtype.value),
             K::Reduce { value, op, axis } => regs::emit_reduce(self, e, value, *op, axis.value),
             K::Broadcast { value, .. } => regs::emit_broadcast(self, e, value),
             K::ToLayout { value, .. } => regs::emit_to_layout(self, e, value),

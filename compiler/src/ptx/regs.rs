@@ -213,6 +213,58 @@ pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
     }
 }
 
+/// `x.bitcast::<to>()`, register by register (`bits_as`).
+pub fn emit_bitcast(g: &mut Gen, value: &Expr, to: DType) -> Val {
+    let from = match g.ty(value) {
+        Ty::Regs(r) => r.dtype,
+        Ty::Scalar(d) => *d,
+        _ => return Val::Unit,
+    };
+    match g.expr(value) {
+        Val::Regs { regs, ty } => {
+            let regs = regs.iter().map(|r| bits_as(g, from, to, r)).collect();
+            Val::Regs { regs, ty: RegsTy { dtype: to, ..ty } }
+        }
+        Val::Scalar { reg, .. } => Val::Scalar { reg: bits_as(g, from, to, &reg), dtype: to },
+        Val::Const(c) => {
+            let reg = g.const_reg(from, c as f64);
+            Val::Scalar { reg: bits_as(g, from, to, &reg), dtype: to }
+        }
+        other => other,
+    }
+}
+
+/// The bits of register `r` (holding a `from`) as a `to` of the same width. 16-bit floats and
+/// fp8 (in the low byte) live in `.b16` registers, 8- and 16-bit integers sign- or zero-extended
+/// in `.b32` ones: between those the bits are extended by the integer's signedness or truncated.
+/// Integers of one width convert as `as` does (wrapping keeps the bits).
+fn bits_as(g: &mut Gen, from: DType, to: DType, r: &str) -> String {
+    let out = |g: &mut Gen| g.w.reg_for(to);
+    match (Class::of(from), Class::of(to)) {
+        _ if from == to => r.to_string(),
+        (Class::F32, Class::F32) => r.to_string(),
+        (Class::F32, Class::B32) | (Class::B32, Class::F32) | (Class::B16, Class::B16) => {
+            let d = out(g);
+            g.mov(to, &d, r);
+            d
+        }
+        (Class::B16, Class::B32) => {
+            let (sign, d) = (if to.class() == crate::types::Class::Signed { "s" } else { "u" }, out(g));
+            g.w.ins(format!("cvt.{sign}32.{sign}{} {d}, {r}", to.bits()));
+            d
+        }
+        (Class::B32, Class::B16) => {
+            let d = out(g);
+            g.w.ins(format!("cvt.u16.u32 {d}, {r}"));
+            if to.bits() == 8 {
+                g.w.ins(format!("and.b16 {d}, {d}, 0xFF"));
+            }
+            d
+        }
+        _ => scalar::convert(g, from, to, r),
+    }
+}
+
 /// f32 to bf16 / f16 two elements at a time (`cvt.rn.bf16x2.f32`, the same rounding as one at a
 /// time): the halves come from one 32-bit register, which ptxas then keeps as the pair (an
 /// epilogue that holds a 64 x 256 tile of bf16 needs 64 registers, not 128).

@@ -72,6 +72,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | K::BarrierWait(x)
         | K::Math { arg: x, .. }
         | K::Cast { value: x, .. }
+        | K::Bitcast { value: x, .. }
         | K::Reduce { value: x, .. }
         | K::Broadcast { value: x, .. }
         | K::ToLayout { value: x, .. }

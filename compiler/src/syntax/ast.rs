@@ -496,6 +496,11 @@ pub enum ExprKind {
         value: Box<Expr>,
         dtype: Spanned<DType>,
     },
+    /// `x.bitcast::<u32>()`: the same bits read as another dtype of their width.
+    Bitcast {
+        value: Box<Expr>,
+        dtype: Spanned<DType>,
+    },
     /// `x.sum(1)`, `x.max(0)`, `x.min(1)`
     Reduce {
         value: Box<Expr>,

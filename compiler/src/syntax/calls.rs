@@ -474,6 +474,10 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
                 arity(ctx, span, ".cast::<T>()", a, 0)?;
                 ExprKind::Cast { value: recv(), dtype: turbofish_dtype()? }
             }
+            "bitcast" => {
+                arity(ctx, span, ".bitcast::<T>()", a, 0)?;
+                ExprKind::Bitcast { value: recv(), dtype: turbofish_dtype()? }
+            }
             "sum" | "max" | "min" => {
                 let axis = lit_u32(ctx, arity(ctx, span, &format!(".{name}(axis)"), a, 1)?[0])?;
                 let op = match name.as_str() {

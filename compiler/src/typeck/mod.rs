@@ -593,6 +593,7 @@ impl<'a> Checker<'a> {
             K::Math2 { lhs, rhs, .. } => regs::check_elementwise(self, e, lhs, rhs, true),
             K::Fma { a, b, c } => regs::check_fma(self, e, a, b, c),
             K::Cast { value, dtype } => regs::check_cast(self, value, dtype),
+            K::Bitcast { value, dtype } => regs::check_bitcast(self, value, dtype),
             K::Reduce { value, op, axis } => regs::check_reduce(self, value, *op, axis),
             K::Broadcast { value, shape, layout } => regs::check_broadcast(self, value, shape, layout),
             K::ToLayout { value, layout } => regs::check_to_layout(self, value, layout),

@@ -328,6 +328,51 @@ pub(super) fn check_cast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>)
     }
 }
 
+/// `x.bitcast::<T>()`: a register array or scalar read as `T`, bit for bit; `T` has the value's
+/// width (bool, whose registers are predicates, has no bits to read).
+pub(super) fn check_bitcast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>) -> Ty {
+    let ty = ck.check_expr(value);
+    let from = match &ty {
+        Ty::Regs(r) => r.dtype,
+        Ty::Scalar(d) => *d,
+        Ty::Error => return Ty::Error,
+        other => {
+            ck.ctx.type_error(
+                value,
+                format!("`.bitcast` reads register arrays and scalars, not {other}"),
+                "load the value first",
+            );
+            return Ty::Error;
+        }
+    };
+    let to = dtype.value;
+    if from == DType::Bool || to == DType::Bool {
+        ck.ctx.type_error(dtype.span, "bools have no bits to reinterpret", "convert with `.cast::<T>()` or `as`");
+        return Ty::Error;
+    }
+    if from.bits() != to.bits() {
+        let same: Vec<String> = DType::ALL
+            .iter()
+            .filter(|d| d.bits() == from.bits() && **d != from && **d != DType::Bool)
+            .map(|d| d.to_string())
+            .collect();
+        let help = match same.as_slice() {
+            [] => format!("no other dtype has {from}'s {} bits", from.bits()),
+            _ => format!("bitcast {from} to a dtype of {} bits: {}", from.bits(), same.join(", ")),
+        };
+        ck.ctx.type_error(
+            dtype.span,
+            format!("a bitcast keeps the width: {from} has {} bits, {to} {}", from.bits(), to.bits()),
+            help,
+        );
+        return Ty::Error;
+    }
+    match ty {
+        Ty::Regs(r) => Ty::Regs(RegsTy { dtype: to, ..r }),
+        _ => Ty::Scalar(to),
+    }
+}
+
 /// `x.sum(axis)`: reductions of WGMMA-layout arrays give its row (axis 1) or column (axis 0) vectors.
 pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: &Spanned<u32>) -> Ty {
     let Some(r) = expect_regs(ck, value, "a reduction") else { return Ty::Error };

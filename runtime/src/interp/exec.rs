@@ -227,6 +227,7 @@ impl<'a> Warpgroup<'a> {
             | Expr::Math2 { .. }
             | Expr::Fma(_)
             | Expr::Cast { .. }
+            | Expr::Bitcast { .. }
             | Expr::Reduce { .. }
             | Expr::Broadcast { .. }
             | Expr::Relayout(_) => self.eval_regs(e)?,

@@ -255,6 +255,10 @@ pub(crate) enum Expr {
         value: Box<Expr>,
         dtype: DType,
     },
+    Bitcast {
+        value: Box<Expr>,
+        dtype: DType,
+    },
     Reduce {
         value: Box<Expr>,
         op: ReduceOp,

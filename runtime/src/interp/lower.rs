@@ -264,6 +264,7 @@ impl Lowerer<'_> {
             | K::Math2 { .. }
             | K::Fma { .. }
             | K::Cast { .. }
+            | K::Bitcast { .. }
             | K::Reduce { .. }
             | K::Broadcast { .. }
             | K::ToLayout { .. }
@@ -362,6 +363,7 @@ impl Lowerer<'_> {
                 Expr::Fma(Box::new([operand(a)?, operand(b)?, operand(c)?]))
             }
             K::Cast { value, dtype } => Expr::Cast { value: self.boxed(value)?, dtype: dtype.value },
+            K::Bitcast { value, dtype } => Expr::Bitcast { value: self.boxed(value)?, dtype: dtype.value },
             K::Reduce { value, op, axis } => {
                 Expr::Reduce { value: self.boxed(value)?, op: *op, axis: axis.value as usize }
             }

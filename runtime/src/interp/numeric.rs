@@ -38,6 +38,35 @@ pub(crate) fn round(dtype: DType, v: f64) -> f64 {
     }
 }
 
+/// The bits of `v`, a value of `dtype`: a float's encoding, an integer's two's complement at its
+/// width (a NaN becomes a quiet NaN: the interpreter keeps no payloads).
+pub(crate) fn to_bits(dtype: DType, v: f64) -> u64 {
+    match dtype {
+        DType::F32 | DType::Tf32 => u64::from((v as f32).to_bits()),
+        DType::Bf16 => u64::from(bf16::from_f64(v).to_bits()),
+        DType::F16 => u64::from(f16::from_f64(v).to_bits()),
+        DType::F8E4M3 => u64::from(<F8E4M3 as Element>::from_f64(v).to_bits()),
+        DType::F8E5M2 => u64::from(<F8E5M2 as Element>::from_f64(v).to_bits()),
+        DType::Bool => u64::from(v != 0.0),
+        DType::U64 => v as u64,
+        _ => (to_int(dtype, v) as u64) & (u64::MAX >> (64 - dtype.bits())),
+    }
+}
+
+/// The value of `dtype` whose bits are `bits` (the inverse of [`to_bits`]).
+pub(crate) fn from_bits(dtype: DType, bits: u64) -> f64 {
+    match dtype {
+        DType::F32 | DType::Tf32 => f64::from(f32::from_bits(bits as u32)),
+        DType::Bf16 => bf16::from_bits(bits as u16).to_f64(),
+        DType::F16 => f16::from_bits(bits as u16).to_f64(),
+        DType::F8E4M3 => <F8E4M3 as Element>::to_f64(F8E4M3::from_bits(bits as u8)),
+        DType::F8E5M2 => <F8E5M2 as Element>::to_f64(F8E5M2::from_bits(bits as u8)),
+        DType::Bool => bool_f64(bits != 0),
+        DType::U64 => bits as f64,
+        _ => dtype.wrap(bits as i64) as f64,
+    }
+}
+
 /// What a tensor core reads from a tf32 operand: the low 13 mantissa bits are ignored.
 pub(crate) fn tf32_truncate(v: f64) -> f64 {
     f32::from_bits((v as f32).to_bits() & !0x1fff) as f64

@@ -9,7 +9,7 @@ use tessel_compiler::types::DType;
 use super::exec::Warpgroup;
 use super::ir::{Expr, Spread};
 use super::memory::for_each_index;
-use super::numeric::{convert, elem_binop, error, fma, math, math2, reduce, round};
+use super::numeric::{convert, elem_binop, error, fma, from_bits, math, math2, reduce, round, to_bits};
 use super::value::{Array, Scalar, Value};
 use crate::Result;
 
@@ -126,6 +126,18 @@ impl Warpgroup<'_> {
                 v => {
                     let x = v.regs()?;
                     let data = x.data.iter().map(|&v| convert(x.dtype, *dtype, v)).collect();
+                    Array { dtype: *dtype, shape: x.shape.clone(), data }
+                }
+            },
+            Expr::Bitcast { value, dtype } => match self.eval(value)? {
+                // Integers of one width: wrapping keeps the bits (and 64-bit scalars exact).
+                Value::Scalar(s @ Scalar::Int(..)) if dtype.is_int() => return Ok(Value::Scalar(s.cast(*dtype))),
+                Value::Scalar(s) => {
+                    return Ok(Value::Scalar(Scalar::of(*dtype, from_bits(*dtype, to_bits(s.dtype(), s.to_f64())))));
+                }
+                v => {
+                    let x = v.regs()?;
+                    let data = x.data.iter().map(|&v| from_bits(*dtype, to_bits(x.dtype, v))).collect();
                     Array { dtype: *dtype, shape: x.shape.clone(), data }
                 }
             },
