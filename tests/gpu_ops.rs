@@ -325,6 +325,19 @@ fn bitcasts_keep_the_bits() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn roundings_are_exact() {
+    let dev = device();
+    let (x, want_y, want_h) = roundings_case();
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut y = DeviceTensor::<f32>::zeros(&dev, [256, 64]).unwrap();
+    let mut h = DeviceTensor::<bf16>::zeros(&dev, [64, 64]).unwrap();
+    roundings::launch(&dev, &dx, &mut y, &mut h).unwrap();
+    assert_close("floor, ceil, round, trunc GPU", &values(&y.to_host().unwrap()), &want_y, 0.0);
+    assert_close("round of bf16 GPU", &values(&h.to_host().unwrap()), &want_h, 0.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn paired_register_stores_at_even_and_odd_widths() {
     let dev = device();
     let rows = 128;

@@ -11,11 +11,10 @@ mod kernels;
 mod semaphores;
 
 use common::{assert_close, matmul, values, Rng};
-use kernels::BIT_VIEWS;
 use kernels::{
     bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
-    pipelined_cluster, ragged_store, ragged_store_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps,
-    tuple_steps_ref, NarrowInts, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    pipelined_cluster, ragged_store, ragged_store_ref, roundings, roundings_case, specialized, split_k_pair,
+    tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -349,4 +348,14 @@ fn bitcasts_keep_the_bits() {
     for ((name, got), want) in BIT_VIEWS.iter().zip(&got).zip(&want) {
         assert_close(name, got, want, 0.0);
     }
+}
+
+/// `floor`, `ceil`, `round` (ties to even) and `trunc`, exactly as Rust's.
+#[test]
+fn roundings_are_exact() {
+    let (x, want_y, want_h) = roundings_case();
+    let (mut y, mut h) = (HostTensor::<f32>::zeros([256, 64]).unwrap(), HostTensor::<bf16>::zeros([64, 64]).unwrap());
+    roundings::interpret(&x, &mut y, &mut h).unwrap();
+    assert_close("floor, ceil, round, trunc", &values(&y), &want_y, 0.0);
+    assert_close("round of bf16", &values(&h), &want_h, 0.0);
 }

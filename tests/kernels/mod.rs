@@ -483,6 +483,28 @@ pub fn bit_views_case() -> (HostTensor<f32>, f32, Vec<Vec<f64>>) {
 /// The names of `bit_views`'s outputs, for messages.
 pub const BIT_VIEWS: [&str; 7] = ["bits", "next", "half_bits", "half_back", "byte_bits", "byte_back", "param_bits"];
 
+/// `floor`, `ceil`, `round` (ties to even) and `trunc` of `x` into the four 64-row blocks of `y`,
+/// and `round` of `x` in bf16 into `h`.
+#[kernel(grid = (1,))]
+pub fn roundings(x: Gmem<f32, 64, 64>, y: GmemMut<f32, 256, 64>, h: GmemMut<bf16, 64, 64>) {
+    let v = x.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+    y.tile([0, 0], [64, 64]).store(floor(v));
+    y.tile([1, 0], [64, 64]).store(ceil(v));
+    y.tile([2, 0], [64, 64]).store(round(v));
+    y.tile([3, 0], [64, 64]).store(trunc(v));
+    h.tile([0, 0]).store(round(v.cast::<bf16>()));
+}
+
+/// `roundings`'s input, quarter steps from -512 to 512 (every tie `round` has to break), and its
+/// expected `y` and `h`.
+pub fn roundings_case() -> (HostTensor<f32>, Vec<f64>, Vec<f64>) {
+    let x: Vec<f32> = (0..64 * 64).map(|e| (e as f32 - 2048.0) * 0.25).collect();
+    let ops: [fn(f32) -> f32; 4] = [f32::floor, f32::ceil, f32::round_ties_even, f32::trunc];
+    let y = ops.iter().flat_map(|op| x.iter().map(|&v| f64::from(op(v)))).collect();
+    let h = x.iter().map(|&v| bf16::from_f32(v).to_f32().round_ties_even() as f64).collect();
+    (HostTensor::new([64, 64], x).unwrap(), y, h)
+}
+
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
 /// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the

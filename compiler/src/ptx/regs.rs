@@ -104,6 +104,10 @@ fn math_f32(g: &mut Gen, func: MathFn, x: &str) -> String {
         MathFn::Tanh => g.w.ins(format!("tanh.approx.f32 {r}, {x}")),
         MathFn::Abs => g.w.ins(format!("abs.f32 {r}, {x}")),
         MathFn::Recip => g.w.ins(format!("rcp.rn.f32 {r}, {x}")),
+        MathFn::Floor => g.w.ins(format!("cvt.rmi.f32.f32 {r}, {x}")),
+        MathFn::Ceil => g.w.ins(format!("cvt.rpi.f32.f32 {r}, {x}")),
+        MathFn::Round => g.w.ins(format!("cvt.rni.f32.f32 {r}, {x}")),
+        MathFn::Trunc => g.w.ins(format!("cvt.rzi.f32.f32 {r}, {x}")),
     }
     r
 }

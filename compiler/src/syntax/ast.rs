@@ -262,6 +262,11 @@ pub enum MathFn {
     Tanh,
     Abs,
     Recip,
+    /// Rounding to an integral value: down, up, to nearest (ties to even), toward zero.
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
 }
 
 /// Binary elementwise functions that are calls rather than operators: `max(x, y)`, `min(x, y)`.

@@ -190,6 +190,10 @@ fn math_fn(name: &str) -> Option<MathFn> {
         "tanh" => MathFn::Tanh,
         "abs" => MathFn::Abs,
         "recip" => MathFn::Recip,
+        "floor" => MathFn::Floor,
+        "ceil" => MathFn::Ceil,
+        "round" => MathFn::Round,
+        "trunc" => MathFn::Trunc,
         _ => return None,
     })
 }

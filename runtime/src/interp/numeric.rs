@@ -289,6 +289,10 @@ pub(crate) fn math(func: MathFn, dtype: DType, v: f64) -> f64 {
         MathFn::Tanh => x.tanh(),
         MathFn::Abs => x.abs(),
         MathFn::Recip => 1.0 / x,
+        MathFn::Floor => x.floor(),
+        MathFn::Ceil => x.ceil(),
+        MathFn::Round => x.round_ties_even(),
+        MathFn::Trunc => x.trunc(),
     };
     round(dtype, r as f64)
 }

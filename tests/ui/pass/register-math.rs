@@ -29,7 +29,8 @@ fn masked_stats(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, col_min: GmemMut<f32,
     let relu = max(v * keep, 0.0);
     let clipped = min(relu, splat::<f32>(6.0, [64, 64]));
     let norm = rsqrt(fma(clipped, clipped, fma(eps, eps, 1e-6)));
-    let mixed = tanh(norm) + log2(abs(-v) + 1.0) - sqrt(clipped) * exp(v) / recip(norm + 1.0) + v.exp2().log();
+    let mixed = tanh(norm) + log2(abs(-v) + 1.0) - sqrt(clipped) * exp(v) / recip(norm + 1.0) + v.exp2().log()
+        + floor(v) - ceil(v) + round(v) * trunc(v);
     y.tile([i, j], [64, 64]).store(mixed);
     let lowest = mixed.min(0);
     col_min.tile([j], [64]).store(lowest);
