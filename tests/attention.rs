@@ -128,6 +128,12 @@ fn the_launch_checks_the_rest() {
     let k = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
     let err = kernels::interpret_bf16(&qkv[0], &k, &k, &mut o, 0.1, false).unwrap_err();
     assert!(matches!(err, Error::DimMismatch { dim: "H", .. }), "{err}");
+    // A Q of another rank is the launch's error too, with or without the mask (not a panic).
+    let flat = HostTensor::<bf16>::zeros([128]).unwrap();
+    for causal in [false, true] {
+        let err = kernels::interpret_bf16(&flat, &qkv[1], &qkv[2], &mut o, 0.1, causal).unwrap_err();
+        assert!(err.to_string().contains("q"), "{err}");
+    }
 }
 
 mod gpu {

@@ -205,8 +205,7 @@ macro_rules! dispatch {
             scale: f32,
             causal: bool,
         ) -> tessel::Result<()> {
-            let d = check(q.shape(), k.shape(), scale, causal)?;
-            let order = causal_order(q.shape()[0], q.shape()[1] / 128, causal);
+            let (d, order) = plan(q.shape(), k.shape(), scale, causal)?;
             match (d, causal) {
                 (64, false) => $d64::launch(stream, q, k, v, o, scale, order),
                 (_, false) => $d128::launch(stream, q, k, v, o, scale, order),
@@ -224,8 +223,7 @@ macro_rules! dispatch {
             scale: f32,
             causal: bool,
         ) -> tessel::Result<()> {
-            let d = check(q.shape(), k.shape(), scale, causal)?;
-            let order = causal_order(q.shape()[0], q.shape()[1] / 128, causal);
+            let (d, order) = plan(q.shape(), k.shape(), scale, causal)?;
             match (d, causal) {
                 (64, false) => $d64::interpret(q, k, v, o, scale, order),
                 (_, false) => $d128::interpret(q, k, v, o, scale, order),
@@ -269,6 +267,14 @@ pub fn check(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Resu
         return Err(tessel::Error::InvalidArgument { argument: "scale", reason });
     }
     Ok(d)
+}
+
+/// The head dimension ([`check`]) and the order of the causal units ([`causal_order`]) for a
+/// launch. (A shape of another rank is the launch's error to report: no order to compute then.)
+fn plan(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Result<(usize, i32)> {
+    let d = check(q, k, scale, causal)?;
+    let (heads, s) = (q.first().copied().unwrap_or(0), q.get(1).copied().unwrap_or(0));
+    Ok((d, causal_order(heads, s / 128, causal)))
 }
 
 /// The order of the causal kernels' units (their `head_major` argument) for `heads` heads of

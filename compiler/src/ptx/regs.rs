@@ -219,22 +219,16 @@ pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
 
 /// `x.bitcast::<to>()`, register by register (`bits_as`).
 pub fn emit_bitcast(g: &mut Gen, value: &Expr, to: DType) -> Val {
-    let from = match g.ty(value) {
-        Ty::Regs(r) => r.dtype,
-        Ty::Scalar(d) => *d,
-        _ => return Val::Unit,
-    };
+    let Some(from) = g.ty(value).elem_dtype() else { return Val::Unit };
     match g.expr(value) {
         Val::Regs { regs, ty } => {
             let regs = regs.iter().map(|r| bits_as(g, from, to, r)).collect();
             Val::Regs { regs, ty: RegsTy { dtype: to, ..ty } }
         }
-        Val::Scalar { reg, .. } => Val::Scalar { reg: bits_as(g, from, to, &reg), dtype: to },
-        Val::Const(c) => {
-            let reg = g.const_reg(from, c as f64);
-            Val::Scalar { reg: bits_as(g, from, to, &reg), dtype: to }
-        }
-        other => other,
+        v => match g.scalar_in(v, from) {
+            Some(reg) => Val::Scalar { reg: bits_as(g, from, to, &reg), dtype: to },
+            None => Val::Unit,
+        },
     }
 }
 

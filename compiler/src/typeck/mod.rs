@@ -590,7 +590,7 @@ impl<'a> Checker<'a> {
             }
             K::RunState { init, param, body } => alloc::check_run_state(self, init, param, body),
             K::Math { func, arg } => regs::check_math(self, e, *func, arg),
-            K::Math2 { lhs, rhs, .. } => regs::check_elementwise(self, e, lhs, rhs, true),
+            K::Math2 { lhs, rhs, .. } => regs::check_elementwise(self, e, lhs, rhs),
             K::Fma { a, b, c } => regs::check_fma(self, e, a, b, c),
             K::Cast { value, dtype } => regs::check_cast(self, value, dtype),
             K::Bitcast { value, dtype } => regs::check_bitcast(self, value, dtype),

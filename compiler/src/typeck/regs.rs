@@ -191,7 +191,7 @@ pub(super) fn elementwise_types(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Exp
 }
 
 /// `max(x, y)`, `min(x, y)`.
-pub(super) fn check_elementwise(ck: &mut Checker, e: &Expr, lhs: &Expr, rhs: &Expr, _is_fn: bool) -> Ty {
+pub(super) fn check_elementwise(ck: &mut Checker, e: &Expr, lhs: &Expr, rhs: &Expr) -> Ty {
     let lt = ck.check_expr(lhs);
     let rt = ck.check_expr(rhs);
     elementwise_ty(ck, e, (lhs, lt), (rhs, rt))
@@ -260,22 +260,19 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
     }
 }
 
+/// The dtype of `ty`, the type of `arg` that `what` takes: a scalar or a register array (anything
+/// else is an error; `None` for an error reported before).
+fn elem_dtype_of(ck: &mut Checker, arg: &Expr, ty: &Ty, what: &str) -> Option<DType> {
+    if let (None, false) = (ty.elem_dtype(), ty.is_error()) {
+        ck.ctx.type_error(arg, format!("{what} register arrays or scalars, got {ty}"), "load the value first");
+    }
+    ty.elem_dtype()
+}
+
 /// `exp2(x)` and friends, on float arrays and scalars.
 pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -> Ty {
     let ty = ck.check_expr(arg);
-    let dtype = match &ty {
-        Ty::Regs(r) => r.dtype,
-        Ty::Scalar(d) => *d,
-        Ty::Error => return Ty::Error,
-        other => {
-            ck.ctx.type_error(
-                arg,
-                format!("math functions take register arrays or scalars, got {other}"),
-                "load the value first",
-            );
-            return Ty::Error;
-        }
-    };
+    let Some(dtype) = elem_dtype_of(ck, arg, &ty, "math functions take") else { return Ty::Error };
     let ok = match func {
         MathFn::Abs => dtype.is_float() || dtype.class() == crate::types::Class::Signed,
         _ => matches!(dtype, DType::F32 | DType::F16 | DType::Bf16),
@@ -294,16 +291,12 @@ pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -
 /// `fma(a, b, c)`: the operands combine as in `a * b + c` (scalars broadcast, splats take the
 /// other layout), and the result is a float.
 pub(super) fn check_fma(ck: &mut Checker, e: &Expr, a: &Expr, b: &Expr, c: &Expr) -> Ty {
-    let product = check_elementwise(ck, e, a, b, false);
+    let product = check_elementwise(ck, e, a, b);
     let ct = ck.check_expr(c);
     // In the sum the product stands as its typed operand (a literal only if both are).
     let typed = if scalar::is_untyped_literal(a) { b } else { a };
     let ty = elementwise_ty(ck, e, (typed, product), (c, ct));
-    let dtype = match &ty {
-        Ty::Regs(r) => r.dtype,
-        Ty::Scalar(d) => *d,
-        _ => return ty,
-    };
+    let Some(dtype) = ty.elem_dtype() else { return ty };
     if !matches!(dtype, DType::F32 | DType::F16 | DType::Bf16) {
         ck.ctx.type_error(e, format!("fma is not defined for {dtype}"), "for integers, write `a * b + c`");
         return Ty::Error;
@@ -332,19 +325,7 @@ pub(super) fn check_cast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>)
 /// width (bool, whose registers are predicates, has no bits to read).
 pub(super) fn check_bitcast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>) -> Ty {
     let ty = ck.check_expr(value);
-    let from = match &ty {
-        Ty::Regs(r) => r.dtype,
-        Ty::Scalar(d) => *d,
-        Ty::Error => return Ty::Error,
-        other => {
-            ck.ctx.type_error(
-                value,
-                format!("`.bitcast` reads register arrays and scalars, not {other}"),
-                "load the value first",
-            );
-            return Ty::Error;
-        }
-    };
+    let Some(from) = elem_dtype_of(ck, value, &ty, "`.bitcast` reads") else { return Ty::Error };
     let to = dtype.value;
     if from == DType::Bool || to == DType::Bool {
         ck.ctx.type_error(dtype.span, "bools have no bits to reinterpret", "convert with `.cast::<T>()` or `as`");

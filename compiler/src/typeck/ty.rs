@@ -105,6 +105,15 @@ impl Ty {
         matches!(self, Ty::Error)
     }
 
+    /// The dtype of a scalar or of a register array's elements.
+    pub fn elem_dtype(&self) -> Option<DType> {
+        match self {
+            Ty::Scalar(d) => Some(*d),
+            Ty::Regs(r) => Some(r.dtype),
+            _ => None,
+        }
+    }
+
     /// Whether this value may leave the `run_scoped` that allocated its memory.
     pub fn is_plain_value(&self) -> bool {
         match self {

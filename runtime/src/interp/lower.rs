@@ -351,10 +351,8 @@ impl Lowerer<'_> {
             }
             K::Fma { a, b, c } => {
                 // Untyped literals take the result's dtype, as typeck gave it.
-                let dtype = match self.ty(e) {
-                    Ty::Regs(r) => r.dtype,
-                    Ty::Scalar(d) => *d,
-                    other => return Err(internal(format!("an fma typed {other}"))),
+                let Some(dtype) = self.ty(e).elem_dtype() else {
+                    return Err(internal(format!("an fma typed {}", self.ty(e))));
                 };
                 let mut operand = |x: &ast::Expr| match is_untyped_literal(x) {
                     true => self.literal(x, Some(dtype)).map(Expr::Lit),
@@ -417,12 +415,7 @@ impl Lowerer<'_> {
     /// `typeck` (`k + 1`, `x * 0.5`), rounded once from its written value. Other scalars beside a
     /// register array are converted to the array's dtype at run time.
     fn operands(&mut self, lhs: &ast::Expr, rhs: &ast::Expr) -> Result<(Box<Expr>, Box<Expr>)> {
-        let dtype = |t: &Ty| match t {
-            Ty::Scalar(d) => Some(*d),
-            Ty::Regs(r) => Some(r.dtype),
-            _ => None,
-        };
-        let (lt, rt) = (dtype(self.ty(lhs)), dtype(self.ty(rhs)));
+        let (lt, rt) = (self.ty(lhs).elem_dtype(), self.ty(rhs).elem_dtype());
         let target = match (lt, rt) {
             (Some(a), Some(b)) if a != b && is_untyped_literal(lhs) => Some((true, b)),
             (Some(a), Some(b)) if a != b && is_untyped_literal(rhs) => Some((false, a)),

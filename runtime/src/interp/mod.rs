@@ -23,7 +23,9 @@
 //! to nearest, ties away (`cvt.rna`); integers wrap to their width; bools are 0/1. Float `+ - * /`
 //! are exact then rounded once (which equals the GPU's f32/f16/bf16 instructions); `exp2`, `exp`,
 //! `log2`, `log`, `sqrt`, `rsqrt`, `tanh`, `recip` run in f32 with Rust's `f32` functions, so they
-//! can differ by a few f32 ulp from the GPU's approximate instructions. `max`/`min` prefer a
+//! can differ by a few f32 ulp from the GPU's approximate instructions; `floor`, `ceil`, `round`
+//! (ties to even) and `trunc` are exact. `bitcast` goes through each dtype's encoding (a NaN's
+//! payload is not kept). `max`/`min` prefer a
 //! number to a NaN (PTX `max.f32`). `fma(a, b, c)` rounds `a * b + c` once to f32 (`fma.rn.f32`),
 //! then to the dtype (f16 and bf16 go through f32 on the GPU too): the GPU's value. Integer `/`
 //! and `%` truncate; dividing by zero is an error; shifts by the width or more give 0 (or the
