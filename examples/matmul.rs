@@ -1,5 +1,6 @@
-//! matmul: the persistent warp-specialized bf16 / f16 GEMM of `examples/kernels/matmul.rs`, run and
-//! checked against an f64 reference on sampled elements.
+//! matmul: the persistent warp-specialized bf16 / f16 GEMM of `examples/kernels/matmul.rs` and the
+//! fp8 / int8 quantized GEMMs of `examples/kernels/quantized.rs`, run and checked against an f64
+//! reference on sampled elements.
 //!
 //! ```text
 //! cargo run --release --example matmul
@@ -9,6 +10,8 @@
 
 #[path = "kernels/matmul.rs"]
 mod kernels;
+#[path = "kernels/quantized.rs"]
+mod quantized;
 
 use tessel::prelude::*;
 use tessel::{Element, Result};
@@ -42,14 +45,36 @@ fn check<T: Element>(a: &HostTensor<T>, b: &HostTensor<T>, c: &HostTensor<T>) ->
     worst
 }
 
+/// M, N and K: `MATMUL_SIZE` (default 4096) cubed on the GPU, a small product in the interpreter.
+fn shape(gpu: Option<&Device>) -> (usize, usize, usize) {
+    let size = std::env::var("MATMUL_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
+    if gpu.is_some() {
+        (size, size, size)
+    } else {
+        (256, 512, 128)
+    }
+}
+
+/// Runs `launch` 20 times more and prints its rate: a rough wall-clock figure
+/// (examples/bench_matmul.rs and bench_qmatmul.rs measure properly).
+fn rate(name: &str, dev: &Device, flops: usize, mut launch: impl FnMut() -> Result<()>) -> Result<()> {
+    let start = std::time::Instant::now();
+    for _ in 0..20 {
+        launch()?;
+    }
+    dev.synchronize()?;
+    let secs = start.elapsed().as_secs_f64() / 20.0;
+    println!("{name}: {:.0} TFLOP/s (wall clock, 20 launches)", flops as f64 / secs / 1e12);
+    Ok(())
+}
+
 fn run<T: Element>(
     name: &str,
     gpu: Option<&Device>,
     launch: impl Fn(&Device, &DeviceTensor<T>, &DeviceTensor<T>, &mut DeviceTensor<T>) -> Result<()>,
     interpret: impl Fn(&HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>) -> Result<()>,
 ) -> Result<f64> {
-    let size = std::env::var("MATMUL_SIZE").ok().and_then(|s| s.parse().ok()).unwrap_or(4096);
-    let (m, n, k) = if gpu.is_some() { (size, size, size) } else { (256, 512, 128) };
+    let (m, n, k) = shape(gpu);
     let (a, b) = (randn::<T>([m, k], 1)?, randn::<T>([k, n], 2)?);
     let mut c = HostTensor::<T>::zeros([m, n])?;
     match gpu {
@@ -58,14 +83,7 @@ fn run<T: Element>(
             let mut dc = DeviceTensor::<T>::zeros(dev, [m, n])?;
             launch(dev, &da, &db, &mut dc)?;
             c = dc.to_host()?;
-            // A rough wall-clock rate over 20 launches; examples/bench_matmul.rs measures properly.
-            let start = std::time::Instant::now();
-            for _ in 0..20 {
-                launch(dev, &da, &db, &mut dc)?;
-            }
-            dev.synchronize()?;
-            let secs = start.elapsed().as_secs_f64() / 20.0;
-            println!("{name}: {:.0} TFLOP/s (wall clock, 20 launches)", 2.0 * (m * n * k) as f64 / secs / 1e12);
+            rate(name, dev, 2 * m * n * k, || launch(dev, &da, &db, &mut dc))?;
         }
         None => interpret(&a, &b, &mut c)?,
     }
@@ -74,10 +92,86 @@ fn run<T: Element>(
     Ok(err)
 }
 
+/// The rows (of length `cols`) of the row-major matrix `x` quantized to `T`, each with its own
+/// scale: the row's largest magnitude maps to `top` (448, e4m3's largest value; 127 for int8).
+fn quantize<T: Element>(x: &[f32], cols: usize, top: f64) -> Result<(HostTensor<T>, HostTensor<f32>)> {
+    let rows = x.len() / cols;
+    let scales: Vec<f32> = x
+        .chunks(cols)
+        .map(|row| match row.iter().fold(0.0f64, |m, &v| m.max(f64::from(v).abs())) {
+            0.0 => 1.0,
+            absmax => (absmax / top) as f32,
+        })
+        .collect();
+    let q = HostTensor::from_fn([rows, cols], |ix| {
+        T::from_f64(f64::from(x[ix[0] * cols + ix[1]]) / f64::from(scales[ix[0]]))
+    })?;
+    Ok((q, HostTensor::new([rows], scales)?))
+}
+
+/// The quantized kernels' launch: A (M x K) and W (N x K) in `T`, their scales, C in bf16.
+type Launch<T> = fn(
+    &Device,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &DeviceTensor<f32>,
+    &DeviceTensor<f32>,
+    &mut DeviceTensor<bf16>,
+) -> Result<()>;
+/// The same in the interpreter.
+type Interpret<T> =
+    fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<f32>, &HostTensor<f32>, &mut HostTensor<bf16>) -> Result<()>;
+
+/// C = diag(sa) (A W^T) diag(sw) for N(0,1) data quantized per row (A) and per output channel
+/// (W), against the f64 product of the dequantized values; also prints how far the quantized
+/// product is from the unquantized one (the cost of 8 bits, not an error of the kernel).
+fn run_quantized<T: Element>(
+    name: &str,
+    gpu: Option<&Device>,
+    top: f64,
+    launch: Launch<T>,
+    interpret: Interpret<T>,
+) -> Result<f64> {
+    let (m, n, k) = shape(gpu);
+    let (x, y) = (randn::<f32>([m, k], 3)?, randn::<f32>([n, k], 4)?);
+    let (a, sa) = quantize::<T>(x.data(), k, top)?;
+    let (w, sw) = quantize::<T>(y.data(), k, top)?;
+    let mut c = HostTensor::<bf16>::zeros([m, n])?;
+    match gpu {
+        Some(dev) => {
+            let (da, dw) = (DeviceTensor::from_host(dev, &a)?, DeviceTensor::from_host(dev, &w)?);
+            let (dsa, dsw) = (DeviceTensor::from_host(dev, &sa)?, DeviceTensor::from_host(dev, &sw)?);
+            let mut dc = DeviceTensor::<bf16>::zeros(dev, [m, n])?;
+            launch(dev, &da, &dw, &dsa, &dsw, &mut dc)?;
+            c = dc.to_host()?;
+            rate(name, dev, 2 * m * n * k, || launch(dev, &da, &dw, &dsa, &dsw, &mut dc))?;
+        }
+        None => interpret(&a, &w, &sa, &sw, &mut c)?,
+    }
+    let (mut err, mut quantization) = (0.0f64, 0.0f64);
+    for i in (0..m).step_by(61) {
+        for j in (0..n).step_by(37) {
+            let scale = |s: &HostTensor<f32>, r: usize| f64::from(s.data()[r]);
+            let (a_row, w_row) = (&a.data()[i * k..(i + 1) * k], &w.data()[j * k..(j + 1) * k]);
+            let dot: f64 = a_row.iter().zip(w_row).map(|(p, q)| p.to_f64() * q.to_f64()).sum();
+            let want = scale(&sa, i) * scale(&sw, j) * dot;
+            let ideal: f64 = (0..k).map(|p| f64::from(x.data()[i * k + p]) * f64::from(y.data()[j * k + p])).sum();
+            let (got, norm) = (c.data()[i * n + j].to_f64(), want.abs() + (k as f64).sqrt());
+            err = err.max((got - want).abs() / norm);
+            quantization = quantization.max((got - ideal).abs() / norm);
+        }
+    }
+    println!(
+        "{name}: C = diag(sa) (A W^T) diag(sw), {m} x {n} x {k}: max relative error {err:.2e} \
+         (against the unquantized product: {quantization:.2e})"
+    );
+    Ok(err)
+}
+
 fn main() -> Result<()> {
     // `TESSEL_DUMP_PTX=dir` writes the kernels' PTX there (for cuobjdump -sass, ptxas -v).
     if let Ok(dir) = std::env::var("TESSEL_DUMP_PTX") {
-        for &(name, ptx) in kernels::ALL_PTX {
+        for &(name, ptx) in kernels::ALL_PTX.iter().chain(quantized::ALL_PTX) {
             if let Err(e) = std::fs::write(format!("{dir}/{name}.ptx"), ptx) {
                 eprintln!("could not write {dir}/{name}.ptx: {e}");
             }
@@ -90,7 +184,10 @@ fn main() -> Result<()> {
     }
     let e1 = run::<bf16>("bf16", dev.as_ref(), kernels::matmul_bf16_any, kernels::interpret_bf16_any)?;
     let e2 = run::<f16>("f16", dev.as_ref(), kernels::matmul_f16_any, kernels::interpret_f16_any)?;
-    if e1.max(e2) > 1e-2 {
+    let e3 =
+        run_quantized::<F8E4M3>("fp8", dev.as_ref(), 448.0, quantized::fp8_matmul, quantized::interpret_fp8_matmul)?;
+    let e4 = run_quantized::<i8>("int8", dev.as_ref(), 127.0, quantized::i8_matmul, quantized::interpret_i8_matmul)?;
+    if [e1, e2, e3, e4].into_iter().any(|e| e > 1e-2) {
         eprintln!("FAILED: results do not match the reference");
         std::process::exit(1);
     }

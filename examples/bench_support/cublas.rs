@@ -1,24 +1,24 @@
-//! The baselines: cuBLAS (`cublasGemmEx` through cudarc's `Gemm`) and cuBLASLt (through cudarc's
-//! `result` layer, so that descriptors and the algorithm are chosen once, not on every launch as
-//! cudarc's safe `Matmul` does).
+//! The cuBLASLt baseline, through cudarc's `result` layer (so that descriptors and the algorithm
+//! are chosen once, not on every launch as cudarc's safe `Matmul` does), and the loading of
+//! libcublas and libcublasLt, which `bench_matmul`'s `cublasGemmEx` shares.
 //!
 //! cudarc loads libcublas and libcublasLt at run time and panics when it cannot; every first use
-//! here goes through [`guarded`], and [`preload`] looks in the usual places before giving up.
+//! goes through [`guarded`], and [`preload`] looks in the usual places before giving up.
 
 use std::any::Any;
 use std::ffi::{c_void, CString};
+use std::marker::PhantomData;
 use std::os::unix::ffi::OsStrExt;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cublas::{CudaBlas, GemmConfig};
 use cudarc::cublaslt::{result as lt, sys as lt_sys};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
-use tessel::{Device, HostTensor};
+use tessel::{Device, DeviceTensor, Element, HostTensor};
 
 use crate::timing::{time_median, Op};
-use crate::{Dtype, Res, Set, Shape};
+use crate::Res;
 
 /// Algorithms asked of cuBLASLt's heuristic; each is timed briefly and the fastest kept.
 const LT_ALGOS: usize = 8;
@@ -27,67 +27,136 @@ const LT_TRIAL_RUNS: usize = 10;
 /// cuBLASLt's workspace: NVIDIA's recommendation for Hopper (cudarc's `Workspace` uses the same).
 const LT_WORKSPACE: usize = 32 << 20;
 
-/// The cuBLAS handles, or why each could not be opened.
-pub struct Baselines {
-    blas: Result<CudaBlas, String>,
-    lt: Result<Lt, String>,
+/// One matmul as cuBLASLt sees it, column-major: D = alpha op(A) B with op(A) m x k and B k x n,
+/// into C = D (m x n; beta = 0, so C is only written). Every matrix is packed: its leading
+/// dimension is its row count. The element types are those of the operands (`LtOperands`).
+#[derive(Clone, Copy, Debug)]
+pub struct LtProblem {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub compute: lt_sys::cublasComputeType_t,
+    /// The type of alpha and beta: `CUDA_R_32F` or `CUDA_R_32I`.
+    pub scale_type: lt_sys::cudaDataType,
+    /// A is stored k x m and read transposed (`CUBLAS_OP_T`); otherwise it is stored m x k.
+    pub trans_a: bool,
+    /// FP8 only: accumulate in the tensor cores' accumulators throughout, without cuBLASLt's
+    /// periodic promotion of partial sums (`CUBLASLT_MATMUL_DESC_FAST_ACCUM`).
+    pub fast_accum: bool,
+    pub alpha: f64,
 }
 
-impl Baselines {
-    /// Loads the libraries and opens both handles on the device's stream; prints what happened.
-    pub fn open(dev: &Device) -> Baselines {
-        let loaded = preload();
-        let blas = loaded.clone().and_then(|()| guarded(|| Ok(CudaBlas::new(dev.stream().clone())?)));
-        let lt = loaded.and_then(|()| guarded(|| Lt::new(dev.stream())));
-        for (name, handle) in [("cuBLAS", blas.as_ref().err()), ("cuBLASLt", lt.as_ref().err())] {
-            match handle {
-                None => println!("{name}: loaded"),
-                Some(why) => println!("{name}: NOT AVAILABLE, tessel is measured alone: {why}"),
-            }
+impl LtProblem {
+    /// The stored (rows, columns) of A, B and C.
+    fn stored(&self) -> [(u64, u64); 3] {
+        let (m, n, k) = (self.m as u64, self.n as u64, self.k as u64);
+        [if self.trans_a { (k, m) } else { (m, k) }, (k, n), (m, n)]
+    }
+
+    /// The name of the baseline: `cublasLt`, or `cublasLt fast-accum`.
+    pub fn label(&self) -> String {
+        format!("cublasLt{}", if self.fast_accum { " fast-accum" } else { "" })
+    }
+
+    /// alpha and beta as the scale type holds them: an f32's or an i32's bits.
+    fn scalars(&self) -> Res<[u32; 2]> {
+        use lt_sys::cudaDataType_t::{CUDA_R_32F, CUDA_R_32I};
+        match self.scale_type {
+            CUDA_R_32F => Ok([(self.alpha as f32).to_bits(), 0]),
+            CUDA_R_32I if self.alpha.fract() == 0.0 => Ok([self.alpha as i32 as u32, 0]),
+            other => Err(format!("alpha = {} with scale type {other:?}: not supported here", self.alpha).into()),
         }
-        Baselines { blas, lt }
     }
+}
 
-    /// One `cublasGemmEx` over NaN-poisoned C, copied back.
-    pub fn gemm_once<T: Dtype>(&self, shape: Shape, set: &mut Set<T>) -> Result<HostTensor<T>, String> {
-        let blas = self.blas.as_ref().map_err(|_| "not loaded".to_string())?;
-        guarded(|| {
-            set.c.poison(T::from_f64(f64::NAN))?;
-            gemm(blas, shape, set)?;
-            Ok(set.c.to_host()?)
+/// An operand set as cuBLASLt reads it. A benchmark's set need not hold its operands in
+/// cuBLASLt's order: a row-major product is the column-major product of its transposes.
+pub trait LtOperands {
+    /// A's and B's element type.
+    type In: Element;
+    /// C's (and D's) element type.
+    type C: Element;
+
+    /// The set's tensors in cuBLASLt's roles.
+    fn lt_operands(&mut self) -> LtMatrices<'_, Self::In, Self::C>;
+}
+
+/// cuBLASLt's A and B, and its C, which it overwrites.
+pub struct LtMatrices<'s, In: Element, C: Element> {
+    pub a: &'s DeviceTensor<In>,
+    pub b: &'s DeviceTensor<In>,
+    pub c: &'s mut DeviceTensor<C>,
+}
+
+/// cuBLASLt's type for a tessel element type.
+fn lt_type<T: Element>() -> Res<lt_sys::cudaDataType> {
+    use lt_sys::cudaDataType_t::*;
+    Ok(match T::DTYPE {
+        "bf16" => CUDA_R_16BF,
+        "f16" => CUDA_R_16F,
+        "f32" => CUDA_R_32F,
+        "f8e4m3" => CUDA_R_8F_E4M3,
+        "f8e5m2" => CUDA_R_8F_E5M2,
+        "i8" => CUDA_R_8I,
+        "i32" => CUDA_R_32I,
+        other => return Err(format!("no cuBLASLt type for {other} here").into()),
+    })
+}
+
+/// What C holds before a checked run, so that an element left unwritten shows: NaN, or for an
+/// integer type its minimum (which no product here comes near).
+fn poison<T: Element>() -> T {
+    let nan = T::from_f64(f64::NAN);
+    match nan.to_f64().is_nan() {
+        true => nan,
+        false => T::from_f64(f64::MIN),
+    }
+}
+
+/// A cuBLASLt handle and its workspace.
+pub struct Lt {
+    handle: lt_sys::cublasLtHandle_t,
+    workspace: CudaSlice<u8>,
+}
+
+impl Lt {
+    /// Loads the libraries and creates a handle on the device's stream, or says why it cannot.
+    pub fn open(dev: &Device) -> Result<Lt, String> {
+        preload().and_then(|()| {
+            guarded(|| {
+                let stream = dev.stream();
+                stream.context().bind_to_thread()?;
+                let workspace = stream.alloc_zeros::<u8>(LT_WORKSPACE)?;
+                Ok(Lt { handle: lt::create_handle()?, workspace })
+            })
         })
     }
 
-    /// One cuBLASLt matmul (the heuristic's first algorithm) over NaN-poisoned C, copied back.
-    pub fn lt_once<T: Dtype>(&self, dev: &Device, shape: Shape, set: &mut Set<T>) -> Result<HostTensor<T>, String> {
-        let lt = self.lt.as_ref().map_err(|_| "not loaded".to_string())?;
+    /// One matmul (the heuristic's first algorithm) over a poisoned C, copied back.
+    pub fn once<S: LtOperands>(
+        &self,
+        dev: &Device,
+        problem: LtProblem,
+        set: &mut S,
+    ) -> Result<HostTensor<S::C>, String> {
         guarded(|| {
-            let plan = LtPlan::new::<T>(lt, shape)?;
-            set.c.poison(T::from_f64(f64::NAN))?;
+            let plan = LtPlan::new(self, problem)?;
+            set.lt_operands().c.poison(poison())?;
             plan.run(dev.stream(), 0, set)?;
-            Ok(set.c.to_host()?)
+            Ok(set.lt_operands().c.to_host()?)
         })
     }
 
-    /// `cublasGemmEx` as a contender, after one guarded trial run on `set` (cudarc panics on a
-    /// missing symbol; the timed rounds must not).
-    pub fn gemm_op<'a, T: Dtype>(&'a self, shape: Shape, set: &mut Set<T>) -> Result<(Op<'a, Set<T>>, String), String> {
-        let blas = self.blas.as_ref().map_err(|_| "cublas: not loaded".to_string())?;
-        guarded(|| gemm(blas, shape, set)).map_err(|why| format!("cublas: {why}"))?;
-        Ok((Box::new(move |set: &mut Set<T>| gemm(blas, shape, set)), "cublas".to_string()))
-    }
-
-    /// cuBLASLt as a contender, with the fastest of its heuristic's first algorithms (each timed
-    /// briefly on `sets`), and which algorithm that is.
-    pub fn lt_op<'a, T: Dtype>(
+    /// The matmul as a contender, with the fastest of the heuristic's first algorithms (each timed
+    /// briefly on `sets`), and its name: which algorithm that is.
+    pub fn op<'a, S: LtOperands + 'a>(
         &'a self,
         dev: &'a Device,
-        shape: Shape,
-        sets: &mut [Set<T>],
-    ) -> Result<(Op<'a, Set<T>>, String), String> {
-        let lt = self.lt.as_ref().map_err(|_| "cublasLt: not loaded".to_string())?;
+        problem: LtProblem,
+        sets: &mut [S],
+    ) -> Result<(Op<'a, S>, String), String> {
         let chosen = guarded(|| {
-            let plan = LtPlan::new::<T>(lt, shape)?;
+            let plan = LtPlan::new(self, problem)?;
             let mut best: Option<(f64, usize)> = None;
             for algo in 0..plan.algos.len() {
                 // An algorithm that fails to launch is skipped, not fatal.
@@ -100,85 +169,64 @@ impl Baselines {
             Ok((plan, algo))
         });
         let (plan, algo) = chosen.map_err(|why| format!("cublasLt: {why}"))?;
-        let name = format!("cublasLt algo {}/{}", algo + 1, plan.algos.len());
-        Ok((Box::new(move |set: &mut Set<T>| plan.run(dev.stream(), algo, set)), name))
-    }
-}
-
-/// Row-major C = A @ B as column-major C^T = B^T A^T: cuBLAS's first operand is B (module doc of
-/// `bench_matmul`).
-fn gemm<T: Dtype>(blas: &CudaBlas, shape: Shape, set: &mut Set<T>) -> Res<()> {
-    let Shape { m, n, k } = shape;
-    let cfg = GemmConfig {
-        transa: cublasOperation_t::CUBLAS_OP_N,
-        transb: cublasOperation_t::CUBLAS_OP_N,
-        m: i32::try_from(n)?,
-        n: i32::try_from(m)?,
-        k: i32::try_from(k)?,
-        alpha: T::from_f64(1.0),
-        lda: i32::try_from(n)?,
-        ldb: i32::try_from(k)?,
-        beta: T::from_f64(0.0),
-        ldc: i32::try_from(n)?,
-    };
-    // Safety: B is K x N row-major (N x K column-major, ld N), A is M x K (K x M, ld K) and C is
-    // M x N (N x M, ld N): each buffer holds exactly the matrix `cfg` describes.
-    unsafe { T::gemm(blas, cfg, set.b.as_slice(), set.a.as_slice(), set.c.as_slice_mut()) }
-}
-
-/// A cuBLASLt handle and its workspace.
-pub struct Lt {
-    handle: lt_sys::cublasLtHandle_t,
-    workspace: CudaSlice<u8>,
-}
-
-impl Lt {
-    fn new(stream: &std::sync::Arc<CudaStream>) -> Res<Lt> {
-        stream.context().bind_to_thread()?;
-        let workspace = stream.alloc_zeros::<u8>(LT_WORKSPACE)?;
-        Ok(Lt { handle: lt::create_handle()?, workspace })
+        let name = format!("{} algo {}/{}", problem.label(), algo + 1, plan.algos.len());
+        Ok((Box::new(move |set: &mut S| plan.run(dev.stream(), algo, set)), name))
     }
 }
 
 impl Drop for Lt {
     fn drop(&mut self) {
-        // Safety: the handle was created in `new` and is destroyed once. A failure is ignored:
+        // Safety: the handle was created in `open` and is destroyed once. A failure is ignored:
         // `Drop` must not panic, and the process is ending anyway.
         let _ = unsafe { lt::destroy_handle(self.handle) };
     }
 }
 
-/// One cuBLASLt problem: its descriptors and the algorithms the heuristic proposed for it. Null
-/// handles are ones not created yet (`new` fills them in order; `Drop` frees what exists).
-pub struct LtPlan<'a> {
+/// One cuBLASLt problem on operands `S`: its descriptors and the algorithms the heuristic proposed
+/// for it. Null handles are ones not created yet (`new` fills them in order; `Drop` frees what
+/// exists).
+struct LtPlan<'a, S> {
     lt: &'a Lt,
+    problem: LtProblem,
+    /// alpha and beta (`LtProblem::scalars`).
+    scalars: [u32; 2],
     desc: lt_sys::cublasLtMatmulDesc_t,
-    /// cuBLASLt's A, B and C: our B, A and C (see [`gemm`]).
+    /// A's, B's and C's (also D's).
     layouts: [lt_sys::cublasLtMatrixLayout_t; 3],
     pref: lt_sys::cublasLtMatmulPreference_t,
-    pub algos: Vec<lt_sys::cublasLtMatmulAlgo_t>,
+    algos: Vec<lt_sys::cublasLtMatmulAlgo_t>,
+    operands: PhantomData<fn(&mut S)>,
 }
 
-impl<'a> LtPlan<'a> {
-    /// Describes C = A @ B for `shape` in `T` with f32 compute and scale, and asks the heuristic
-    /// for up to `LT_ALGOS` algorithms that fit the workspace.
-    pub fn new<T: Dtype>(lt: &'a Lt, shape: Shape) -> Res<LtPlan<'a>> {
+impl<'a, S: LtOperands> LtPlan<'a, S> {
+    /// Describes `problem` on `S`'s element types and asks the heuristic for up to `LT_ALGOS`
+    /// algorithms that fit the workspace.
+    fn new(lt: &'a Lt, problem: LtProblem) -> Res<LtPlan<'a, S>> {
         let mut plan = LtPlan {
             lt,
+            problem,
+            scalars: problem.scalars()?,
             desc: std::ptr::null_mut(),
             layouts: [std::ptr::null_mut(); 3],
             pref: std::ptr::null_mut(),
             algos: Vec::new(),
+            operands: PhantomData,
         };
-        let Shape { m, n, k } = shape;
-        let (m, n, k) = (m as u64, n as u64, k as u64);
-        plan.desc = lt::create_matmul_desc(
-            lt_sys::cublasComputeType_t::CUBLAS_COMPUTE_32F,
-            lt_sys::cudaDataType_t::CUDA_R_32F,
-        )?;
-        // Column-major (rows, cols, ld); transposes stay at their default, N.
-        for (slot, (rows, cols)) in plan.layouts.iter_mut().zip([(n, k), (k, m), (n, m)]) {
-            *slot = lt::create_matrix_layout(T::LT_TYPE, rows, cols, rows as i64)?;
+        plan.desc = lt::create_matmul_desc(problem.compute, problem.scale_type)?;
+        // Attributes left at their defaults are not set: no transposes, no fast accumulation.
+        use lt_sys::cublasLtMatmulDescAttributes_t::{CUBLASLT_MATMUL_DESC_FAST_ACCUM, CUBLASLT_MATMUL_DESC_TRANSA};
+        if problem.trans_a {
+            // Safety: TRANSA is an int32_t holding a cublasOperation_t (cuBLASLt docs,
+            // cublasLtMatmulDescAttributes_t); the descriptor was just created.
+            unsafe { set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &(cublasOperation_t::CUBLAS_OP_T as i32)) }?;
+        }
+        if problem.fast_accum {
+            // Safety: FAST_ACCUM is an int8_t flag (same docs).
+            unsafe { set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &1i8) }?;
+        }
+        let types = [lt_type::<S::In>()?, lt_type::<S::In>()?, lt_type::<S::C>()?];
+        for (slot, ((rows, cols), ty)) in plan.layouts.iter_mut().zip(problem.stored().into_iter().zip(types)) {
+            *slot = lt::create_matrix_layout(ty, rows, cols, rows as i64)?;
         }
         plan.pref = lt::create_matmul_pref()?;
         let size = LT_WORKSPACE;
@@ -223,24 +271,38 @@ impl<'a> LtPlan<'a> {
         Ok(algos)
     }
 
-    /// Queues D = C = A @ B with algorithm `algo` on `stream` (the handle's device's stream).
-    pub fn run<T: Dtype>(&self, stream: &CudaStream, algo: usize, set: &mut Set<T>) -> Res<()> {
-        let (alpha, beta) = (1.0f32, 0.0f32);
-        let (a, _a) = set.b.device_ptr(stream);
-        let (b, _b) = set.a.device_ptr(stream);
-        let (c, _c) = set.c.device_ptr_mut(stream);
+    /// Queues D = C = alpha op(A) B with algorithm `algo` on `stream` (the handle's device's
+    /// stream), after checking that the operands are the matrices the layouts describe.
+    fn run(&self, stream: &CudaStream, algo: usize, set: &mut S) -> Res<()> {
+        let LtMatrices { a, b, c } = set.lt_operands();
+        let [(ar, ac), (br, bc), (cr, cc)] = self.problem.stored();
+        if (a.len() as u64, b.len() as u64, c.len() as u64) != (ar * ac, br * bc, cr * cc) {
+            return Err(format!(
+                "cuBLASLt operands of {}, {} and {} elements for a problem of {:?}",
+                a.len(),
+                b.len(),
+                c.len(),
+                self.problem
+            )
+            .into());
+        }
+        let (a, _a) = a.device_ptr(stream);
+        let (b, _b) = b.device_ptr(stream);
+        let (c, _c) = c.device_ptr_mut(stream);
         let (workspace, _w) = self.lt.workspace.device_ptr(stream);
         let [a_layout, b_layout, c_layout] = self.layouts;
-        // Safety: the layouts describe exactly the buffers behind `a`, `b` and `c` (see `new`),
-        // whose guards live until after the call; alpha and beta are host f32s, as the f32 scale
-        // type asks; the algorithm came from the heuristic for these descriptors and needs no more
-        // workspace than `LT_WORKSPACE`, which the workspace buffer holds.
+        let [alpha, beta] = &self.scalars;
+        // Safety: the layouts describe exactly the buffers behind `a`, `b` and `c` (their element
+        // types are `S`'s, by `new`; their sizes were checked above), whose guards live until
+        // after the call; alpha and beta are host values of the scale type (`scalars`); the
+        // algorithm came from the heuristic for these descriptors and needs no more workspace
+        // than `LT_WORKSPACE`, which the workspace buffer holds.
         unsafe {
             lt::matmul(
                 self.lt.handle,
                 self.desc,
-                (&alpha as *const f32).cast(),
-                (&beta as *const f32).cast(),
+                (alpha as *const u32).cast(),
+                (beta as *const u32).cast(),
                 a as *const c_void,
                 a_layout,
                 b as *const c_void,
@@ -259,7 +321,7 @@ impl<'a> LtPlan<'a> {
     }
 }
 
-impl Drop for LtPlan<'_> {
+impl<S> Drop for LtPlan<'_, S> {
     fn drop(&mut self) {
         // Safety: each non-null handle was created by `new` and is destroyed once; failures are
         // ignored because `Drop` must not panic.
@@ -275,6 +337,21 @@ impl Drop for LtPlan<'_> {
             }
         }
     }
+}
+
+/// Sets a matmul descriptor's attribute to `value`.
+///
+/// # Safety
+/// `desc` must be live, and `T` must be the attribute's type (cuBLASLt docs,
+/// `cublasLtMatmulDescAttributes_t`).
+unsafe fn set_attribute<T>(
+    desc: lt_sys::cublasLtMatmulDesc_t,
+    attr: lt_sys::cublasLtMatmulDescAttributes_t,
+    value: &T,
+) -> Res<()> {
+    // Safety: passed on from the caller; `value` is live for the call, which copies it.
+    unsafe { lt::set_matmul_desc_attribute(desc, attr, (value as *const T).cast(), std::mem::size_of::<T>()) }?;
+    Ok(())
 }
 
 /// Runs `f`, turning a panic into an error: cudarc's lazily loaded bindings panic when a library
@@ -301,7 +378,7 @@ fn panic_text(payload: &(dyn Any + Send)) -> String {
 /// Makes sure cudarc will find libcublas and libcublasLt. If they are not on the loader's path,
 /// loads them by full path from the CUDA toolkit or a Python wheel (PyTorch's, JAX's): cudarc then
 /// finds them by soname, since the loader matches a name against libraries already loaded.
-fn preload() -> Result<(), String> {
+pub fn preload() -> Result<(), String> {
     // Safety: these only try `dlopen` on cudarc's candidate names.
     let present = || unsafe { cudarc::cublas::sys::is_culib_present() && lt_sys::is_culib_present() };
     if present() {

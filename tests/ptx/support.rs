@@ -95,12 +95,28 @@ pub fn ptxas_required() -> bool {
 /// Assembles `ptx` for sm_90a. `Ok(log)` when ptxas exits 0 and reports no wgmma serialization
 /// (`C75xx`, hopper-ptx-facts §8) and no warning; otherwise `Err` with what it said.
 pub fn assemble(ptxas: &Path, tag: &str, ptx: &str) -> Result<String, String> {
+    run_ptxas(ptxas, tag, ptx, false)
+}
+
+/// [`assemble`] with `-v`, and an `Err` if ptxas spilled registers to local memory: its log
+/// (registers, stack, spills) on success.
+pub fn assemble_without_spills(ptxas: &Path, tag: &str, ptx: &str) -> Result<String, String> {
+    let log = run_ptxas(ptxas, tag, ptx, true)?;
+    let spills = log.lines().filter(|l| l.contains("spill stores") && !l.contains(" 0 bytes spill stores"));
+    match spills.collect::<Vec<_>>() {
+        found if found.is_empty() => Ok(log),
+        _ => Err(format!("ptxas spilled registers in {tag}:\n{log}")),
+    }
+}
+
+fn run_ptxas(ptxas: &Path, tag: &str, ptx: &str, verbose: bool) -> Result<String, String> {
     let dir = std::env::temp_dir().join(format!("tessel-ptxas-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let input = dir.join(format!("{tag}.ptx"));
     std::fs::write(&input, ptx).map_err(|e| e.to_string())?;
     let output = Command::new(ptxas)
         .arg("-arch=sm_90a")
+        .args(verbose.then_some("-v"))
         .arg(&input)
         .arg("-o")
         .arg(dir.join(format!("{tag}.cubin")))

@@ -1,0 +1,244 @@
+//! The quantized GEMMs of `examples/matmul.rs` and `examples/bench_qmatmul.rs`: fp8 (e4m3) and
+//! int8 operands, the weight-and-activation-quantized linear layer of LLM inference.
+//!
+//! C = diag(a_scale) (A W^T) diag(w_scale), rounded to bf16: A is M x K (activations, one scale
+//! per row, i.e. per token), W is N x K (weights as a linear layer stores them, one scale per
+//! output channel). Both operands are K-major, which is what 8-bit WGMMAs read, and the scales
+//! are applied once, in the epilogue, to the f32 (fp8) or exact i32 (int8) accumulator.
+//!
+//! The kernel is the persistent, warp-specialized GEMM of `kernels/matmul.rs` with 8-bit steps:
+//! 128 x 256 tiles of C, 128-wide K steps (one 128-byte swizzle row of each operand), three
+//! stages of 48 KiB, a producer warpgroup and two consumers of 64 rows each issuing m64n256k32
+//! WGMMAs, and an epilogue through shared memory (`stmatrix`) and a TMA store that runs on
+//! during the next tile.
+
+use tessel::prelude::*;
+
+/// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
+/// `$acc`. M must be a multiple of 64, N of 256 and K of 128 (the launch checks them).
+macro_rules! scaled_matmul {
+    ($name:ident, $t:ident, $acc:ident, quarters = ($($q:literal)*)) => {
+        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+                 consts(BM = 128, BN = 256, BK = 128, STAGES = 3, GROUP = 8))]
+        pub fn $name(
+            a: Gmem<$t, M, K>,
+            w: Gmem<$t, N, K>,
+            a_scale: Gmem<f32, M>,
+            w_scale: Gmem<f32, N>,
+            c: GmemMut<bf16, M, N>,
+        ) {
+            // A last tile row of 64 is half outside A and C: TMA reads zeros there and writes nothing.
+            let (tile_rows, tile_cols, steps) = ((M + BM - 1) / BM, N / BN, K / BK);
+            let (p, programs) = (program_id(0), num_programs(0));
+            let tiles = tile_rows * tile_cols;
+            run_scoped(
+                collective_axes = [wg],
+                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                 c_s: Smem<bf16, 2, 4, 64, 64, Swizzle128>,
+                 scales_s: Smem<f32, 2, BN>,
+                 ring: Pipeline<STAGES, 3, 2>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(40);
+                        for t in 0..(tiles - p + programs - 1) / programs {
+                            // L2-friendly order: GROUP tile-rows at a time, walking down each column.
+                            let u = p + t * programs;
+                            let first = u / (GROUP * tile_cols) * GROUP;
+                            let rows = min(tile_rows - first, GROUP);
+                            let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w.tile([tj, k]), w_s.at(s), bar);
+                            });
+                        }
+                    } else {
+                        set_max_registers(232);
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<$acc, 64, BN>| {
+                            for t in 0..(tiles - p + programs - 1) / programs {
+                                let u = p + t * programs;
+                                let first = u / (GROUP * tile_cols) * GROUP;
+                                let rows = min(tile_rows - first, GROUP);
+                                let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                                // The scales are loaded now and used after the main loop, which
+                                // hides their latency: the column scales (two a thread) wait in
+                                // shared memory, from where each quarter of the epilogue reads its
+                                // own in the WGMMA column layout.
+                                let row_scale = a_scale.tile([2 * ti + h], [64]).load(Layout::WgmmaRow);
+                                let col_scales = w_scale.tile([tj], [BN]).load(Layout::Strided);
+                                pipeline_consume(ring, steps, |k, s| {
+                                    // W's stage is N x K: `.t()` is the K x N operand, K-major.
+                                    wgmma(acc, a_s.at(s).at(h), w_s.at(s).t(), accumulate = k > 0);
+                                });
+                                scales_s.at(h).store(col_scales);
+                                // The previous tile's stores must have read c_s before it is rewritten.
+                                wait_smem_to_gmem(0);
+                                commit_smem();
+                                // The epilogue, a quarter of the columns at a time, so that a
+                                // quarter's column scales (16 registers a thread) and the
+                                // accumulator fit in the registers.
+                                let row_scale = row_scale.broadcast([64, 64], Layout::Wgmma);
+                                $(
+                                    let col_scale = scales_s.at(h).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
+                                    let y = acc.slice([.., 64 * $q..64 * $q + 64]).load().cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                    c_s.at(h).at($q).store(y.cast::<bf16>());
+                                )*
+                                commit_smem();
+                                $(
+                                    copy_smem_to_gmem(c_s.at(h).at($q), c.tile([2 * ti + h, 4 * tj + $q]));
+                                )*
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
+/// C = diag(a_scale) (A W^T) diag(w_scale) for skinny shapes, where 128 x 256 tiles would leave
+/// most SMs idle: a 2 x 1 cluster computes one 128 x 128 tile, each program half of K, and the
+/// second program sends its partial sums (`$acc`, exact for int8) into the first one's shared
+/// memory (`copy_smem_to_peer`), which adds them, scales and stores the tile (from registers: a
+/// program has one tile, so no store to overlap, and the shared memory is full). M must be a
+/// multiple of 64, N and K of 128 (the launch checks them).
+macro_rules! scaled_split_k {
+    ($name:ident, $t:ident, $acc:ident, halves = ($($q:literal)*)) => {
+        #[kernel(grid = (2 * ((M + BM - 1) / BM) * (N / BN),), cluster = (2,), warpgroups = 3, warpgroup_axis = wg,
+                 max_registers = 168, consts(BM = 128, BN = 128, BK = 128, STAGES = 4))]
+        pub fn $name(
+            a: Gmem<$t, M, K>,
+            w: Gmem<$t, N, K>,
+            a_scale: Gmem<f32, M>,
+            w_scale: Gmem<f32, N>,
+            c: GmemMut<bf16, M, N>,
+        ) {
+            // Program 0 takes the first half of K's steps (the larger, for an odd count).
+            let (half, unit, first_half) = (cluster_rank(), program_id(0) / 2, (K / BK + 1) / 2);
+            let steps = first_half - half * (2 * first_half - K / BK);
+            let (ti, tj) = (unit / (N / BN), unit % (N / BN));
+            run_scoped(
+                collective_axes = [wg],
+                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                 ring: Pipeline<STAGES, 3, 2>,
+                 // Program 1's partial sums land in program 0's `part` (a slab per consumer).
+                 part: Smem<$acc, 2, 2, 64, 64, Swizzle128>,
+                 received: Barrier<2>,
+                 scales_s: Smem<f32, 2, BN>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(40);
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            let kk = half * first_half + k;
+                            copy_gmem_to_smem(a.tile([2 * ti, kk]), a_s.at(s).at(0), bar);
+                            copy_gmem_to_smem(a.tile([2 * ti + 1, kk]), a_s.at(s).at(1), bar);
+                            copy_gmem_to_smem(w.tile([tj, kk]), w_s.at(s), bar);
+                        });
+                    } else {
+                        set_max_registers(232);
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<$acc, 64, BN>| {
+                            let row_scale = a_scale.tile([2 * ti + h], [64]).load(Layout::WgmmaRow);
+                            let col_scales = w_scale.tile([tj], [BN]).load(Layout::Strided);
+                            pipeline_consume(ring, steps, |k, s| {
+                                wgmma(acc, a_s.at(s).at(h), w_s.at(s).t());
+                            });
+                            if half == 1 {
+                                $(
+                                    part.at(h).at($q).store(acc.slice([.., 64 * $q..64 * $q + 64]).load());
+                                )*
+                                commit_smem();
+                                copy_smem_to_peer(part.at(h), part.at(h), received, 0);
+                            } else {
+                                scales_s.at(h).store(col_scales);
+                                commit_smem();
+                                let row_scale = row_scale.broadcast([64, 64], Layout::Wgmma);
+                                barrier_wait(received);
+                                $(
+                                    let col_scale = scales_s.at(h).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
+                                    let sum = acc.slice([.., 64 * $q..64 * $q + 64]).load() + part.at(h).at($q).load(Layout::Wgmma);
+                                    let y = sum.cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                    // One tile per program, nothing to overlap: straight from registers.
+                                    c.tile([2 * ti + h, 2 * tj + $q], [64, 64]).store(y.cast::<bf16>());
+                                )*
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
+scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, quarters = (0 1 2 3));
+scaled_matmul!(scaled_matmul_i8, i8, i32, quarters = (0 1 2 3));
+scaled_split_k!(scaled_matmul_fp8_split, f8e4m3, f32, halves = (0 1));
+scaled_split_k!(scaled_matmul_i8_split, i8, i32, halves = (0 1));
+
+/// Picks the kernel for a shape (see [`Variant`]): one function launches it on the GPU, one runs it
+/// in the interpreter.
+macro_rules! dispatch {
+    ($launch:ident, $interpret:ident, $t:ident, $wide:ident, $split:ident) => {
+        /// C = diag(a_scale) (A W^T) diag(w_scale) on the GPU with the kernel for this shape.
+        pub fn $launch(
+            stream: &impl tessel::AsStream,
+            a: &DeviceTensor<$t>,
+            w: &DeviceTensor<$t>,
+            a_scale: &DeviceTensor<f32>,
+            w_scale: &DeviceTensor<f32>,
+            c: &mut DeviceTensor<bf16>,
+        ) -> tessel::Result<()> {
+            match choose(a.shape().first(), w.shape().first(), a.shape().get(1)) {
+                Variant::Wide => $wide::launch(stream, a, w, a_scale, w_scale, c),
+                Variant::Split => $split::launch(stream, a, w, a_scale, w_scale, c),
+            }
+        }
+
+        /// The same in the interpreter, with the kernel the GPU would run.
+        pub fn $interpret(
+            a: &HostTensor<$t>,
+            w: &HostTensor<$t>,
+            a_scale: &HostTensor<f32>,
+            w_scale: &HostTensor<f32>,
+            c: &mut HostTensor<bf16>,
+        ) -> tessel::Result<()> {
+            match choose(a.shape().first(), w.shape().first(), a.shape().get(1)) {
+                Variant::Wide => $wide::interpret(a, w, a_scale, w_scale, c),
+                Variant::Split => $split::interpret(a, w, a_scale, w_scale, c),
+            }
+        }
+    };
+}
+
+dispatch!(fp8_matmul, interpret_fp8_matmul, F8E4M3, scaled_matmul_fp8, scaled_matmul_fp8_split);
+dispatch!(i8_matmul, interpret_i8_matmul, i8, scaled_matmul_i8, scaled_matmul_i8_split);
+
+/// The kernels `dispatch!` chooses from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// Persistent, 128 x 256 tiles.
+    Wide,
+    /// 128 x 128 tiles, K split between the two programs of a 2 x 1 cluster.
+    Split,
+}
+
+/// Wide tiles, unless they would leave more than half the 132 SMs idle and split tiles fill at
+/// most the 132 SMs. Dimensions the shapes lack (a tensor of the
+/// wrong rank) choose `Wide`, whose launch reports them.
+pub fn choose(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
+    let (Some(&m), Some(&n), Some(&k)) = (m, n, k) else { return Variant::Wide };
+    let split_fits = m % 64 == 0 && n % 128 == 0 && k % 128 == 0 && 2 * m.div_ceil(128) * (n / 128) <= 132;
+    match m.div_ceil(128) * n.div_ceil(256) {
+        wide if wide < 66 && split_fits => Variant::Split,
+        _ => Variant::Wide,
+    }
+}
+
+/// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
+pub const ALL_PTX: &[(&str, &str)] = &[
+    ("scaled_matmul_fp8", scaled_matmul_fp8::PTX),
+    ("scaled_matmul_i8", scaled_matmul_i8::PTX),
+    ("scaled_matmul_fp8_split", scaled_matmul_fp8_split::PTX),
+    ("scaled_matmul_i8_split", scaled_matmul_i8_split::PTX),
+];

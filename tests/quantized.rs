@@ -1,0 +1,189 @@
+//! The quantized GEMMs of the examples (`examples/kernels/quantized.rs`): every element against an
+//! f64 reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against
+//! the reference and the interpreter), and the shapes the launch refuses.
+
+mod common;
+
+#[path = "../examples/kernels/quantized.rs"]
+#[allow(dead_code)] // ALL_PTX is for the ptxas test.
+mod kernels;
+
+use common::{assert_close, values, Rng};
+use kernels::{choose, scaled_matmul_fp8, scaled_matmul_fp8_split, scaled_matmul_i8, scaled_matmul_i8_split, Variant};
+use tessel::prelude::*;
+use tessel::Element;
+
+/// bf16 output: half an ulp (at most 2^-8 of a value) on top of the accumulation and two f32
+/// multiplies, relative to the largest element.
+const TOLERANCE: f64 = 5e-3;
+/// Two bf16 results may round to neighbouring values: one ulp, at most 2^-7 of a value.
+const ONE_ULP: f64 = 1.0 / 128.0;
+
+/// A (M x K), W (N x K), per-row and per-column scales, as the kernels take them.
+struct Inputs<T: Element> {
+    a: HostTensor<T>,
+    w: HostTensor<T>,
+    a_scale: HostTensor<f32>,
+    w_scale: HostTensor<f32>,
+}
+
+impl<T: Element> Inputs<T> {
+    /// N(0, `spread`) operands rounded to `T` (integers saturate), and scales in [0.5, 1.5) of
+    /// `scale`, different for every row and column.
+    fn new(m: usize, n: usize, k: usize, spread: f64, scale: f64, seed: u64) -> Inputs<T> {
+        let mut rng = Rng::new(seed);
+        let (a, w) = (rng.tensor::<T>(&[m, k], spread), rng.tensor::<T>(&[n, k], spread));
+        let mut scales =
+            |len: usize| HostTensor::from_fn([len], |_| (scale * (1.0 + 0.25 * rng.normal().tanh())) as f32);
+        let (a_scale, w_scale) = (scales(m).unwrap(), scales(n).unwrap());
+        Inputs { a, w, a_scale, w_scale }
+    }
+
+    fn shape(&self) -> (usize, usize, usize) {
+        (self.a.shape()[0], self.w.shape()[0], self.a.shape()[1])
+    }
+
+    /// C[i, j] = a_scale[i] w_scale[j] sum_p A[i, p] W[j, p], in f64.
+    fn reference(&self) -> Vec<f64> {
+        let (m, n, k) = self.shape();
+        let (a, w) = (values(&self.a), values(&self.w));
+        let mut c = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let dot: f64 = (0..k).map(|p| a[i * k + p] * w[j * k + p]).sum();
+                c[i * n + j] = f64::from(self.a_scale.data()[i]) * f64::from(self.w_scale.data()[j]) * dot;
+            }
+        }
+        c
+    }
+
+    /// A C of the right shape, poisoned, for the kernel to overwrite.
+    fn output(&self) -> HostTensor<bf16> {
+        let (m, n, _) = self.shape();
+        HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap()
+    }
+}
+
+/// Interprets `kernel` on `inputs` and checks every element against the f64 reference.
+macro_rules! interpreted {
+    ($kernel:ident, $inputs:expr) => {{
+        let inputs = $inputs;
+        let (m, n, k) = inputs.shape();
+        let mut c = inputs.output();
+        $kernel::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
+        let what = format!("{} {m} x {n} x {k} in the interpreter", stringify!($kernel));
+        assert_close(&what, &values(&c), &inputs.reference(), TOLERANCE);
+    }};
+}
+
+#[test]
+fn fp8_matches_the_reference() {
+    // 2 x 2 tiles, 2 steps of K; then 9 tile rows (a GROUP of 8 and a remainder of 1) and 3 steps.
+    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(256, 512, 256, 1.0, 0.01, 1));
+    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(1152, 256, 384, 4.0, 0.5, 2));
+}
+
+#[test]
+fn int8_matches_the_reference() {
+    // Values across the whole int8 range (N(0, 50) saturates at +-127 now and then).
+    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(256, 512, 256, 50.0, 1e-4, 3));
+    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(1152, 256, 128, 50.0, 1e-4, 4));
+}
+
+#[test]
+fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
+    // M = 192: the second tile row's upper half is in A and C, its lower half outside both.
+    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(192, 256, 128, 1.0, 1.0, 5));
+    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(320, 256, 256, 50.0, 1e-3, 6));
+}
+
+#[test]
+fn skinny_products_split_k_across_a_cluster() {
+    let pick = |m: usize, n: usize, k: usize| choose(Some(&m), Some(&n), Some(&k));
+    assert_eq!(pick(4096, 4096, 4096), Variant::Wide);
+    assert_eq!(pick(128, 8192, 8192), Variant::Split);
+    // Not when the split tiles would take two waves.
+    assert_eq!(pick(256, 8192, 8192), Variant::Wide);
+    assert_eq!(pick(192, 2048, 8064), Variant::Split);
+    // A missing dimension goes to the wide kernel, whose launch reports it.
+    assert_eq!(choose(Some(&128), None, Some(&256)), Variant::Wide);
+    // One tile; 2 x 3 tiles with 3 steps per program; an odd number of steps (2 and 1) and a
+    // half tile of rows. And through the dispatcher.
+    interpreted!(scaled_matmul_fp8_split, Inputs::<F8E4M3>::new(128, 128, 256, 1.0, 0.1, 8));
+    interpreted!(scaled_matmul_i8_split, Inputs::<i8>::new(256, 384, 768, 50.0, 1e-4, 9));
+    interpreted!(scaled_matmul_fp8_split, Inputs::<F8E4M3>::new(192, 256, 384, 1.0, 0.1, 17));
+    let inputs = Inputs::<F8E4M3>::new(128, 256, 512, 2.0, 1.0, 10);
+    let mut c = inputs.output();
+    kernels::interpret_fp8_matmul(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
+    assert_close("fp8_matmul 128 x 256 x 512 (split)", &values(&c), &inputs.reference(), TOLERANCE);
+}
+
+#[test]
+fn the_launch_refuses_partial_tiles() {
+    let refuse = |m: usize, n: usize, k: usize| {
+        let inputs = Inputs::<F8E4M3>::new(m, n, k, 1.0, 1.0, 7);
+        let mut c = inputs.output();
+        scaled_matmul_fp8::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap_err()
+    };
+    // N: W's 256-row boxes; K: 128-wide steps; M: A's 64-row boxes.
+    for (m, n, k, dim) in [(128, 320, 128, "N"), (128, 256, 192, "K"), (96, 256, 128, "M")] {
+        let err = refuse(m, n, k);
+        let text = err.to_string();
+        assert!(matches!(err, Error::Divisibility { .. }), "{m} x {n} x {k}: {text}");
+        assert!(text.contains(dim), "{m} x {n} x {k}: the error should name {dim}: {text}");
+    }
+}
+
+/// Runs `kernel` on the GPU: every element against the f64 reference, and against the
+/// interpreter: bit for bit for int8, whose i32 sums are exact in any order; within one bf16 ulp
+/// for fp8, whose WGMMAs accumulate with fewer bits than f32 (as cuBLASLt's fast accumulation
+/// does) where the interpreter sums exactly.
+macro_rules! on_the_gpu {
+    ($kernel:ident, $inputs:expr, exact = $exact:expr) => {{
+        let dev = Device::new(0).expect("an sm_90 GPU");
+        let inputs = $inputs;
+        let (m, n, k) = inputs.shape();
+        let up = |t: &HostTensor<_>| DeviceTensor::from_host(&dev, t).unwrap();
+        let (a, w) = (up(&inputs.a), up(&inputs.w));
+        let (sa, sw) = (
+            DeviceTensor::from_host(&dev, &inputs.a_scale).unwrap(),
+            DeviceTensor::from_host(&dev, &inputs.w_scale).unwrap(),
+        );
+        let mut c = DeviceTensor::from_host(&dev, &inputs.output()).unwrap();
+        $kernel::launch(&dev, &a, &w, &sa, &sw, &mut c).unwrap();
+        let got = c.to_host().unwrap();
+        let what = format!("{} {m} x {n} x {k} on the GPU", stringify!($kernel));
+        assert_close(&what, &values(&got), &inputs.reference(), TOLERANCE);
+        let mut cpu = inputs.output();
+        $kernel::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut cpu).unwrap();
+        if $exact {
+            assert!(got.data() == cpu.data(), "{what}: differs from the interpreter");
+        } else {
+            assert_close(&format!("{what} vs the interpreter"), &values(&got), &values(&cpu), ONE_ULP);
+        }
+        println!("{what}: OK");
+    }};
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn fp8_on_the_gpu() {
+    // 17 x 4 tiles: more than one per program for some programs; a half tile row at the end.
+    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(2112, 1024, 1024, 1.0, 0.01, 11), exact = false);
+    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(256, 512, 128, 4.0, 1.0, 12), exact = false);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn split_k_on_the_gpu() {
+    // 2 x 16 tiles of 128 x 128, 64 programs; 8 steps of K per program.
+    on_the_gpu!(scaled_matmul_fp8_split, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 15), exact = false);
+    on_the_gpu!(scaled_matmul_i8_split, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 16), exact = true);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn int8_on_the_gpu() {
+    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(2112, 1024, 1024, 50.0, 1e-4, 13), exact = true);
+    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(256, 512, 128, 50.0, 1e-4, 14), exact = true);
+}
