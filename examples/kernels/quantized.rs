@@ -6,11 +6,19 @@
 //! output channel). Both operands are K-major, which is what 8-bit WGMMAs read, and the scales
 //! are applied once, in the epilogue, to the f32 (fp8) or exact i32 (int8) accumulator.
 //!
-//! The kernel is the persistent, warp-specialized GEMM of `kernels/matmul.rs` with 8-bit steps:
-//! 128 x 256 tiles of C, 128-wide K steps (one 128-byte swizzle row of each operand), three
+//! `scaled_matmul!` is the persistent, warp-specialized GEMM of `kernels/matmul.rs` with 8-bit
+//! steps: 128 x 256 tiles of C, 128-wide K steps (one 128-byte swizzle row of each operand), three
 //! stages of 48 KiB, a producer warpgroup and two consumers of 64 rows each issuing m64n256k32
-//! WGMMAs, and an epilogue through shared memory (`stmatrix`) and a TMA store that runs on
-//! during the next tile.
+//! WGMMAs. The producer also copies each tile's scales (TMA, through a two-stage `Pipeline` of
+//! their own), so they wait in shared memory when the main loop ends; the epilogue scales a
+//! quarter of the columns at a time (a quarter's column scales and the accumulator fit in the
+//! consumers' registers) and stores through shared memory (`stmatrix`) with a TMA store that runs
+//! on during the next tile. `scaled_split_k!` serves skinny shapes, as `split_k!` does for bf16.
+//!
+//! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
+//! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
+//! long K that costs accuracy (1.7e-2 of the largest element against cuBLASLt's default,
+//! promoting, accumulation at K = 16384). int8 sums are exact.
 
 use tessel::prelude::*;
 
@@ -36,8 +44,11 @@ macro_rules! scaled_matmul {
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
                  w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
                  c_s: Smem<bf16, 2, 4, 64, 64, Swizzle128>,
-                 scales_s: Smem<f32, 2, BN>,
-                 ring: Pipeline<STAGES, 3, 2>| {
+                 ring: Pipeline<STAGES, 3, 2>,
+                 // A tile's scales: three copies (A's two halves and W's), two consumers.
+                 a_scale_s: Smem<f32, 2, 2, 64>,
+                 w_scale_s: Smem<f32, 2, BN>,
+                 scales: Pipeline<2, 3, 2>| {
                     if warpgroup_id() == 0 {
                         set_max_registers(40);
                         for t in 0..(tiles - p + programs - 1) / programs {
@@ -46,6 +57,11 @@ macro_rules! scaled_matmul {
                             let first = u / (GROUP * tile_cols) * GROUP;
                             let rows = min(tile_rows - first, GROUP);
                             let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                            pipeline_produce(scales, 1, |_k, s, bar| {
+                                copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s.at(s), bar);
+                            });
                             pipeline_produce(ring, steps, |k, s, bar| {
                                 copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), bar);
                                 copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), bar);
@@ -61,29 +77,23 @@ macro_rules! scaled_matmul {
                                 let first = u / (GROUP * tile_cols) * GROUP;
                                 let rows = min(tile_rows - first, GROUP);
                                 let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
-                                // The scales are loaded now and used after the main loop, which
-                                // hides their latency: the column scales (two a thread) wait in
-                                // shared memory, from where each quarter of the epilogue reads its
-                                // own in the WGMMA column layout.
-                                let row_scale = a_scale.tile([2 * ti + h], [64]).load(Layout::WgmmaRow);
-                                let col_scales = w_scale.tile([tj], [BN]).load(Layout::Strided);
                                 pipeline_consume(ring, steps, |k, s| {
                                     // W's stage is N x K: `.t()` is the K x N operand, K-major.
                                     wgmma(acc, a_s.at(s).at(h), w_s.at(s).t(), accumulate = k > 0);
                                 });
-                                scales_s.at(h).store(col_scales);
                                 // The previous tile's stores must have read c_s before it is rewritten.
                                 wait_smem_to_gmem(0);
-                                commit_smem();
                                 // The epilogue, a quarter of the columns at a time, so that a
                                 // quarter's column scales (16 registers a thread) and the
                                 // accumulator fit in the registers.
-                                let row_scale = row_scale.broadcast([64, 64], Layout::Wgmma);
-                                $(
-                                    let col_scale = scales_s.at(h).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
-                                    let y = acc.slice([.., 64 * $q..64 * $q + 64]).load().cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
-                                    c_s.at(h).at($q).store(y.cast::<bf16>());
-                                )*
+                                pipeline_consume(scales, 1, |_k, s| {
+                                    let row_scale = a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
+                                    $(
+                                        let col_scale = w_scale_s.at(s).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
+                                        let y = acc.slice([.., 64 * $q..64 * $q + 64]).load().cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                        c_s.at(h).at($q).store(y.cast::<bf16>());
+                                    )*
+                                });
                                 commit_smem();
                                 $(
                                     copy_smem_to_gmem(c_s.at(h).at($q), c.tile([2 * ti + h, 4 * tj + $q]));
@@ -126,9 +136,19 @@ macro_rules! scaled_split_k {
                  // Program 1's partial sums land in program 0's `part` (a slab per consumer).
                  part: Smem<$acc, 2, 2, 64, 64, Swizzle128>,
                  received: Barrier<2>,
-                 scales_s: Smem<f32, 2, BN>| {
+                 // The scales, which program 0 alone applies.
+                 a_scale_s: Smem<f32, 1, 2, 64>,
+                 w_scale_s: Smem<f32, 1, BN>,
+                 scales: Pipeline<1, 3, 2>| {
                     if warpgroup_id() == 0 {
                         set_max_registers(40);
+                        if half == 0 {
+                            pipeline_produce(scales, 1, |_k, s, bar| {
+                                copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s.at(s), bar);
+                            });
+                        }
                         pipeline_produce(ring, steps, |k, s, bar| {
                             let kk = half * first_half + k;
                             copy_gmem_to_smem(a.tile([2 * ti, kk]), a_s.at(s).at(0), bar);
@@ -139,8 +159,6 @@ macro_rules! scaled_split_k {
                         set_max_registers(232);
                         let h = warpgroup_id() - 1;
                         run_scoped(|acc: Acc<$acc, 64, BN>| {
-                            let row_scale = a_scale.tile([2 * ti + h], [64]).load(Layout::WgmmaRow);
-                            let col_scales = w_scale.tile([tj], [BN]).load(Layout::Strided);
                             pipeline_consume(ring, steps, |k, s| {
                                 wgmma(acc, a_s.at(s).at(h), w_s.at(s).t());
                             });
@@ -151,17 +169,17 @@ macro_rules! scaled_split_k {
                                 commit_smem();
                                 copy_smem_to_peer(part.at(h), part.at(h), received, 0);
                             } else {
-                                scales_s.at(h).store(col_scales);
-                                commit_smem();
-                                let row_scale = row_scale.broadcast([64, 64], Layout::Wgmma);
                                 barrier_wait(received);
-                                $(
-                                    let col_scale = scales_s.at(h).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
-                                    let sum = acc.slice([.., 64 * $q..64 * $q + 64]).load() + part.at(h).at($q).load(Layout::Wgmma);
-                                    let y = sum.cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
-                                    // One tile per program, nothing to overlap: straight from registers.
-                                    c.tile([2 * ti + h, 2 * tj + $q], [64, 64]).store(y.cast::<bf16>());
-                                )*
+                                pipeline_consume(scales, 1, |_k, s| {
+                                    let row_scale = a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
+                                    $(
+                                        let col_scale = w_scale_s.at(s).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
+                                        let sum = acc.slice([.., 64 * $q..64 * $q + 64]).load() + part.at(h).at($q).load(Layout::Wgmma);
+                                        let y = sum.cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                        // One tile per program, nothing to overlap: straight from registers.
+                                        c.tile([2 * ti + h, 2 * tj + $q], [64, 64]).store(y.cast::<bf16>());
+                                    )*
+                                });
                             }
                         });
                     }
