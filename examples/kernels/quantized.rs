@@ -23,7 +23,9 @@
 use tessel::prelude::*;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
-/// `$acc`. M must be a multiple of 64, N of 256 and K of 128 (the launch checks them).
+/// `$acc`. M must be a multiple of 64, N of 256 and K of 128 (the launch checks them). `quarters`
+/// numbers the epilogue's column quarters: slice bounds are compile-time constants, so the macro
+/// writes the epilogue out once per quarter (`halves` likewise in `scaled_split_k!`).
 macro_rules! scaled_matmul {
     ($name:ident, $t:ident, $acc:ident, quarters = ($($q:literal)*)) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
