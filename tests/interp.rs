@@ -2,7 +2,7 @@
 //! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a `Pipeline`
 //! across a 2 x 1 cluster (cluster-wide releases), K split across a cluster through a peer's shared
 //! memory, a relayout round trip, running sums handed down a chain of programs through global-memory
-//! semaphores, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
+//! semaphores, `#[unroll]` loops, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
 //! arguments) returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
@@ -358,4 +358,43 @@ fn roundings_are_exact() {
     roundings::interpret(&x, &mut y, &mut h).unwrap();
     assert_close("floor, ceil, round, trunc", &values(&y), &want_y, 0.0);
     assert_close("round of bf16", &values(&h), &want_h, 0.0);
+}
+
+/// `#[unroll]`: each copy of the body sees its own counter, in slices, `.at(q)`, tile indices and
+/// arithmetic, nested too; a copy's `let` does not leak into the next.
+#[kernel(grid = (1,))]
+fn unrolled(x: Gmem<f32, 64, 256>, y: GmemMut<f32, 64, 256>) {
+    run_scoped(|acc: Acc<f32, 64, 256>, s: Smem<f32, 4, 64, 64>| {
+        acc.store(x.tile([0, 0], [64, 256]).load(Layout::Wgmma));
+        #[unroll]
+        for q in 0..4 {
+            let scaled = acc.slice([.., 64 * q..64 * q + 64]).load() * (q + 1) as f32;
+            s.at(q).store(scaled);
+        }
+        #[unroll]
+        for r in 0..2 {
+            #[unroll]
+            for c in 0..2 {
+                let scaled = s.at(2 * r + c).load(Layout::Wgmma) + (10 * r + c) as f32;
+                y.tile([0, 2 * r + c], [64, 64]).store(scaled);
+            }
+        }
+    });
+}
+
+#[test]
+fn unrolled_loops_give_each_copy_its_counter() {
+    let x = Rng::new(109).tensor::<f32>(&[64, 256], 1.0);
+    let mut y = HostTensor::new([64, 256], vec![f32::NAN; 64 * 256]).unwrap();
+    unrolled::interpret(&x, &mut y).unwrap();
+    let want: Vec<f64> = values(&x)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let q = (i % 256 / 64) as f64;
+            let (r, c) = ((q / 2.0).floor(), q % 2.0);
+            v * (q + 1.0) + 10.0 * r + c
+        })
+        .collect();
+    assert_close("unrolled", &values(&y), &want, 1e-6);
 }

@@ -469,6 +469,9 @@ pub struct Ctxt {
     next_id: std::cell::Cell<u32>,
     /// Names whose declaration was rejected with an error: their uses report nothing more.
     rejected: RefCell<Vec<String>>,
+    /// While `syntax` lowers a copy of an `#[unroll]` loop's body: each enclosing unrolled loop's
+    /// counter and its value in this copy (innermost last).
+    unrolled: RefCell<Vec<(String, i64)>>,
 }
 
 impl Ctxt {
@@ -488,9 +491,31 @@ impl Ctxt {
         self.next_id.get()
     }
 
-    /// Records a diagnostic at `at`: a span, or an expression (`&Expr`) to underline whole.
+    /// Records a diagnostic at `at`: a span, or an expression (`&Expr`) to underline whole. The
+    /// same message at the same place is recorded once (each copy of an `#[unroll]` loop's body
+    /// is checked, and would repeat its errors).
     pub fn error(&self, at: impl Into<Loc>, diag: Diag) {
-        self.errors.borrow_mut().push((at.into(), diag));
+        let at = at.into();
+        let same = |(loc, d): &(Loc, Diag)| {
+            format!("{:?}{:?}", loc.start, loc.end) == format!("{:?}{:?}", at.start, at.end)
+                && d.message() == diag.message()
+        };
+        if !self.errors.borrow().iter().any(same) {
+            self.errors.borrow_mut().push((at, diag));
+        }
+    }
+
+    /// Lowers `f` with the unrolled loop counter `name` standing for `value`.
+    pub fn with_unrolled<R>(&self, name: &syn::Ident, value: i64, f: impl FnOnce() -> R) -> R {
+        self.unrolled.borrow_mut().push((name.to_string(), value));
+        let out = f();
+        self.unrolled.borrow_mut().pop();
+        out
+    }
+
+    /// The value in this copy of the unrolled loop counter `name`, if it is one.
+    pub fn unrolled_value(&self, name: &syn::Ident) -> Option<i64> {
+        self.unrolled.borrow().iter().rev().find(|(n, _)| name == n).map(|(_, v)| *v)
     }
 
     /// Shorthand for a tessel-specific type error.

@@ -23,13 +23,11 @@
 use tessel::prelude::*;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
-/// `$acc`. M must be a multiple of 64, N of 256 and K of 128 (the launch checks them). `quarters`
-/// numbers the epilogue's column quarters: slice bounds are compile-time constants, so the macro
-/// writes the epilogue out once per quarter (`halves` likewise in `scaled_split_k!`).
+/// `$acc`. M must be a multiple of 64, N of 256 and K of 128 (the launch checks them).
 macro_rules! scaled_matmul {
-    ($name:ident, $t:ident, $acc:ident, quarters = ($($q:literal)*)) => {
+    ($name:ident, $t:ident, $acc:ident) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = 256, BK = 128, STAGES = 3, GROUP = 8))]
+                                                 consts(BM = 128, BN = 256, BK = 128, STAGES = 3, GROUP = 8))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -89,17 +87,24 @@ macro_rules! scaled_matmul {
                                 // quarter's column scales (16 registers a thread) and the
                                 // accumulator fit in the registers.
                                 pipeline_consume(scales, 1, |_k, s| {
-                                    let row_scale = a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
-                                    $(
-                                        let col_scale = w_scale_s.at(s).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
-                                        let y = acc.slice([.., 64 * $q..64 * $q + 64]).load().cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
-                                        c_s.at(h).at($q).store(y.cast::<bf16>());
-                                    )*
+                                    let row_scale =
+                                        a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
+                                    // Unrolled: a slice's bounds are constants.
+                                    #[unroll]
+                                    for q in 0..4 {
+                                        let col_scale =
+                                            w_scale_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
+                                        let y = acc.slice([.., 64 * q..64 * q + 64]).load().cast::<f32>()
+                                            * row_scale
+                                            * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                        c_s.at(h).at(q).store(y.cast::<bf16>());
+                                    }
                                 });
                                 commit_smem();
-                                $(
-                                    copy_smem_to_gmem(c_s.at(h).at($q), c.tile([2 * ti + h, 4 * tj + $q]));
-                                )*
+                                #[unroll]
+                                for q in 0..4 {
+                                    copy_smem_to_gmem(c_s.at(h).at(q), c.tile([2 * ti + h, 4 * tj + q]));
+                                }
                             }
                         });
                     }
@@ -116,9 +121,9 @@ macro_rules! scaled_matmul {
 /// program has one tile, so no store to overlap, and the shared memory is full). M must be a
 /// multiple of 64, N and K of 128 (the launch checks them).
 macro_rules! scaled_split_k {
-    ($name:ident, $t:ident, $acc:ident, halves = ($($q:literal)*)) => {
+    ($name:ident, $t:ident, $acc:ident) => {
         #[kernel(grid = (2 * ((M + BM - 1) / BM) * (N / BN),), cluster = (2,), warpgroups = 3, warpgroup_axis = wg,
-                 max_registers = 168, consts(BM = 128, BN = 128, BK = 128, STAGES = 4))]
+                                                 max_registers = 168, consts(BM = 128, BN = 128, BK = 128, STAGES = 4))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -165,22 +170,29 @@ macro_rules! scaled_split_k {
                                 wgmma(acc, a_s.at(s).at(h), w_s.at(s).t());
                             });
                             if half == 1 {
-                                $(
-                                    part.at(h).at($q).store(acc.slice([.., 64 * $q..64 * $q + 64]).load());
-                                )*
+                                #[unroll]
+                                for q in 0..2 {
+                                    part.at(h).at(q).store(acc.slice([.., 64 * q..64 * q + 64]).load());
+                                }
                                 commit_smem();
                                 copy_smem_to_peer(part.at(h), part.at(h), received, 0);
                             } else {
                                 barrier_wait(received);
                                 pipeline_consume(scales, 1, |_k, s| {
-                                    let row_scale = a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
-                                    $(
-                                        let col_scale = w_scale_s.at(s).slice([64 * $q..64 * $q + 64]).load(Layout::WgmmaCol);
-                                        let sum = acc.slice([.., 64 * $q..64 * $q + 64]).load() + part.at(h).at($q).load(Layout::Wgmma);
-                                        let y = sum.cast::<f32>() * row_scale * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                    let row_scale =
+                                        a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
+                                    #[unroll]
+                                    for q in 0..2 {
+                                        let col_scale =
+                                            w_scale_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
+                                        let sum = acc.slice([.., 64 * q..64 * q + 64]).load()
+                                            + part.at(h).at(q).load(Layout::Wgmma);
+                                        let y = sum.cast::<f32>()
+                                            * row_scale
+                                            * col_scale.broadcast([64, 64], Layout::Wgmma);
                                         // One tile per program, nothing to overlap: straight from registers.
-                                        c.tile([2 * ti + h, 2 * tj + $q], [64, 64]).store(y.cast::<bf16>());
-                                    )*
+                                        c.tile([2 * ti + h, 2 * tj + q], [64, 64]).store(y.cast::<bf16>());
+                                    }
                                 });
                             }
                         });
@@ -191,10 +203,10 @@ macro_rules! scaled_split_k {
     };
 }
 
-scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, quarters = (0 1 2 3));
-scaled_matmul!(scaled_matmul_i8, i8, i32, quarters = (0 1 2 3));
-scaled_split_k!(scaled_matmul_fp8_split, f8e4m3, f32, halves = (0 1));
-scaled_split_k!(scaled_matmul_i8_split, i8, i32, halves = (0 1));
+scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32);
+scaled_matmul!(scaled_matmul_i8, i8, i32);
+scaled_split_k!(scaled_matmul_fp8_split, f8e4m3, f32);
+scaled_split_k!(scaled_matmul_i8_split, i8, i32);
 
 /// Picks the kernel for a shape (see [`Variant`]): one function launches it on the GPU, one runs it
 /// in the interpreter.

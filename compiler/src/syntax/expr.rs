@@ -64,6 +64,7 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
         syn::Stmt::Expr(syn::Expr::Assign(a), _) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
             lower_tuple_assign(ctx, a, out)
         }
+        syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => lower_for(ctx, f, out),
         syn::Stmt::Expr(e, _) => out.push(lower_expr_stmt(ctx, e)),
     }
 }
@@ -129,11 +130,22 @@ fn lower_let(ctx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     Some(Stmt::Let { names, ty, init: lower_expr(ctx, &init.expr), span })
 }
 
+/// Whether `name` may be bound or assigned here: not while it is the counter of an unrolled loop,
+/// which every copy of the body reads as a literal (a new binding would be ignored silently).
+fn unrolled_counter_free(ctx: &Ctxt, name: &syn::Ident) -> bool {
+    if ctx.unrolled_value(name).is_none() {
+        return true;
+    }
+    let help = "an unrolled loop's counter is a constant in each copy of the body: use another name";
+    ctx.type_error(name.span(), format!("`{name}` is the counter of an enclosing `#[unroll]` loop"), help);
+    false
+}
+
 /// `x`, `mut x`, `(i, j)`.
 fn pattern_names(ctx: &Ctxt, pat: &syn::Pat) -> Option<Vec<(syn::Ident, bool)>> {
     match pat {
         syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
-            Some(vec![(pi.ident.clone(), pi.mutability.is_some())])
+            unrolled_counter_free(ctx, &pi.ident).then(|| vec![(pi.ident.clone(), pi.mutability.is_some())])
         }
         syn::Pat::Tuple(t) => {
             let mut names = Vec::new();
@@ -153,7 +165,6 @@ fn pattern_names(ctx: &Ctxt, pat: &syn::Pat) -> Option<Vec<(syn::Ident, bool)>> 
 fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
     let span = first_span(e);
     match e {
-        syn::Expr::ForLoop(f) => lower_for(ctx, f),
         syn::Expr::If(i) => lower_if(ctx, i),
         syn::Expr::Assign(a) => match assign_target(ctx, &a.left) {
             Some(name) => Stmt::Assign { name, value: lower_expr(ctx, &a.right), span },
@@ -179,7 +190,7 @@ fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
 fn assign_target(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
     if let syn::Expr::Path(p) = e {
         if let Some(id) = p.path.get_ident() {
-            return Some(id.clone());
+            return unrolled_counter_free(ctx, id).then(|| id.clone());
         }
     }
     ctx.unsupported(loc_of(e), "assignment to anything but a local variable");
@@ -197,7 +208,10 @@ fn compound_op(op: &syn::BinOp) -> Option<BinOp> {
     })
 }
 
-fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop) -> Stmt {
+/// The most copies an `#[unroll]` loop makes: each is checked and emitted in full.
+const MAX_UNROLL: i64 = 64;
+
+fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
     let span = f.for_token.span;
     let var = match &*f.pat {
         syn::Pat::Ident(pi) => pi.ident.clone(),
@@ -207,23 +221,67 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop) -> Stmt {
             syn::Ident::new("_", other.span())
         }
     };
-    let (start, end) = match &*f.expr {
-        syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => match (&r.start, &r.end) {
-            (Some(s), Some(e)) => (lower_expr(ctx, s), lower_expr(ctx, e)),
-            _ => {
-                ctx.unsupported(r.span(), "open ranges (write `start..end`)");
-                (invalid(ctx, r.span()), invalid(ctx, r.span()))
-            }
-        },
-        other => {
-            ctx.unsupported(other.span(), "loops over anything but `start..end`");
-            (invalid(ctx, other.span()), invalid(ctx, other.span()))
-        }
-    };
     if let Some(label) = &f.label {
         ctx.unsupported(label.span(), "loop labels");
     }
-    Stmt::For { var, start, end, body: lower_block(ctx, &f.body), span }
+    let mut unroll = false;
+    for attr in &f.attrs {
+        match attr.path().is_ident("unroll") && matches!(attr.meta, syn::Meta::Path(_)) {
+            true => unroll = true,
+            false => ctx.unsupported(attr.span(), "this attribute on a loop (only `#[unroll]`)"),
+        }
+    }
+    let syn::Expr::Range(r) = &*f.expr else {
+        ctx.unsupported(f.expr.span(), "loops over anything but `start..end`");
+        return;
+    };
+    let (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) = (&r.start, &r.end, r.limits) else {
+        ctx.unsupported(r.span(), "open or closed ranges (write `start..end`)");
+        return;
+    };
+    if unroll {
+        lower_unrolled(ctx, &var, (start, end), &f.body, out);
+        return;
+    }
+    out.push(Stmt::For {
+        var,
+        start: lower_expr(ctx, start),
+        end: lower_expr(ctx, end),
+        body: lower_block(ctx, &f.body),
+        span,
+    });
+}
+
+/// `#[unroll] for q in 0..4 { .. }`: one copy of the body per value, in which `q` is that value,
+/// an integer literal (so `acc.slice([.., 64 * q..64 * q + 64])` has the constant bounds a
+/// slice needs). The bounds are integer literals (also passed on by a `macro_rules!`). Each copy
+/// is a block of its own: an `if true { .. }`, which the PTX writer emits as its body alone.
+fn lower_unrolled(
+    ctx: &Ctxt,
+    var: &syn::Ident,
+    (start, end): (&syn::Expr, &syn::Expr),
+    body: &syn::Block,
+    out: &mut Vec<Stmt>,
+) {
+    let bound = |e: &syn::Expr| {
+        let value = super::int_literal(e).map(|v| i64::from(v.value));
+        if value.is_none() {
+            let help = "write the bounds as integer literals (a `macro_rules!` may pass them), or drop `#[unroll]`";
+            ctx.type_error(loc_of(e), "an unrolled loop's bounds must be integer literals", help);
+        }
+        value
+    };
+    let (Some(from), Some(to)) = (bound(start), bound(end)) else { return };
+    if to - from > MAX_UNROLL {
+        let message = format!("unrolling {from}..{to} would make {} copies of the body", to - from);
+        ctx.type_error(loc_of(end), message, format!("unroll at most {MAX_UNROLL} iterations"));
+        return;
+    }
+    for value in from..to {
+        let copy = ctx.with_unrolled(var, value, || lower_block(ctx, body));
+        let always = Expr { id: ctx.next_id(), kind: ExprKind::Bool(true), span: var.span(), end: var.span() };
+        out.push(Stmt::If { cond: always, then: copy, otherwise: None, span: var.span() });
+    }
 }
 
 fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
@@ -270,7 +328,10 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
         syn::Expr::If(i) => lower_if_value(ctx, i),
         syn::Expr::Lit(l) => lower_lit(ctx, &l.lit),
         syn::Expr::Path(p) => match p.path.get_ident() {
-            Some(id) if p.qself.is_none() => ExprKind::Var(id.clone()),
+            Some(id) if p.qself.is_none() => match ctx.unrolled_value(id) {
+                Some(value) => ExprKind::Int(value, None),
+                None => ExprKind::Var(id.clone()),
+            },
             _ => {
                 ctx.unsupported(span, "paths (use a local name)");
                 ExprKind::Invalid

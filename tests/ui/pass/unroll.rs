@@ -1,0 +1,57 @@
+//! `#[unroll]` loops: a copy of the body per value, in which the counter is an integer literal, so
+//! that slices, `.at(q)` and tiles may depend on it; nested, and with bounds a `macro_rules!`
+//! passes on.
+
+use tessel::prelude::*;
+
+// Each 64 x 64 quarter of a 64 x 256 accumulator, scaled by its own column factor (a slice needs
+// constant bounds), stored as its own tile.
+#[kernel(grid = (M / 64, N / 256))]
+fn quarters(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 256>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 256, Swizzle128>, bar: Barrier<2>| {
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
+            }
+            #[unroll]
+            for q in 0..4 {
+                let part = acc.slice([.., 64 * q..64 * q + 64]).load() * (q + 1) as f32;
+                c.tile([i, 4 * j + q], [64, 64]).store(part);
+            }
+        },
+    );
+}
+
+// Nested: the outer counter is a literal in the inner loop's bounds' arithmetic too.
+#[kernel(grid = (1,))]
+fn nested(x: Gmem<f32, 256, 256>, y: GmemMut<f32, 256, 256>) {
+    #[unroll]
+    for r in 0..2 {
+        #[unroll]
+        for s in 0..2 {
+            let v = x.tile([2 * r + s, r], [64, 64]).load(Layout::Strided);
+            y.tile([2 * r + s, r], [64, 64]).store(v + (2 * r + s) as f32);
+        }
+    }
+}
+
+macro_rules! halves {
+    ($name:ident, $n:literal) => {
+        #[kernel(grid = (1,))]
+        fn $name(x: Gmem<f32, 64, 128>, y: GmemMut<f32, 64, 128>) {
+            #[unroll]
+            for h in 0..$n {
+                y.tile([0, h], [64, 64]).store(x.tile([0, h], [64, 64]).load(Layout::Wgmma));
+            }
+        }
+    };
+}
+
+halves!(two_halves, 2);
+
+fn main() {}

@@ -1,0 +1,29 @@
+//! tessel: an unrolled loop has integer-literal bounds, at most 64 iterations, a counter that is
+//! neither rebound nor assigned, and `#[unroll]` is the only attribute a loop takes. An error in
+//! the body is reported once, not once per copy.
+
+use tessel::prelude::*;
+
+#[kernel(grid = (1))]
+fn unrolled(x: Gmem<f32, 64, 64>, n: i32) {
+    #[unroll]
+    for q in 0..n {}
+    #[unroll]
+    for q in 0..100 {}
+    #[unroll]
+    for q in 0..2 {
+        let q = 3;
+    }
+    #[unroll]
+    for q in 0..2 {
+        q = 1;
+    }
+    #[inline]
+    for k in 0..2 {}
+    #[unroll]
+    for q in 0..3 {
+        let bad = x.tile([0, 0], [64, 64]).load(Layout::Wgmma) + true;
+    }
+}
+
+fn main() {}
