@@ -134,6 +134,22 @@ fn the_launch_refuses_partial_tiles() {
     }
 }
 
+#[test]
+fn scales_of_the_wrong_length_are_errors() {
+    let inputs = Inputs::<i8>::new(128, 256, 128, 50.0, 1e-3, 18);
+    let short = HostTensor::<f32>::zeros([64]).unwrap();
+    let mut c = inputs.output();
+    // A row scale per row of A, a column scale per row of W: M and N bind to both.
+    let rows = kernels::interpret_i8_matmul(&inputs.a, &inputs.w, &short, &inputs.w_scale, &mut c).unwrap_err();
+    let cols = kernels::interpret_i8_matmul(&inputs.a, &inputs.w, &inputs.a_scale, &short, &mut c).unwrap_err();
+    for (err, dim) in [(rows, "M"), (cols, "N")] {
+        assert!(matches!(err, Error::DimMismatch { .. }), "{err}");
+        assert!(err.to_string().contains(dim), "the error should name {dim}: {err}");
+    }
+    // Nothing was written.
+    assert!(c.data().iter().all(|v| v.is_nan()));
+}
+
 /// Runs `kernel` on the GPU: every element against the f64 reference, and against the
 /// interpreter: bit for bit for int8, whose i32 sums are exact in any order; within one bf16 ulp
 /// for fp8, whose WGMMAs accumulate with fewer bits than f32 (as cuBLASLt's fast accumulation

@@ -27,7 +27,7 @@ use tessel::prelude::*;
 macro_rules! scaled_matmul {
     ($name:ident, $t:ident, $acc:ident) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                                 consts(BM = 128, BN = 256, BK = 128, STAGES = 3, GROUP = 8))]
+                                                         consts(BM = 128, BN = 256, BK = 128, STAGES = 3, GROUP = 8))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
