@@ -9,7 +9,9 @@ mod common;
 mod kernels;
 
 use common::{assert_close, values, Rng};
-use kernels::{choose, scaled_matmul_fp8, scaled_matmul_fp8_split, scaled_matmul_i8, scaled_matmul_i8_split, Variant};
+use kernels::{
+    choose, scaled_matmul_fp8, scaled_matmul_fp8_narrow, scaled_matmul_i8, scaled_matmul_i8_narrow, Variant,
+};
 use tessel::prelude::*;
 use tessel::Element;
 
@@ -98,24 +100,26 @@ fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
 }
 
 #[test]
-fn skinny_products_split_k_across_a_cluster() {
+fn skinny_products_get_narrow_tiles() {
     let pick = |m: usize, n: usize, k: usize| choose(Some(&m), Some(&n), Some(&k));
     assert_eq!(pick(4096, 4096, 4096), Variant::Wide);
-    assert_eq!(pick(128, 8192, 8192), Variant::Split);
-    // Not when the split tiles would take two waves.
-    assert_eq!(pick(256, 8192, 8192), Variant::Wide);
-    assert_eq!(pick(192, 2048, 8064), Variant::Split);
+    assert_eq!(pick(512, 8192, 8192), Variant::Wide);
+    assert_eq!(pick(256, 8192, 8192), Variant::Narrow);
+    assert_eq!(pick(128, 4096, 4096), Variant::Narrow);
     // A missing dimension goes to the wide kernel, whose launch reports it.
     assert_eq!(choose(Some(&128), None, Some(&256)), Variant::Wide);
-    // One tile; 2 x 3 tiles with 3 steps per program; an odd number of steps (2 and 1) and a
-    // half tile of rows. And through the dispatcher.
-    interpreted!(scaled_matmul_fp8_split, Inputs::<F8E4M3>::new(128, 128, 256, 1.0, 0.1, 8));
-    interpreted!(scaled_matmul_i8_split, Inputs::<i8>::new(256, 384, 768, 50.0, 1e-4, 9));
-    interpreted!(scaled_matmul_fp8_split, Inputs::<F8E4M3>::new(192, 256, 384, 1.0, 0.1, 17));
+    // Through the dispatcher: 128 x 256 is one wide tile, so four narrow ones.
     let inputs = Inputs::<F8E4M3>::new(128, 256, 512, 2.0, 1.0, 10);
     let mut c = inputs.output();
     kernels::interpret_fp8_matmul(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
-    assert_close("fp8_matmul 128 x 256 x 512 (split)", &values(&c), &inputs.reference(), TOLERANCE);
+    assert_close("fp8_matmul 128 x 256 x 512 (narrow)", &values(&c), &inputs.reference(), TOLERANCE);
+}
+
+#[test]
+fn narrow_tiles_match_the_reference() {
+    // 128 x 64 tiles: 3 x 3 of them, 2 steps; then a half tile of rows.
+    interpreted!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(384, 192, 256, 1.0, 0.1, 19));
+    interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(192, 128, 384, 50.0, 1e-4, 20));
 }
 
 #[test]
@@ -191,10 +195,10 @@ fn fp8_on_the_gpu() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
-fn split_k_on_the_gpu() {
-    // 2 x 16 tiles of 128 x 128, 64 programs; 8 steps of K per program.
-    on_the_gpu!(scaled_matmul_fp8_split, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 15), exact = false);
-    on_the_gpu!(scaled_matmul_i8_split, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 16), exact = true);
+fn narrow_on_the_gpu() {
+    // 2 x 32 tiles of 128 x 64 on 132 programs; 16 steps of K.
+    on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 21), exact = false);
+    on_the_gpu!(scaled_matmul_i8_narrow, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 22), exact = true);
 }
 
 #[test]
