@@ -231,25 +231,37 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
             false => ctx.unsupported(attr.span(), "this attribute on a loop (only `#[unroll]`)"),
         }
     }
-    let syn::Expr::Range(r) = &*f.expr else {
-        ctx.unsupported(f.expr.span(), "loops over anything but `start..end`");
-        return;
+    let bounds = match &*f.expr {
+        syn::Expr::Range(r) => match (&r.start, &r.end, r.limits) {
+            (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) => Some((&**start, &**end)),
+            _ => {
+                ctx.unsupported(r.span(), "open or closed ranges (write `start..end`)");
+                None
+            }
+        },
+        other => {
+            ctx.unsupported(other.span(), "loops over anything but `start..end`");
+            None
+        }
     };
-    let (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) = (&r.start, &r.end, r.limits) else {
-        ctx.unsupported(r.span(), "open or closed ranges (write `start..end`)");
-        return;
-    };
-    if unroll {
-        lower_unrolled(ctx, &var, (start, end), &f.body, out);
-        return;
+    match bounds {
+        Some(bounds) if unroll => lower_unrolled(ctx, &var, bounds, &f.body, out),
+        Some((start, end)) => out.push(Stmt::For {
+            var,
+            start: lower_expr(ctx, start),
+            end: lower_expr(ctx, end),
+            body: lower_block(ctx, &f.body),
+            span,
+        }),
+        // The body is still checked, for its own errors.
+        None => out.push(Stmt::For {
+            var,
+            start: invalid(ctx, span),
+            end: invalid(ctx, span),
+            body: lower_block(ctx, &f.body),
+            span,
+        }),
     }
-    out.push(Stmt::For {
-        var,
-        start: lower_expr(ctx, start),
-        end: lower_expr(ctx, end),
-        body: lower_block(ctx, &f.body),
-        span,
-    });
 }
 
 /// `#[unroll] for q in 0..4 { .. }`: one copy of the body per value, in which `q` is that value,
@@ -271,13 +283,18 @@ fn lower_unrolled(
         }
         value
     };
-    let (Some(from), Some(to)) = (bound(start), bound(end)) else { return };
-    if to - from > MAX_UNROLL {
-        let message = format!("unrolling {from}..{to} would make {} copies of the body", to - from);
-        ctx.type_error(loc_of(end), message, format!("unroll at most {MAX_UNROLL} iterations"));
-        return;
-    }
-    for value in from..to {
+    let (from, to) = (bound(start), bound(end));
+    let copies = match (from, to) {
+        (Some(from), Some(to)) if to - from > MAX_UNROLL => {
+            let message = format!("unrolling {from}..{to} would make {} copies of the body", to - from);
+            ctx.type_error(loc_of(end), message, format!("unroll at most {MAX_UNROLL} iterations"));
+            from..from + 1
+        }
+        (Some(from), Some(to)) => from..to,
+        // After an error: one copy, so that the body's own errors are reported too.
+        _ => 0..1,
+    };
+    for value in copies {
         let copy = ctx.with_unrolled(var, value, || lower_block(ctx, body));
         let always = Expr { id: ctx.next_id(), kind: ExprKind::Bool(true), span: var.span(), end: var.span() };
         out.push(Stmt::If { cond: always, then: copy, otherwise: None, span: var.span() });

@@ -1,13 +1,15 @@
 //! tessel: an unrolled loop has integer-literal bounds, at most 64 iterations, a counter that is
 //! neither rebound nor assigned, and `#[unroll]` is the only attribute a loop takes. An error in
-//! the body is reported once, not once per copy.
+//! the body is reported once, not once per copy, and also when the bounds are wrong.
 
 use tessel::prelude::*;
 
 #[kernel(grid = (1))]
 fn unrolled(x: Gmem<f32, 64, 64>, n: i32) {
     #[unroll]
-    for q in 0..n {}
+    for q in 0..n {
+        let early = 1.5 + n;
+    }
     #[unroll]
     for q in 0..100 {}
     #[unroll]
