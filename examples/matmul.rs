@@ -55,16 +55,17 @@ fn shape(gpu: Option<&Device>) -> (usize, usize, usize) {
     }
 }
 
-/// Runs `launch` 20 times more and prints its rate: a rough wall-clock figure
-/// (examples/bench_matmul.rs and bench_qmatmul.rs measure properly).
-fn rate(name: &str, dev: &Device, flops: usize, mut launch: impl FnMut() -> Result<()>) -> Result<()> {
+/// Runs `launch` 20 times more and prints its rate, `ops` (twice the multiply-adds) per second in
+/// `unit` (TFLOP/s, or TOP/s for integers): a rough wall-clock figure (examples/bench_matmul.rs
+/// and bench_qmatmul.rs measure properly).
+fn rate(name: &str, unit: &str, dev: &Device, ops: usize, mut launch: impl FnMut() -> Result<()>) -> Result<()> {
     let start = std::time::Instant::now();
     for _ in 0..20 {
         launch()?;
     }
     dev.synchronize()?;
     let secs = start.elapsed().as_secs_f64() / 20.0;
-    println!("{name}: {:.0} TFLOP/s (wall clock, 20 launches)", flops as f64 / secs / 1e12);
+    println!("{name}: {:.0} {unit} (wall clock, 20 launches)", ops as f64 / secs / 1e12);
     Ok(())
 }
 
@@ -83,7 +84,7 @@ fn run<T: Element>(
             let mut dc = DeviceTensor::<T>::zeros(dev, [m, n])?;
             launch(dev, &da, &db, &mut dc)?;
             c = dc.to_host()?;
-            rate(name, dev, 2 * m * n * k, || launch(dev, &da, &db, &mut dc))?;
+            rate(name, "TFLOP/s", dev, 2 * m * n * k, || launch(dev, &da, &db, &mut dc))?;
         }
         None => interpret(&a, &b, &mut c)?,
     }
@@ -144,7 +145,8 @@ fn run_quantized<T: Element>(
             let mut dc = DeviceTensor::<bf16>::zeros(dev, [m, n])?;
             launch(dev, &da, &dw, &dsa, &dsw, &mut dc)?;
             c = dc.to_host()?;
-            rate(name, dev, 2 * m * n * k, || launch(dev, &da, &dw, &dsa, &dsw, &mut dc))?;
+            let unit = if T::DTYPE == "i8" { "TOP/s" } else { "TFLOP/s" };
+            rate(name, unit, dev, 2 * m * n * k, || launch(dev, &da, &dw, &dsa, &dsw, &mut dc))?;
         }
         None => interpret(&a, &w, &sa, &sw, &mut c)?,
     }
