@@ -49,10 +49,11 @@
 //! Rates are 2MNK / median time: TFLOP/s for fp8, TOP/s for int8. The datasheet's dense peak is
 //! 1979 for both on the H100 SXM and the H200 (twice the 989 of bf16).
 //!
-//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`; the kernels need M % 128, N % 256 and
-//! K % 128 to be 0; default `bench_matmul`'s six shapes), `BENCH_DTYPES` (`fp8,int8`),
-//! `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the directory of `bench_qmatmul.csv`; default
-//! `bench/results`). The table is the last lines of the output. Without a GPU the benchmark says
+//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`; the kernels need M % 64, K % 128 and N a
+//! multiple of the chosen kernel's tile width, 256 or 64 for skinny shapes; default
+//! `bench_matmul`'s six shapes), `BENCH_DTYPES` (`fp8,int8`), `BENCH_RUNS`, `BENCH_GAP_MS`,
+//! `BENCH_OUT` (the directory of `bench_qmatmul.csv`; default `bench/results`),
+//! `TESSEL_QMATMUL=wide|narrow` (force a kernel). The table is the last lines of the output. Without a GPU the benchmark says
 //! so and exits 0; exit status 1 means a check or a run failed.
 
 #[path = "kernels/quantized.rs"]
@@ -81,11 +82,17 @@ use timing::Op;
 /// Errors of the benchmark itself: tessel's, cudarc's, or our own messages.
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// Whether tessel's kernels take `shape`: whole 128 x 256 tiles of C and 128-wide K steps.
+/// Whether tessel's kernels take `shape`: M % 64 and K % 128 must be 0, and N whole tiles of the
+/// kernel the dispatcher picks for the shape (the launch would say so too, after the inputs are
+/// made).
 fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
-    if m == 0 || m % 128 != 0 || n == 0 || n % 256 != 0 || k == 0 || k % 128 != 0 {
-        return Err("the kernels need M % 128, N % 256 and K % 128 to be 0".into());
+    let width = match kernels::variant(Some(&m), Some(&n), Some(&k)) {
+        kernels::Variant::Wide => 256,
+        kernels::Variant::Narrow => 64,
+    };
+    if m == 0 || m % 64 != 0 || n == 0 || n % width != 0 || k == 0 || k % 128 != 0 {
+        return Err(format!("the kernel needs M % 64, N % {width} and K % 128 to be 0"));
     }
     Ok(())
 }
