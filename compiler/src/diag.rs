@@ -472,6 +472,9 @@ pub struct Ctxt {
     /// While `syntax` lowers a copy of an `#[unroll]` loop's body: each enclosing unrolled loop's
     /// counter and its value in this copy (innermost last).
     unrolled: RefCell<Vec<(String, i64)>>,
+    /// The consts `syntax` has read so far whose values it could compute (the attribute's, then
+    /// the body's `const` items): what an `#[unroll]` loop's bounds may name.
+    known_consts: RefCell<Vec<(String, i64)>>,
 }
 
 impl Ctxt {
@@ -511,6 +514,16 @@ impl Ctxt {
         let out = f();
         self.unrolled.borrow_mut().pop();
         out
+    }
+
+    /// Records a const whose value `syntax` computed.
+    pub fn know_const(&self, name: &syn::Ident, value: i64) {
+        self.known_consts.borrow_mut().push((name.to_string(), value));
+    }
+
+    /// The value of the const `name`, if `syntax` could compute it (the latest definition).
+    pub fn known_const(&self, name: &syn::Ident) -> Option<i64> {
+        self.known_consts.borrow().iter().rev().find(|(n, _)| name == n).map(|(_, v)| *v)
     }
 
     /// The value in this copy of the unrolled loop counter `name`, if it is one.

@@ -24,12 +24,12 @@
 use tessel::prelude::*;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
-/// `$acc`, with 128 x BN tiles (BLOCKS = BN / 64). M must be a multiple of 64, N of BN and K of
-/// 128 (the launch checks them).
+/// `$acc`, with 128 x BN tiles. M must be a multiple of 64, N of BN and K of 128 (the launch checks
+/// them).
 macro_rules! scaled_matmul {
-    ($name:ident, $t:ident, $acc:ident, BN = $bn:literal, STAGES = $stages:literal, BLOCKS = $blocks:literal) => {
+    ($name:ident, $t:ident, $acc:ident, BN = $bn:literal, STAGES = $stages:literal) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                                 consts(BM = 128, BN = $bn, BK = 128, STAGES = $stages, GROUP = 8))]
+                                                 consts(BM = 128, BN = $bn, BK = 128, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -45,7 +45,7 @@ macro_rules! scaled_matmul {
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
                  w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
-                 c_s: Smem<bf16, 2, $blocks, 64, 64, Swizzle128>,
+                 c_s: Smem<bf16, 2, BLOCKS, 64, 64, Swizzle128>,
                  ring: Pipeline<STAGES, 3, 2>,
                  // A tile's scales: three copies (A's two halves and W's), two consumers.
                  a_scale_s: Smem<f32, 2, 2, 64>,
@@ -93,7 +93,7 @@ macro_rules! scaled_matmul {
                                         a_scale_s.at(s).at(h).load(Layout::WgmmaRow).broadcast([64, 64], Layout::Wgmma);
                                     // Unrolled: a slice's bounds are constants.
                                     #[unroll]
-                                    for q in 0..$blocks {
+                                    for q in 0..BLOCKS {
                                         let col_scale =
                                             w_scale_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
                                         let y = acc.slice([.., 64 * q..64 * q + 64]).load().cast::<f32>()
@@ -104,8 +104,8 @@ macro_rules! scaled_matmul {
                                 });
                                 commit_smem();
                                 #[unroll]
-                                for q in 0..$blocks {
-                                    copy_smem_to_gmem(c_s.at(h).at(q), c.tile([2 * ti + h, $blocks * tj + q]));
+                                for q in 0..BLOCKS {
+                                    copy_smem_to_gmem(c_s.at(h).at(q), c.tile([2 * ti + h, BLOCKS * tj + q]));
                                 }
                             }
                         });
@@ -116,10 +116,10 @@ macro_rules! scaled_matmul {
     };
 }
 
-scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, BN = 256, STAGES = 3, BLOCKS = 4);
-scaled_matmul!(scaled_matmul_i8, i8, i32, BN = 256, STAGES = 3, BLOCKS = 4);
-scaled_matmul!(scaled_matmul_fp8_narrow, f8e4m3, f32, BN = 64, STAGES = 8, BLOCKS = 1);
-scaled_matmul!(scaled_matmul_i8_narrow, i8, i32, BN = 64, STAGES = 8, BLOCKS = 1);
+scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, BN = 256, STAGES = 3);
+scaled_matmul!(scaled_matmul_i8, i8, i32, BN = 256, STAGES = 3);
+scaled_matmul!(scaled_matmul_fp8_narrow, f8e4m3, f32, BN = 64, STAGES = 8);
+scaled_matmul!(scaled_matmul_i8_narrow, i8, i32, BN = 64, STAGES = 8);
 
 /// Picks the kernel for a shape (see [`Variant`]): one function launches it on the GPU, one runs it
 /// in the interpreter.

@@ -55,7 +55,9 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
             }
         }
         syn::Stmt::Item(syn::Item::Const(c)) => {
-            out.push(Stmt::Const(ConstDef { name: c.ident.clone(), value: lower_expr(ctx, &c.expr) }))
+            let def = ConstDef { name: c.ident.clone(), value: lower_expr(ctx, &c.expr) };
+            know_const(ctx, &def);
+            out.push(Stmt::Const(def))
         }
         syn::Stmt::Item(item) => ctx.unsupported(item.span(), "items inside a kernel (only `const NAME: usize = ..;`)"),
         syn::Stmt::Macro(m) => ctx.unsupported(m.span(), "macros inside a kernel"),
@@ -266,7 +268,8 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
 
 /// `#[unroll] for q in 0..4 { .. }`: one copy of the body per value, in which `q` is that value,
 /// an integer literal (so `acc.slice([.., 64 * q..64 * q + 64])` has the constant bounds a
-/// slice needs). The bounds are integer literals (also passed on by a `macro_rules!`). Each copy
+/// slice needs). The bounds are integer expressions of literals (also passed on by a
+/// `macro_rules!`), consts and the counters of enclosing unrolled loops. Each copy
 /// is a block of its own: an `if true { .. }`, which the PTX writer emits as its body alone.
 fn lower_unrolled(
     ctx: &Ctxt,
@@ -276,10 +279,11 @@ fn lower_unrolled(
     out: &mut Vec<Stmt>,
 ) {
     let bound = |e: &syn::Expr| {
-        let value = super::int_literal(e).map(|v| i64::from(v.value));
+        let value = fold(ctx, &lower_expr(ctx, e));
         if value.is_none() {
-            let help = "write the bounds as integer literals (a `macro_rules!` may pass them), or drop `#[unroll]`";
-            ctx.type_error(loc_of(e), "an unrolled loop's bounds must be integer literals", help);
+            let help =
+                "write the bounds with integer literals, consts and outer unrolled counters, or drop `#[unroll]`";
+            ctx.type_error(loc_of(e), "an unrolled loop's bounds must be known when the kernel is read", help);
         }
         value
     };
@@ -298,6 +302,25 @@ fn lower_unrolled(
         let copy = ctx.with_unrolled(var, value, || lower_block(ctx, body));
         let always = Expr { id: ctx.next_id(), kind: ExprKind::Bool(true), span: var.span(), end: var.span() };
         out.push(Stmt::If { cond: always, then: copy, otherwise: None, span: var.span() });
+    }
+}
+
+/// Records a const's value when `syntax` can compute it (for `#[unroll]` bounds; `typeck` checks
+/// and evaluates every const on its own).
+pub fn know_const(ctx: &Ctxt, def: &ConstDef) {
+    if let Some(value) = fold(ctx, &def.value) {
+        ctx.know_const(&def.name, value);
+    }
+}
+
+/// An integer expression of literals, known consts and (already substituted) unrolled counters,
+/// or `None`.
+fn fold(ctx: &Ctxt, e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(value, _) => Some(*value),
+        ExprKind::Var(name) => ctx.known_const(name),
+        ExprKind::Binary { op, lhs, rhs } => op.eval_i64(fold(ctx, lhs)?, fold(ctx, rhs)?),
+        _ => None,
     }
 }
 

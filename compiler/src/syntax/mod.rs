@@ -23,6 +23,9 @@ pub fn parse(ctx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Kernel>
     };
     check_signature(ctx, &func.sig);
     let attr = parse_attr(ctx, attr, func.sig.ident.span());
+    for c in &attr.consts {
+        expr::know_const(ctx, c);
+    }
     let params = func.sig.inputs.iter().filter_map(|arg| parse_param(ctx, arg)).collect();
     let body = expr::lower_block(ctx, &func.block);
     Some(Kernel { vis: func.vis.clone(), name: func.sig.ident.clone(), attr, params, body })
