@@ -102,10 +102,17 @@ pub fn assemble(ptxas: &Path, tag: &str, ptx: &str) -> Result<String, String> {
 /// (registers, stack, spills) on success.
 pub fn assemble_without_spills(ptxas: &Path, tag: &str, ptx: &str) -> Result<String, String> {
     let log = run_ptxas(ptxas, tag, ptx, true)?;
-    let spills = log.lines().filter(|l| l.contains("spill stores") && !l.contains(" 0 bytes spill stores"));
-    match spills.collect::<Vec<_>>() {
-        found if found.is_empty() => Ok(log),
-        _ => Err(format!("ptxas spilled registers in {tag}:\n{log}")),
+    // `-v` prints, per function, "N bytes stack frame, N bytes spill stores, N bytes spill loads".
+    let spill_stores = |line: &str| {
+        let before = line.split(" bytes spill stores").next().filter(|_| line.contains(" bytes spill stores"))?;
+        before.rsplit([' ', ',']).next()?.parse::<u64>().ok()
+    };
+    let counts: Vec<u64> = log.lines().filter_map(spill_stores).collect();
+    match counts.iter().sum::<u64>() {
+        // A log without the line would pass by saying nothing: that is an error too.
+        _ if counts.is_empty() => Err(format!("ptxas -v printed no spill counts for {tag}:\n{log}")),
+        0 => Ok(log),
+        bytes => Err(format!("ptxas spilled {bytes} bytes of registers in {tag}:\n{log}")),
     }
 }
 

@@ -3,7 +3,7 @@
 use super::layout;
 use super::value::Val;
 use super::writer::{Class, Writer};
-use crate::syntax::ast::{Block, Expr, ExprKind, Kernel, Stmt};
+use crate::syntax::ast::{Block, Expr, Kernel, Stmt};
 use crate::typeck::{Facts, Ty};
 use crate::types::DType;
 use std::collections::HashMap;
@@ -143,6 +143,9 @@ impl<'a> Gen<'a> {
             }
             Stmt::For { var, start, end, body, .. } => self.for_loop(&var.to_string(), start, end, body),
             Stmt::If { cond, then, otherwise, .. } => self.if_stmt(cond, then, otherwise.as_ref()),
+            Stmt::Block(b) => {
+                self.block(b);
+            }
             Stmt::Expr(e) => {
                 self.expr(e);
             }
@@ -320,10 +323,6 @@ impl<'a> Gen<'a> {
     /// An `if`'s condition in a predicate register, or `Err` with its value when it is known at
     /// compile time.
     fn condition(&mut self, cond: &Expr) -> Result<String, bool> {
-        // A literal: `if true` is how `syntax` scopes each copy of an `#[unroll]` loop's body.
-        if let ExprKind::Bool(known) = cond.kind {
-            return Err(known);
-        }
         match self.expr(cond) {
             Val::Const(known) => Err(known != 0),
             c => match self.materialize(c, &Ty::Scalar(DType::Bool)) {

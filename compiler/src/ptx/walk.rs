@@ -34,6 +34,7 @@ fn stmt(s: &Stmt, f: &mut dyn FnMut(&Expr)) {
                 block(o, f);
             }
         }
+        Stmt::Block(b) => block(b, f),
         Stmt::Expr(e) => expr(e, f),
     }
 }

@@ -168,6 +168,8 @@ pub enum Stmt {
     For { var: Ident, start: Expr, end: Expr, body: Block, span: Span },
     /// `if cond { .. } else { .. }` on a scalar condition.
     If { cond: Expr, then: Block, otherwise: Option<Block>, span: Span },
+    /// A scope of its own: one copy of an `#[unroll]` loop's body.
+    Block(Block),
     /// An expression evaluated for its effect: `wgmma(acc, a_s, b_s);`
     Expr(Expr),
 }

@@ -29,15 +29,7 @@ fn boxed(ctx: &Ctxt, e: &syn::Expr) -> Box<Expr> {
 
 /// A compile-time `u32` written as a literal: `program_id(0)`, `wgmma_wait(1)`.
 fn lit_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
-    let v = super::int_literal(e);
-    if v.is_none() {
-        ctx.type_error(
-            loc_of(e),
-            "expected an integer literal",
-            "this argument must be known when the kernel is compiled",
-        );
-    }
-    v
+    super::expect_int_literal(ctx, e, loc_of(e), "this argument must be known when the kernel is compiled")
 }
 
 fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {

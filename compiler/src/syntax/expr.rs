@@ -270,7 +270,7 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
 /// an integer literal (so `acc.slice([.., 64 * q..64 * q + 64])` has the constant bounds a
 /// slice needs). The bounds are integer expressions of literals (also passed on by a
 /// `macro_rules!`), consts and the counters of enclosing unrolled loops. Each copy
-/// is a block of its own: an `if true { .. }`, which the PTX writer emits as its body alone.
+/// is a block of its own (`Stmt::Block`).
 fn lower_unrolled(
     ctx: &Ctxt,
     var: &syn::Ident,
@@ -299,9 +299,7 @@ fn lower_unrolled(
         _ => 0..1,
     };
     for value in copies {
-        let copy = ctx.with_unrolled(var, value, || lower_block(ctx, body));
-        let always = Expr { id: ctx.next_id(), kind: ExprKind::Bool(true), span: var.span(), end: var.span() };
-        out.push(Stmt::If { cond: always, then: copy, otherwise: None, span: var.span() });
+        out.push(Stmt::Block(ctx.with_unrolled(var, value, || lower_block(ctx, body))));
     }
 }
 

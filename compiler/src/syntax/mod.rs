@@ -219,13 +219,14 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
 }
 
 fn attr_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
+    expect_int_literal(ctx, e, e.span(), "attribute values are known when the kernel is compiled")
+}
+
+/// [`int_literal`], or a type error at `at` saying why it must be one.
+pub(crate) fn expect_int_literal(ctx: &Ctxt, e: &syn::Expr, at: impl Into<Loc>, help: &str) -> Option<Spanned<u32>> {
     let v = int_literal(e);
     if v.is_none() {
-        ctx.type_error(
-            e.span(),
-            "expected an integer literal",
-            "attribute values are known when the kernel is compiled",
-        );
+        ctx.type_error(at, "expected an integer literal", help);
     }
     v
 }

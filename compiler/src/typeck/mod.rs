@@ -252,6 +252,7 @@ impl<'a> Checker<'a> {
             Stmt::Assign { name, value, .. } => self.check_assign(name, value),
             Stmt::For { var, start, end, body, .. } => self.check_for(var, start, end, body),
             Stmt::If { cond, then, otherwise, .. } => self.check_if(cond, then, otherwise.as_ref()),
+            Stmt::Block(b) => self.check_loop_body(b),
             Stmt::Expr(e) => {
                 // A value computed for nothing is a mistake in a kernel (a call whose name was lost,
                 // a forgotten store); the results of `run_scoped` and `run_state` may be dropped.
@@ -368,12 +369,17 @@ impl<'a> Checker<'a> {
         let before = self.mutable_snapshot();
         self.scopes.push(HashMap::new());
         self.bind(var, Ty::Scalar(crate::types::DType::I32), false);
-        let tail = self.check_block(body);
+        self.check_loop_body(body);
         self.scopes.pop();
+        regs::check_loop_carry(self, &before, body.span);
+    }
+
+    /// A loop's body, or one copy of an unrolled loop's: a block without a value.
+    fn check_loop_body(&mut self, body: &Block) {
+        let tail = self.check_block(body);
         if !matches!(tail, Ty::Unit | Ty::Error) {
             self.ctx.type_error(body.span, "a loop body has no value", "end the body with a statement (`;`)");
         }
-        regs::check_loop_carry(self, &before, body.span);
     }
 
     /// The types of the mutable variables in scope, in declaration order.

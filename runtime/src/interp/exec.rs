@@ -151,6 +151,9 @@ impl<'a> Warpgroup<'a> {
                     self.block(b)?;
                 }
             }
+            Stmt::Block(b) => {
+                self.block(b)?;
+            }
             Stmt::Expr(e) => {
                 self.eval(e)?;
             }

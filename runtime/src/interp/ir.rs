@@ -87,6 +87,8 @@ pub(crate) enum Stmt {
         then: Block,
         otherwise: Option<Block>,
     },
+    /// A scope of its own (one copy of an `#[unroll]` loop's body).
+    Block(Block),
     Expr(Expr),
 }
 

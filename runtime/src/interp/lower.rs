@@ -208,6 +208,7 @@ impl Lowerer<'_> {
                 then: self.block(then)?,
                 otherwise: otherwise.as_ref().map(|b| self.block(b)).transpose()?,
             },
+            ast::Stmt::Block(b) => Stmt::Block(self.block(b)?),
             ast::Stmt::Expr(e) => Stmt::Expr(self.expr(e)?),
         }))
     }
