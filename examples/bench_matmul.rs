@@ -9,7 +9,8 @@
 //! The protocol (DESIGN.md, "Performance protocol"), per shape and dtype:
 //! - inputs are N(0,1) from fixed seeds (never zeros: they run faster than real data);
 //! - when one set of A, B and C is smaller than twice the L2, launches rotate over enough sets to
-//!   exceed that, so that operands come from HBM as they would in a model;
+//!   exceed that, each launch (whichever contender's) taking the next set, so that operands come
+//!   from HBM as they would in a model;
 //! - tessel's C and cuBLAS's C on the same inputs, each written over NaN, are compared:
 //!   `max|c_tessel - c_cublas| / max|c_cublas|` must be at most 1e-2;
 //! - the implementations are timed interleaved, round by round (tessel, cuBLAS, cuBLASLt), so that
@@ -28,7 +29,9 @@
 //! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs M % 128
 //! and K % 64 to be 0, and N a multiple of the tile width of the kernel `kernels::choose` picks:
 //! 256, 128 or 64), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
-//! directory; default `bench/results`). The table is the last lines of the output. Without a GPU
+//! directory; default `bench/results`), `BENCH_VARIANTS` (other tessel kernel variants, as
+//! `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in the same rounds and printed on the
+//! shape's line, never the baseline). The table is the last lines of the output. Without a GPU
 //! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 
 #[path = "kernels/matmul.rs"]
@@ -65,7 +68,7 @@ fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
     let width = match kernels::choose(m, n, k) {
         kernels::Variant::Wide | kernels::Variant::Pair => 256,
-        kernels::Variant::Split => 128,
+        kernels::Variant::Split | kernels::Variant::Overlapped => 128,
         kernels::Variant::Narrow => 64,
     };
     if m == 0 || m % 128 != 0 || n == 0 || n % width != 0 || k == 0 || k % 64 != 0 {
@@ -89,6 +92,15 @@ pub trait Dtype: Element {
         c: &mut DeviceTensor<Self>,
     ) -> tessel::Result<()>;
 
+    /// Launches tessel's kernel variant `v` (for `BENCH_VARIANTS`).
+    fn tessel_variant(
+        v: kernels::Variant,
+        dev: &Device,
+        a: &DeviceTensor<Self>,
+        b: &DeviceTensor<Self>,
+        c: &mut DeviceTensor<Self>,
+    ) -> tessel::Result<()>;
+
     /// `cublasGemmEx` with f32 compute (cudarc's `Gemm` for `half` types).
     ///
     /// # Safety
@@ -100,7 +112,7 @@ pub trait Dtype: Element {
 type A<T> = cudarc::driver::CudaSlice<T>;
 
 macro_rules! dtype {
-    ($t:ty, $kernel:ident) => {
+    ($t:ty, $kernel:ident, $variant:ident) => {
         impl Dtype for $t {
             fn tessel(
                 dev: &Device,
@@ -109,6 +121,16 @@ macro_rules! dtype {
                 c: &mut DeviceTensor<Self>,
             ) -> tessel::Result<()> {
                 kernels::$kernel(dev, a, b, c)
+            }
+
+            fn tessel_variant(
+                v: kernels::Variant,
+                dev: &Device,
+                a: &DeviceTensor<Self>,
+                b: &DeviceTensor<Self>,
+                c: &mut DeviceTensor<Self>,
+            ) -> tessel::Result<()> {
+                kernels::$variant(v, dev, a, b, c)
             }
 
             unsafe fn gemm(
@@ -125,8 +147,8 @@ macro_rules! dtype {
     };
 }
 
-dtype!(bf16, matmul_bf16_any);
-dtype!(f16, matmul_f16_any);
+dtype!(bf16, matmul_bf16_any, matmul_bf16_variant);
+dtype!(f16, matmul_f16_any, matmul_f16_variant);
 
 /// One set of operands; sets rotate so that the working set exceeds the L2.
 pub struct Set<T: Element> {
@@ -186,7 +208,14 @@ fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize,
     let blas = baselines.gemm_op(shape, &mut sets[0]);
     let lt = baselines.lt.as_ref().map_err(|_| "cublasLt: not loaded".to_string());
     let lt = lt.and_then(|lt| lt.op(dev, lt_problem(shape), &mut sets));
-    let contest = Contest { shape, dtype: T::DTYPE, unit: "TFLOP/s", tessel, baselines: vec![blas, lt], check };
+    let mut baselines = vec![blas, lt];
+    // BENCH_VARIANTS: other tessel kernels in the same rounds (timed for tuning, never the baseline).
+    for v in harness::variants(kernels::Variant::named)? {
+        let op: Op<Set<T>> =
+            Box::new(move |set: &mut Set<T>| Ok(T::tessel_variant(v, dev, &set.a, &set.b, &mut set.c)?));
+        baselines.push(Ok((op, format!("{}{v:?}", harness::VARIANT))));
+    }
+    let contest = Contest { shape, dtype: T::DTYPE, unit: "TFLOP/s", tessel, baselines, check };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }
 

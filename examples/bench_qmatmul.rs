@@ -15,7 +15,8 @@
 //!   (token) and per row of W (output channel), and tessel's kernel reads them as such vectors, so
 //!   constants make it no faster;
 //! - when one set of operands (A, W, both scale vectors, tessel's C and cuBLASLt's C) is smaller
-//!   than twice the L2, launches rotate over enough sets to exceed that;
+//!   than twice the L2, launches rotate over enough sets to exceed that, each launch (whichever
+//!   contender's) taking the next set;
 //! - tessel's C and cuBLASLt's on the same inputs, each written over a poison (NaN; i32::MIN for
 //!   int8's i32 C), are compared: `max|c_tessel - c_cublasLt| / max|c_cublasLt|` must be at most
 //!   1e-2. The reference is the cuBLASLt product that does tessel's arithmetic (fp8: fast
@@ -53,8 +54,10 @@
 //! multiple of the chosen kernel's tile width, 256 or 64 for skinny shapes; default
 //! `bench_matmul`'s six shapes), `BENCH_DTYPES` (`fp8,int8`), `BENCH_RUNS`, `BENCH_GAP_MS`,
 //! `BENCH_OUT` (the directory of `bench_qmatmul.csv`; default `bench/results`),
-//! `TESSEL_QMATMUL=wide|narrow` (force a kernel). The table is the last lines of the output. Without a GPU the benchmark says
-//! so and exits 0; exit status 1 means a check or a run failed.
+//! `TESSEL_QMATMUL=wide|overlapped|narrow` (force a kernel), `BENCH_VARIANTS` (other tessel
+//! kernels, e.g. `wide,overlapped`, timed in the same rounds and printed on the shape's line,
+//! never the baseline). The table is the last lines of the output. Without a GPU the benchmark
+//! says so and exits 0; exit status 1 means a check or a run failed.
 
 #[path = "kernels/quantized.rs"]
 #[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret` or `ALL_PTX`.
@@ -89,6 +92,7 @@ fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
     let width = match kernels::variant(Some(&m), Some(&n), Some(&k)) {
         kernels::Variant::Wide => 256,
+        kernels::Variant::Overlapped => 128,
         kernels::Variant::Narrow => 64,
     };
     if m == 0 || m % 64 != 0 || n == 0 || n % width != 0 || k == 0 || k % 128 != 0 {
@@ -116,6 +120,9 @@ trait Quant: Element {
     /// Launches tessel's kernel on a set.
     fn tessel(dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()>;
 
+    /// Launches tessel's kernel variant `v` on a set (for `BENCH_VARIANTS`).
+    fn tessel_variant(v: kernels::Variant, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()>;
+
     /// cuBLASLt's problems for `shape` (each a contender), the first also the check's reference.
     fn lt_problems(shape: Shape) -> Vec<LtProblem>;
 
@@ -137,6 +144,10 @@ impl Quant for F8E4M3 {
 
     fn tessel(dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
         kernels::fp8_matmul(dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
+    }
+
+    fn tessel_variant(v: kernels::Variant, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
+        kernels::fp8_matmul_variant(v, dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
     }
 
     /// Per-tensor scales through alpha; fast accumulation, the arithmetic of tessel's kernel
@@ -166,6 +177,10 @@ impl Quant for i8 {
 
     fn tessel(dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
         kernels::i8_matmul(dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
+    }
+
+    fn tessel_variant(v: kernels::Variant, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
+        kernels::i8_matmul_variant(v, dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
     }
 
     /// The exact i32 product (alpha = 1). Its sums stay far from overflow: at most
@@ -248,13 +263,18 @@ fn bench<T: Quant>(dev: &Device, lt: &Result<Lt, String>, shape: Shape, l2: usiz
     let mut sets = make_sets::<T>(dev, shape, harness::set_count(l2, bytes))?;
     let check = check(dev, lt, shape, &mut sets[0])?;
     let tessel: Op<QSet<T>> = Box::new(|set: &mut QSet<T>| Ok(T::tessel(dev, set)?));
-    let baselines = match lt {
+    let mut baselines = match lt {
         Ok(lt) => {
             let contender = |problem| lt.op(dev, problem, &mut sets).map(|(op, name)| (op, name + T::LT_NOTE));
             T::lt_problems(shape).into_iter().map(contender).collect()
         }
         Err(_) => vec![Err("cublasLt: not loaded".to_string())],
     };
+    // BENCH_VARIANTS: other tessel kernels in the same rounds (timed for tuning, never the baseline).
+    for v in harness::variants(kernels::Variant::named)? {
+        let op: Op<QSet<T>> = Box::new(move |set: &mut QSet<T>| Ok(T::tessel_variant(v, dev, set)?));
+        baselines.push(Ok((op, format!("{}{v:?}", harness::VARIANT))));
+    }
     let contest = Contest { shape, dtype: T::NAME, unit: T::UNIT, tessel, baselines, check };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }

@@ -1,10 +1,12 @@
 //! The example GEMM's dispatcher (`examples/kernels/matmul.rs`): which kernel a shape gets, the
-//! divisibility it checks beyond the launch's own, and a split-K run through it in the interpreter.
+//! divisibility it checks beyond the launch's own, a split-K run through it in the interpreter, and
+//! the overlapped kernel in the interpreter and (with `--ignored`) on the GPU.
 
 mod common;
 
 #[path = "../examples/kernels/matmul.rs"]
 #[allow(dead_code)]
+#[macro_use]
 mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
@@ -13,9 +15,13 @@ use tessel::prelude::*;
 
 #[test]
 fn shapes_get_the_kernel_that_fills_the_gpu() {
-    // Wide 128 x 256 tiles whenever they occupy at least half the 132 SMs.
+    // Wide 128 x 256 tiles whenever they occupy at least half the 132 SMs...
     assert_eq!(choose(8192, 8192, 8192), Variant::Wide);
     assert_eq!(choose(2048, 2048, 2048), Variant::Wide);
+    // ...unless N is not a multiple of 256: 128 x 128 tiles with overlapped epilogues, else
+    // 128 x 64 ones.
+    assert_eq!(choose(4096, 4224, 4096), Variant::Overlapped);
+    assert_eq!(choose(4096, 4160, 4096), Variant::Narrow);
     // Skinny: split K over 2 x 1 clusters of 128 x 128 tiles when those fit in one wave...
     assert_eq!(choose(128, 8192, 8192), Variant::Split);
     // ...but not when they would take two waves, or K has an odd number of 64-wide steps.
@@ -42,4 +48,44 @@ fn a_skinny_product_splits_k_and_matches_the_reference() {
     kernels::interpret_bf16_any(&a, &b, &mut c).unwrap();
     // bf16 output: half an ulp of bf16 (2^-9) on top of the f32 accumulation.
     assert_close("split-K matmul", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+}
+
+// The overlapped kernel on a few programs, so that each takes several tiles: odd and even
+// counts (the last tile's result in either half of the accumulator), one and several K steps.
+matmul_overlapped!(overlapped_bf16_3, bf16, STAGES = 6, PROGRAMS = 3);
+matmul_overlapped!(overlapped_f16_2, f16, STAGES = 6, PROGRAMS = 2);
+
+#[test]
+fn overlapped_tiles_take_turns_in_the_accumulator() {
+    let mut rng = Rng::new(302);
+    // 2 x 5 tiles over 3 programs: 4, 3 and 3 tiles; 3 steps of K.
+    let (m, n, k) = (256, 640, 192);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+    overlapped_bf16_3::interpret(&a, &b, &mut c).unwrap();
+    assert_close("overlapped bf16", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+    // 3 x 1 tiles over 2 programs (2 and 1); one step of K.
+    let (m, n, k) = (384, 128, 64);
+    let (a, b) = (rng.tensor::<f16>(&[m, k], 1.0), rng.tensor::<f16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
+    overlapped_f16_2::interpret(&a, &b, &mut c).unwrap();
+    assert_close("overlapped f16", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn overlapped_tiles_on_the_gpu() {
+    let dev = Device::new(0).expect("an sm_90 GPU");
+    let mut rng = Rng::new(303);
+    // 12 x 13 tiles on 132 programs: one or two each, so the last result is in either half
+    // (and N, an odd number of 128s, makes it the dispatcher's choice).
+    let (m, n, k) = (1536, 1664, 256);
+    assert_eq!(choose(m, n, k), Variant::Overlapped);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = DeviceTensor::from_host(&dev, &HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap()).unwrap();
+    let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
+    kernels::matmul_bf16_any(&dev, &up(&a), &up(&b), &mut c).unwrap();
+    let got = c.to_host().unwrap();
+    assert_close("overlapped bf16 on the GPU", &values(&got), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+    println!("overlapped bf16 {m} x {n} x {k} on the GPU: OK");
 }

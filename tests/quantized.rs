@@ -6,11 +6,13 @@ mod common;
 
 #[path = "../examples/kernels/quantized.rs"]
 #[allow(dead_code)] // ALL_PTX is for the ptxas test.
+#[macro_use]
 mod kernels;
 
 use common::{assert_close, values, Rng};
 use kernels::{
-    choose, scaled_matmul_fp8, scaled_matmul_fp8_narrow, scaled_matmul_i8, scaled_matmul_i8_narrow, Variant,
+    choose, scaled_matmul_fp8, scaled_matmul_fp8_narrow, scaled_matmul_fp8_overlapped, scaled_matmul_i8,
+    scaled_matmul_i8_narrow, scaled_matmul_i8_overlapped, Variant,
 };
 use tessel::prelude::*;
 use tessel::Element;
@@ -100,10 +102,13 @@ fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
 }
 
 #[test]
-fn skinny_products_get_narrow_tiles() {
+fn each_shape_gets_its_kernel() {
     let pick = |m: usize, n: usize, k: usize| choose(Some(&m), Some(&n), Some(&k));
     assert_eq!(pick(4096, 4096, 4096), Variant::Wide);
     assert_eq!(pick(512, 8192, 8192), Variant::Wide);
+    // N not a multiple of 256: 128 x 128 tiles, else 128 x 64 ones.
+    assert_eq!(pick(4096, 4224, 4096), Variant::Overlapped);
+    assert_eq!(pick(4096, 4160, 4096), Variant::Narrow);
     assert_eq!(pick(256, 8192, 8192), Variant::Narrow);
     assert_eq!(pick(128, 4096, 4096), Variant::Narrow);
     // A missing dimension goes to the wide kernel, whose launch reports it.
@@ -113,6 +118,18 @@ fn skinny_products_get_narrow_tiles() {
     let mut c = inputs.output();
     kernels::interpret_fp8_matmul(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
     assert_close("fp8_matmul 128 x 256 x 512 (narrow)", &values(&c), &inputs.reference(), TOLERANCE);
+}
+
+// The overlapped kernels on a few programs, so that each takes several tiles.
+scaled_matmul_overlapped!(overlapped_fp8_3, f8e4m3, f32, STAGES = 5, PROGRAMS = 3);
+scaled_matmul_overlapped!(overlapped_i8_2, i8, i32, STAGES = 5, PROGRAMS = 2);
+
+#[test]
+fn overlapped_tiles_take_turns_in_the_accumulator() {
+    // 2 x 5 tiles of 128 x 128 over 3 programs (4, 3 and 3 tiles: the last result in either half),
+    // 2 steps; then 3 tile rows, the last a half one, over 2 programs (2 and 1 tiles).
+    interpreted!(overlapped_fp8_3, Inputs::<F8E4M3>::new(256, 640, 256, 1.0, 0.1, 23));
+    interpreted!(overlapped_i8_2, Inputs::<i8>::new(320, 128, 128, 50.0, 1e-4, 24));
 }
 
 #[test]
@@ -199,6 +216,15 @@ fn narrow_on_the_gpu() {
     // 2 x 32 tiles of 128 x 64 on 132 programs; 16 steps of K.
     on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 21), exact = false);
     on_the_gpu!(scaled_matmul_i8_narrow, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 22), exact = true);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn overlapped_on_the_gpu() {
+    // 17 x 16 tiles of 128 x 128 on 132 programs: two or three each, so the last result is in
+    // either half; a half tile row at the end; 4 steps of K.
+    on_the_gpu!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(2112, 2048, 512, 1.0, 0.01, 26), exact = false);
+    on_the_gpu!(scaled_matmul_i8_overlapped, Inputs::<i8>::new(2112, 2048, 512, 50.0, 1e-4, 27), exact = true);
 }
 
 #[test]

@@ -241,7 +241,7 @@ pub fn contest<S>(dev: &Device, config: &Config, sets: &mut [S], set_bytes: usiz
         rate(times[0]),
         others.join(" | "),
     );
-    let baseline = timed.into_iter().min_by(|x, y| x.0.total_cmp(&y.0));
+    let baseline = timed.into_iter().filter(|(_, how)| !how.starts_with(VARIANT)).min_by(|x, y| x.0.total_cmp(&y.0));
     Ok(Row {
         shape,
         dtype,
@@ -250,6 +250,18 @@ pub fn contest<S>(dev: &Device, config: &Config, sets: &mut [S], set_bytes: usiz
         rel_err: Some(rel_err),
     })
 }
+
+/// The kernel variants `BENCH_VARIANTS` names (comma-separated, as `TESSEL_MATMUL` or
+/// `TESSEL_QMATMUL` takes them): contenders beside the dispatcher's choice, for tuning.
+pub fn variants<V>(named: impl Fn(&str) -> Option<V>) -> Res<Vec<V>> {
+    let list = std::env::var("BENCH_VARIANTS").unwrap_or_default();
+    let parse = |name: &str| named(name).ok_or_else(|| format!("BENCH_VARIANTS: no kernel variant `{}`", name.trim()));
+    Ok(list.split(',').filter(|name| !name.trim().is_empty()).map(parse).collect::<Result<_, _>>()?)
+}
+
+/// How a contender that is another tessel kernel is named (`tessel:Pair`): it is printed with the
+/// others but is never the baseline.
+pub const VARIANT: &str = "tessel:";
 
 /// One line of the table; `None` where that part failed (the reason was printed).
 pub struct Row {

@@ -14,7 +14,10 @@
 //! columns at a time (a block's column scales and the accumulator fit in the consumers'
 //! registers) and stores through shared memory (`stmatrix`) with a TMA store that runs
 //! on during the next tile. Skinny shapes, for which 128 x 256 tiles would leave most SMs idle,
-//! get 128 x 64 tiles with eight stages (the same kernel text).
+//! get 128 x 64 tiles with eight stages (the same kernel text). Where N is an odd number of 128s,
+//! `scaled_matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
+//! accumulator, so that one tile's epilogue runs under the next one's first wgmmas (where wide
+//! tiles fit, they are faster: see [`choose`]).
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
@@ -116,15 +119,156 @@ macro_rules! scaled_matmul {
     };
 }
 
+/// The same product with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas:
+/// each consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), and
+/// while a tile's first step multiplies into one half, the previous tile's result is scaled and
+/// stored from the other. M must be a multiple of 64, N of 128 and K of 128.
+macro_rules! scaled_matmul_overlapped {
+    ($name:ident, $t:ident, $acc:ident, STAGES = $stages:literal, PROGRAMS = $programs:literal) => {
+        #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+                                                 consts(BM = 128, BN = 128, BK = 128, STAGES = $stages, GROUP = 8))]
+        pub fn $name(
+            a: Gmem<$t, M, K>,
+            w: Gmem<$t, N, K>,
+            a_scale: Gmem<f32, M>,
+            w_scale: Gmem<f32, N>,
+            c: GmemMut<bf16, M, N>,
+        ) {
+            // A last tile row of 64 is half outside A and C: TMA reads zeros there and writes nothing.
+            let (tile_rows, tile_cols, steps) = ((M + BM - 1) / BM, N / BN, K / BK);
+            let (p, programs) = (program_id(0), num_programs(0));
+            let tiles = tile_rows * tile_cols;
+            // This program's tiles: p, p + programs, ..
+            let mine = (tiles - p + programs - 1) / programs;
+            run_scoped(
+                collective_axes = [wg],
+                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                 c_s: Smem<bf16, 2, 2, 64, 64, Swizzle128>,
+                 ring: Pipeline<STAGES, 3, 2>,
+                 a_scale_s: Smem<f32, 2, 2, 64>,
+                 w_scale_s: Smem<f32, 2, BN>,
+                 scales: Pipeline<2, 3, 2>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(40);
+                        for t in 0..mine {
+                            let u = p + t * programs;
+                            let first = u / (GROUP * tile_cols) * GROUP;
+                            let rows = min(tile_rows - first, GROUP);
+                            let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                            pipeline_produce(scales, 1, |_k, s, bar| {
+                                copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s.at(s), bar);
+                            });
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w.tile([tj, k]), w_s.at(s), bar);
+                            });
+                        }
+                    } else {
+                        set_max_registers(232);
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<$acc, 64, 256>| {
+                            // The tile whose result waits in the other half.
+                            let (mut pi, mut pj) = (0, 0);
+                            for pair in 0..(mine + 1) / 2 {
+                                #[unroll]
+                                for half in 0..2 {
+                                    let t = 2 * pair + half;
+                                    if t < mine {
+                                        let u = p + t * programs;
+                                        let first = u / (GROUP * tile_cols) * GROUP;
+                                        let rows = min(tile_rows - first, GROUP);
+                                        let (ti, tj) =
+                                            (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                                        // Nothing is in flight here; but ptxas, not seeing that
+                                        // the other half's wgmmas were waited for (on the way
+                                        // around the loop), would wait for this tile's first
+                                        // ones before the epilogue reads it.
+                                        wgmma_wait(0);
+                                        pipeline_consume(ring, steps, |k, s| {
+                                            let out = acc.slice([.., BN * half..BN * half + BN]);
+                                            wgmma(out, a_s.at(s).at(h), w_s.at(s).t(), accumulate = k > 0);
+                                            if k == 0 && t > 0 {
+                                                // The previous tile's result, while this one's
+                                                // first wgmmas run.
+                                                wait_smem_to_gmem(0);
+                                                pipeline_consume(scales, 1, |_k, s| {
+                                                    #[unroll]
+                                                    for q in 0..2 {
+                                                        let row_scale = a_scale_s.at(s).at(h).load(Layout::WgmmaRow);
+                                                        let col_scale = w_scale_s
+                                                            .at(s)
+                                                            .slice([64 * q..64 * q + 64])
+                                                            .load(Layout::WgmmaCol);
+                                                        let done = acc.slice([.., BN - BN * half..2 * BN - BN * half]);
+                                                        let y =
+                                                            done.slice([.., 64 * q..64 * q + 64]).load().cast::<f32>()
+                                                                * row_scale.broadcast([64, 64], Layout::Wgmma)
+                                                                * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                                        c_s.at(h).at(q).store(y.cast::<bf16>());
+                                                    }
+                                                });
+                                                commit_smem();
+                                                #[unroll]
+                                                for q in 0..2 {
+                                                    copy_smem_to_gmem(
+                                                        c_s.at(h).at(q),
+                                                        c.tile([2 * pi + h, 2 * pj + q]),
+                                                    );
+                                                }
+                                            }
+                                        });
+                                        (pi, pj) = (ti, tj);
+                                    }
+                                }
+                            }
+                            // The last tile's result.
+                            #[unroll]
+                            for half in 0..2 {
+                                if mine > 0 && (mine - 1) % 2 == half {
+                                    wait_smem_to_gmem(0);
+                                    pipeline_consume(scales, 1, |_k, s| {
+                                        #[unroll]
+                                        for q in 0..2 {
+                                            let row_scale = a_scale_s.at(s).at(h).load(Layout::WgmmaRow);
+                                            let col_scale =
+                                                w_scale_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
+                                            let done = acc.slice([.., BN * half..BN * half + BN]);
+                                            let y = done.slice([.., 64 * q..64 * q + 64]).load().cast::<f32>()
+                                                * row_scale.broadcast([64, 64], Layout::Wgmma)
+                                                * col_scale.broadcast([64, 64], Layout::Wgmma);
+                                            c_s.at(h).at(q).store(y.cast::<bf16>());
+                                        }
+                                    });
+                                    commit_smem();
+                                    #[unroll]
+                                    for q in 0..2 {
+                                        copy_smem_to_gmem(c_s.at(h).at(q), c.tile([2 * pi + h, 2 * pj + q]));
+                                    }
+                                }
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
 scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, BN = 256, STAGES = 3);
 scaled_matmul!(scaled_matmul_i8, i8, i32, BN = 256, STAGES = 3);
 scaled_matmul!(scaled_matmul_fp8_narrow, f8e4m3, f32, BN = 64, STAGES = 8);
 scaled_matmul!(scaled_matmul_i8_narrow, i8, i32, BN = 64, STAGES = 8);
+scaled_matmul_overlapped!(scaled_matmul_fp8_overlapped, f8e4m3, f32, STAGES = 5, PROGRAMS = 132);
+scaled_matmul_overlapped!(scaled_matmul_i8_overlapped, i8, i32, STAGES = 5, PROGRAMS = 132);
 
 /// Picks the kernel for a shape (see [`Variant`]): one function launches it on the GPU, one runs it
-/// in the interpreter.
+/// in the interpreter, and one launches a variant named by the caller (for tuning).
 macro_rules! dispatch {
-    ($launch:ident, $interpret:ident, $t:ident, $wide:ident, $narrow:ident) => {
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:ident => $kernel:ident),*) => {
         /// C = diag(a_scale) (A W^T) diag(w_scale) on the GPU with the kernel for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -134,9 +278,22 @@ macro_rules! dispatch {
             w_scale: &DeviceTensor<f32>,
             c: &mut DeviceTensor<bf16>,
         ) -> tessel::Result<()> {
-            match variant(a.shape().first(), w.shape().first(), a.shape().get(1)) {
-                Variant::Wide => $wide::launch(stream, a, w, a_scale, w_scale, c),
-                Variant::Narrow => $narrow::launch(stream, a, w, a_scale, w_scale, c),
+            let v = variant(a.shape().first(), w.shape().first(), a.shape().get(1));
+            $launch_variant(v, stream, a, w, a_scale, w_scale, c)
+        }
+
+        /// The same with variant `v`.
+        pub fn $launch_variant(
+            v: Variant,
+            stream: &impl tessel::AsStream,
+            a: &DeviceTensor<$t>,
+            w: &DeviceTensor<$t>,
+            a_scale: &DeviceTensor<f32>,
+            w_scale: &DeviceTensor<f32>,
+            c: &mut DeviceTensor<bf16>,
+        ) -> tessel::Result<()> {
+            match v {
+                $(Variant::$variant => $kernel::launch(stream, a, w, a_scale, w_scale, c),)*
             }
         }
 
@@ -149,46 +306,64 @@ macro_rules! dispatch {
             c: &mut HostTensor<bf16>,
         ) -> tessel::Result<()> {
             match variant(a.shape().first(), w.shape().first(), a.shape().get(1)) {
-                Variant::Wide => $wide::interpret(a, w, a_scale, w_scale, c),
-                Variant::Narrow => $narrow::interpret(a, w, a_scale, w_scale, c),
+                $(Variant::$variant => $kernel::interpret(a, w, a_scale, w_scale, c),)*
             }
         }
     };
 }
 
-dispatch!(fp8_matmul, interpret_fp8_matmul, F8E4M3, scaled_matmul_fp8, scaled_matmul_fp8_narrow);
-dispatch!(i8_matmul, interpret_i8_matmul, i8, scaled_matmul_i8, scaled_matmul_i8_narrow);
+dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, F8E4M3,
+          Wide => scaled_matmul_fp8, Overlapped => scaled_matmul_fp8_overlapped, Narrow => scaled_matmul_fp8_narrow);
+dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
+          Wide => scaled_matmul_i8, Overlapped => scaled_matmul_i8_overlapped, Narrow => scaled_matmul_i8_narrow);
 
 /// The kernels `dispatch!` chooses from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     /// 128 x 256 tiles.
     Wide,
-    /// 128 x 64 tiles with eight stages, for skinny shapes.
+    /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
+    /// the next one's first wgmmas: for an N that is an odd number of 128s.
+    Overlapped,
+    /// 128 x 64 tiles with eight stages, for skinny shapes and for an N that 128-wide tiles do not
+    /// cover.
     Narrow,
 }
 
-/// The variant for a shape: `TESSEL_QMATMUL=wide|narrow` overrides [`choose`] (for tuning).
-pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
-    match std::env::var("TESSEL_QMATMUL").ok().as_deref() {
-        Some("wide") => Variant::Wide,
-        Some("narrow") => Variant::Narrow,
-        _ => choose(m, n, k),
+impl Variant {
+    /// The variant `TESSEL_QMATMUL` names: `wide`, `overlapped` or `narrow`.
+    pub fn named(name: &str) -> Option<Variant> {
+        Some(match name.trim() {
+            "wide" => Variant::Wide,
+            "overlapped" => Variant::Overlapped,
+            "narrow" => Variant::Narrow,
+            _ => return None,
+        })
     }
 }
 
-/// Wide tiles, unless they would leave more than half the 132 SMs idle and N is a whole number
-/// of narrow tiles. (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide
-/// ones at M = 128 and 256, N = K = 8192, and at M = 128 1.13-1.17x faster than K split across a
-/// 2 x 1 cluster as the bf16 GEMM does; wide ones 1.3x faster at M = 512, where they make one
-/// wave.)
+/// The variant for a shape: `TESSEL_QMATMUL=wide|overlapped|narrow` overrides [`choose`] (for tuning).
+pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
+    let chosen = std::env::var("TESSEL_QMATMUL").ok().and_then(|name| Variant::named(&name));
+    chosen.unwrap_or_else(|| choose(m, n, k))
+}
+
+/// Wide tiles, unless they would leave more than half the 132 SMs idle: then narrow ones.
+/// (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide ones at M = 128
+/// and 256, N = K = 8192, and at M = 128 1.13-1.17x faster than K split across a 2 x 1 cluster as
+/// the bf16 GEMM does; wide ones 1.3x faster at M = 512, where they make one wave.) Where N is not
+/// a multiple of 256, the tiles that cover it: 128 x 128 ones with overlapped epilogues
+/// (N % 128 == 0; 4% slower than wide ones at 4096^3, 7-10% at 8192 x 8192 x 1024, even at
+/// 2048^3), else narrow ones.
+///
 /// Dimensions the shapes lack (a tensor of the wrong rank) choose `Wide`, whose launch reports
 /// them.
 pub fn choose(m: Option<&usize>, n: Option<&usize>, _k: Option<&usize>) -> Variant {
     let (Some(&m), Some(&n)) = (m, n) else { return Variant::Wide };
     match m.div_ceil(128) * n.div_ceil(256) {
-        wide if wide < 66 && n % 64 == 0 => Variant::Narrow,
-        _ => Variant::Wide,
+        wide if wide >= 66 && n % 256 == 0 => Variant::Wide,
+        wide if wide >= 66 && n % 128 == 0 => Variant::Overlapped,
+        _ => Variant::Narrow,
     }
 }
 
@@ -198,4 +373,6 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("scaled_matmul_i8", scaled_matmul_i8::PTX),
     ("scaled_matmul_fp8_narrow", scaled_matmul_fp8_narrow::PTX),
     ("scaled_matmul_i8_narrow", scaled_matmul_i8_narrow::PTX),
+    ("scaled_matmul_fp8_overlapped", scaled_matmul_fp8_overlapped::PTX),
+    ("scaled_matmul_i8_overlapped", scaled_matmul_i8_overlapped::PTX),
 ];

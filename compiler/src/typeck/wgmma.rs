@@ -54,15 +54,9 @@ pub(super) fn check_wgmma(ck: &mut Checker, acc: &Expr, a: &Expr, b: &Expr, accu
 /// B4, E1: the first argument is an accumulator WGMMA can write.
 fn check_acc_operand(ck: &mut Checker, acc: &Expr) -> Option<AccTy> {
     match ck.check_expr(acc) {
+        // A window (`acc.slice(..)`) is whole 64-row, 8-column register blocks (checked where it
+        // is taken), so WGMMA can write it: two tiles may take turns in one accumulator.
         Ty::Acc(a) => {
-            if a.sliced {
-                ck.ctx.type_error(
-                    acc,
-                    "wgmma accumulates into a whole accumulator, not a slice",
-                    "allocate one accumulator per wgmma tile",
-                );
-                return None;
-            }
             if !legality::WGMMA_OUT.contains(&a.dtype) {
                 ck.ctx.error(acc, Diag::WgmmaOutDtype { dtype: a.dtype });
                 return None;
