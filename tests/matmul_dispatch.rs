@@ -15,17 +15,21 @@ use tessel::prelude::*;
 
 #[test]
 fn shapes_get_the_kernel_that_fills_the_gpu() {
-    // Wide 128 x 256 tiles whenever they occupy at least half the 132 SMs...
+    // Wide 128 x 256 tiles where their waves are full or nearly...
     assert_eq!(choose(8192, 8192, 8192), Variant::Wide);
     assert_eq!(choose(2048, 2048, 2048), Variant::Wide);
-    // ...unless N is not a multiple of 256: 128 x 128 tiles with overlapped epilogues, else
-    // 128 x 64 ones.
+    assert_eq!(choose(1152, 2048, 4096), Variant::Wide);
+    // ...128 x 128 ones where those finish sooner: 192 wide tiles make two waves, 384 of
+    // 128 x 128 three of half the time; 64 wide tiles leave half the SMs idle...
+    assert_eq!(choose(1536, 4096, 4096), Variant::Overlapped);
+    assert_eq!(choose(1024, 2048, 8192), Variant::Overlapped);
+    // ...or cover N where wide ones do not; 128 x 64 ones where only they do.
     assert_eq!(choose(4096, 4224, 4096), Variant::Overlapped);
     assert_eq!(choose(4096, 4160, 4096), Variant::Narrow);
     // Skinny: split K over 2 x 1 clusters of 128 x 128 tiles when those fit in one wave...
     assert_eq!(choose(128, 8192, 8192), Variant::Split);
-    // ...but not when they would take two waves, or K has an odd number of 64-wide steps.
-    assert_eq!(choose(256, 8192, 8192), Variant::Narrow);
+    // ...else the waves decide.
+    assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);
     assert_eq!(choose(128, 8192, 8128), Variant::Narrow);
 }
 

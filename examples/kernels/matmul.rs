@@ -12,10 +12,9 @@
 //! program sends its f32 partial product into the first one's shared memory (`copy_smem_to_peer`),
 //! which adds it and stores the tile.
 //!
-//! Where N is an odd number of 128s, `matmul_overlapped!` takes 128 x 128 tiles, two at a time in
-//! each consumer's 64 x 256 accumulator, so that one tile's epilogue runs under the next one's
-//! first wgmmas. (Hiding the epilogue this way does not pay for the smaller tiles where wide ones
-//! fit: see [`choose`].)
+//! Where wide tiles would leave the last wave part-empty, `matmul_overlapped!` takes 128 x 128
+//! tiles, two at a time in each consumer's 64 x 256 accumulator, so that one tile's epilogue runs
+//! under the next one's first wgmmas ([`choose`] weighs the waves).
 //!
 //! One kernel text (`matmul!`), two ways of placing programs:
 //! - `single`: no clusters;
@@ -24,6 +23,9 @@
 //!   both programs.
 
 use tessel::prelude::*;
+
+#[path = "waves.rs"]
+pub mod waves;
 
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
 /// 128 x BN tiles. M must be a multiple of 128 (256 for `pair`), N of BN and K of 64.
@@ -308,10 +310,11 @@ pub enum Variant {
     /// 128 x 256 tiles, 2 x 1 clusters sharing B.
     Pair,
     /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
-    /// the next one's first wgmmas: for an N that is an odd number of 128s.
+    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or do not
+    /// cover N.
     Overlapped,
     /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle, and
-    /// for an N that 128-wide tiles do not cover.
+    /// for an N that wider tiles do not cover.
     Narrow,
     /// 128 x 128 tiles, K split between the two programs of a 2 x 1 cluster: for a skinny M.
     Split,
@@ -338,26 +341,20 @@ impl Variant {
     }
 }
 
-/// The variant for a shape, without the override: wide tiles, unless they would leave more than
-/// half the 132 SMs idle; then K split across 2 x 1 clusters of 128 x 128 tiles when those fill at
-/// most the 132 SMs and the shape divides into them, else narrow tiles. Where N is not a multiple
-/// of 256, the tiles that cover it: 128 x 128 ones with overlapped epilogues (N % 128 == 0), else
-/// narrow ones.
+/// The variant for a shape, without the override. Where wide tiles would leave more than half the
+/// 132 SMs idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those fill at most the 132
+/// SMs and the shape divides into them; otherwise the tiles whose waves finish first
+/// ([`waves::fastest`]): wide ones, 128 x 128 ones with overlapped epilogues, or 128 x 64 ones.
 ///
-/// Measured on the H200, against wide tiles: `Overlapped` 2.5% slower at 4096^3, 1-3% at
-/// 8192 x 8192 x 1024, even at 8192^3 and 2048^3 (the epilogue it hides costs less than its
-/// smaller tiles do); `Pair` even under a sustained load, within a percent either way, and up to
-/// 1.5% slower with the GPU idle between launches (the multicast saves L2 bandwidth these shapes
-/// do not lack).
+/// (`Pair` measured the same as `Wide` on the H200 under a sustained load, within a percent
+/// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
+/// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
     let split_fits = m % 128 == 0 && n % 128 == 0 && k % 128 == 0 && 2 * (m / 128) * (n / 128) <= 132;
-    match m.div_ceil(128) * n.div_ceil(256) {
-        wide if wide >= 66 && n % 256 == 0 => Variant::Wide,
-        wide if wide >= 66 && n % 128 == 0 => Variant::Overlapped,
-        wide if wide >= 66 => Variant::Narrow,
-        _ if split_fits => Variant::Split,
-        _ => Variant::Narrow,
+    if m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
+        return Variant::Split;
     }
+    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
 }
 
 /// The launch checks the tiles' divisibility of N and K, and of M by 64 (the TMA boxes). A program

@@ -14,10 +14,10 @@
 //! columns at a time (a block's column scales and the accumulator fit in the consumers'
 //! registers) and stores through shared memory (`stmatrix`) with a TMA store that runs
 //! on during the next tile. Skinny shapes, for which 128 x 256 tiles would leave most SMs idle,
-//! get 128 x 64 tiles with eight stages (the same kernel text). Where N is an odd number of 128s,
-//! `scaled_matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
-//! accumulator, so that one tile's epilogue runs under the next one's first wgmmas (where wide
-//! tiles fit, they are faster: see [`choose`]).
+//! get 128 x 64 tiles with eight stages (the same kernel text), and shapes whose wide tiles would
+//! leave the last wave part-empty 128 x 128 ones (`scaled_matmul_overlapped!`, two at a time in
+//! each consumer's accumulator, so that one tile's epilogue runs under the next one's first
+//! wgmmas): [`choose`] weighs the waves.
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
@@ -25,6 +25,9 @@
 //! promoting, accumulation at K = 16384). int8 sums are exact.
 
 use tessel::prelude::*;
+
+#[path = "waves.rs"]
+pub mod waves;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
 /// `$acc`, with 128 x BN tiles. M must be a multiple of 64, N of BN and K of 128 (the launch checks
@@ -323,9 +326,10 @@ pub enum Variant {
     /// 128 x 256 tiles.
     Wide,
     /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
-    /// the next one's first wgmmas: for an N that is an odd number of 128s.
+    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or do not
+    /// cover N.
     Overlapped,
-    /// 128 x 64 tiles with eight stages, for skinny shapes and for an N that 128-wide tiles do not
+    /// 128 x 64 tiles with eight stages, for skinny shapes and for an N that wider tiles do not
     /// cover.
     Narrow,
 }
@@ -348,23 +352,16 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
     chosen.unwrap_or_else(|| choose(m, n, k))
 }
 
-/// Wide tiles, unless they would leave more than half the 132 SMs idle: then narrow ones.
-/// (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide ones at M = 128
-/// and 256, N = K = 8192, and at M = 128 1.13-1.17x faster than K split across a 2 x 1 cluster as
-/// the bf16 GEMM does; wide ones 1.3x faster at M = 512, where they make one wave.) Where N is not
-/// a multiple of 256, the tiles that cover it: 128 x 128 ones with overlapped epilogues
-/// (N % 128 == 0; 4% slower than wide ones at 4096^3, 7-10% at 8192 x 8192 x 1024, even at
-/// 2048^3), else narrow ones.
+/// The tiles whose waves finish first ([`waves::fastest`]): wide ones, 128 x 128 ones with
+/// overlapped epilogues, or 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
+/// 1.3-1.9x faster than wide ones at M = 128 and 256, N = K = 8192, and at M = 128 1.13-1.17x
+/// faster than K split across a 2 x 1 cluster as the bf16 GEMM does.)
 ///
 /// Dimensions the shapes lack (a tensor of the wrong rank) choose `Wide`, whose launch reports
 /// them.
 pub fn choose(m: Option<&usize>, n: Option<&usize>, _k: Option<&usize>) -> Variant {
     let (Some(&m), Some(&n)) = (m, n) else { return Variant::Wide };
-    match m.div_ceil(128) * n.div_ceil(256) {
-        wide if wide >= 66 && n % 256 == 0 => Variant::Wide,
-        wide if wide >= 66 && n % 128 == 0 => Variant::Overlapped,
-        _ => Variant::Narrow,
-    }
+    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
