@@ -26,6 +26,9 @@
 
 use tessel::prelude::*;
 
+// Each kernel file is included on its own (benchmarks, tests), so each declares the tile model;
+// a crate that includes both loads it twice.
+#[allow(clippy::duplicate_mod)]
 #[path = "waves.rs"]
 pub mod waves;
 
