@@ -55,7 +55,7 @@ use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::cublaslt::sys as lt_sys;
 use tessel::{bf16, f16, Device, DeviceTensor, Element, HostTensor};
 
-use cublas::{guarded, Lt, LtMatrices, LtOperands, LtProblem};
+use cublas::{guarded, Lt, LtEpilogue, LtMatrices, LtOperands, LtProblem};
 use harness::{Config, Contest, Row, Shape, HOST_SAMPLES};
 use timing::Op;
 
@@ -163,7 +163,7 @@ impl<T: Element> LtOperands for Set<T> {
     type C = T;
 
     fn lt_operands(&mut self) -> LtMatrices<'_, T, T> {
-        LtMatrices { a: &self.b, b: &self.a, c: &mut self.c }
+        LtMatrices { a: &self.b, b: &self.a, c: &mut self.c, bias: None }
     }
 }
 
@@ -178,6 +178,7 @@ fn lt_problem(shape: Shape) -> LtProblem {
         trans_a: false,
         fast_accum: false,
         alpha: 1.0,
+        epilogue: LtEpilogue::None,
     }
 }
 
@@ -187,7 +188,7 @@ fn main() -> ExitCode {
 
 /// Benchmarks every shape and dtype, then prints and writes the table. `Ok(false)`: a row failed.
 fn run() -> Res<bool> {
-    let config = Config::from_env(&["bf16", "f16"], fits)?;
+    let config = Config::from_env(&["bf16", "f16"], &harness::SHAPES, fits)?;
     let Some((dev, l2)) = harness::open_device("bench_matmul", &config)? else { return Ok(true) };
     let baselines = Baselines::open(&dev);
     let rows = harness::bench_all(&config, |shape, dtype| match dtype {

@@ -78,7 +78,7 @@ use std::process::ExitCode;
 use cudarc::cublaslt::sys::{cublasComputeType_t, cudaDataType, cudaDataType_t};
 use tessel::{bf16, Device, DeviceTensor, Element, HostTensor, F8E4M3};
 
-use cublas::{Lt, LtMatrices, LtOperands, LtProblem};
+use cublas::{Lt, LtEpilogue, LtMatrices, LtOperands, LtProblem};
 use harness::{Config, Contest, Row, Shape, HOST_SAMPLES};
 use timing::Op;
 
@@ -200,7 +200,17 @@ impl Quant for i8 {
 /// read transposed.
 fn tn_problem(shape: Shape, compute: cublasComputeType_t, scale_type: cudaDataType, alpha: f64) -> LtProblem {
     let Shape { m, n, k } = shape;
-    LtProblem { m: n, n: m, k, compute, scale_type, trans_a: true, fast_accum: false, alpha }
+    LtProblem {
+        m: n,
+        n: m,
+        k,
+        compute,
+        scale_type,
+        trans_a: true,
+        fast_accum: false,
+        alpha,
+        epilogue: LtEpilogue::None,
+    }
 }
 
 /// One set of operands and results; sets rotate so that the working set exceeds the L2.
@@ -224,7 +234,7 @@ impl<T: Quant> LtOperands for QSet<T> {
     type C = T::LtC;
 
     fn lt_operands(&mut self) -> LtMatrices<'_, T, T::LtC> {
-        LtMatrices { a: &self.w, b: &self.a, c: &mut self.lt_c }
+        LtMatrices { a: &self.w, b: &self.a, c: &mut self.lt_c, bias: None }
     }
 }
 
@@ -240,7 +250,7 @@ fn main() -> ExitCode {
 
 /// Benchmarks every shape and dtype, then prints and writes the table. `Ok(false)`: a row failed.
 fn run() -> Res<bool> {
-    let config = Config::from_env(&["fp8", "int8"], fits)?;
+    let config = Config::from_env(&["fp8", "int8"], &harness::SHAPES, fits)?;
     let Some((dev, l2)) = harness::open_device("bench_qmatmul", &config)? else { return Ok(true) };
     let lt = Lt::open(&dev);
     match &lt {

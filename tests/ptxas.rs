@@ -59,6 +59,9 @@ mod attention_kernels;
 #[path = "../examples/kernels/matmul.rs"]
 #[allow(dead_code)]
 mod example_kernels;
+#[path = "../examples/kernels/linear.rs"]
+#[allow(dead_code)]
+mod linear_kernels;
 #[path = "../examples/kernels/quantized.rs"]
 #[allow(dead_code)]
 mod quantized_kernels;
@@ -70,7 +73,11 @@ fn macro_generated_example_kernels_assemble_without_spills() {
         eprintln!("\n!!!!! SKIPPED ptxas validation of the example kernels: no ptxas !!!!!\n");
         return;
     };
-    let kernels = example_kernels::ALL_PTX.iter().chain(attention_kernels::ALL_PTX).chain(quantized_kernels::ALL_PTX);
+    let kernels = example_kernels::ALL_PTX
+        .iter()
+        .chain(attention_kernels::ALL_PTX)
+        .chain(quantized_kernels::ALL_PTX)
+        .chain(linear_kernels::ALL_PTX);
     for &(name, ptx) in kernels {
         let log =
             assemble_without_spills(&ptxas, &format!("example-{name}"), ptx).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -44,6 +44,32 @@ pub struct LtProblem {
     /// periodic promotion of partial sums (`CUBLASLT_MATMUL_DESC_FAST_ACCUM`).
     pub fast_accum: bool,
     pub alpha: f64,
+    /// What cuBLASLt applies to each element of D before storing it.
+    pub epilogue: LtEpilogue,
+}
+
+/// cuBLASLt's fused epilogues used here: D = act(alpha op(A) B + bias), the bias a vector of m
+/// elements of C's type (one per row of the column-major D), from `LtMatrices::bias`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)] // Each benchmark constructs the epilogues it compares.
+pub enum LtEpilogue {
+    None,
+    Bias,
+    ReluBias,
+    /// GELU in its tanh form.
+    GeluBias,
+}
+
+impl LtEpilogue {
+    fn lt(self) -> lt_sys::cublasLtEpilogue_t {
+        use lt_sys::cublasLtEpilogue_t::*;
+        match self {
+            LtEpilogue::None => CUBLASLT_EPILOGUE_DEFAULT,
+            LtEpilogue::Bias => CUBLASLT_EPILOGUE_BIAS,
+            LtEpilogue::ReluBias => CUBLASLT_EPILOGUE_RELU_BIAS,
+            LtEpilogue::GeluBias => CUBLASLT_EPILOGUE_GELU_BIAS,
+        }
+    }
 }
 
 impl LtProblem {
@@ -53,9 +79,13 @@ impl LtProblem {
         [if self.trans_a { (k, m) } else { (m, k) }, (k, n), (m, n)]
     }
 
-    /// The name of the baseline: `cublasLt`, or `cublasLt fast-accum`.
+    /// The name of the baseline: `cublasLt`, `cublasLt fast-accum`, `cublasLt GeluBias`..
     pub fn label(&self) -> String {
-        format!("cublasLt{}", if self.fast_accum { " fast-accum" } else { "" })
+        let epilogue = match self.epilogue {
+            LtEpilogue::None => String::new(),
+            other => format!(" {other:?}"),
+        };
+        format!("cublasLt{}{epilogue}", if self.fast_accum { " fast-accum" } else { "" })
     }
 
     /// alpha and beta as the scale type holds them: an f32's or an i32's bits.
@@ -81,11 +111,12 @@ pub trait LtOperands {
     fn lt_operands(&mut self) -> LtMatrices<'_, Self::In, Self::C>;
 }
 
-/// cuBLASLt's A and B, and its C, which it overwrites.
+/// cuBLASLt's A and B, its C, which it overwrites, and the bias of an epilogue that has one.
 pub struct LtMatrices<'s, In: Element, C: Element> {
     pub a: &'s DeviceTensor<In>,
     pub b: &'s DeviceTensor<In>,
     pub c: &'s mut DeviceTensor<C>,
+    pub bias: Option<&'s DeviceTensor<C>>,
 }
 
 /// cuBLASLt's type for a tessel element type.
@@ -224,6 +255,11 @@ impl<'a, S: LtOperands> LtPlan<'a, S> {
             // Safety: FAST_ACCUM is an int8_t flag (same docs).
             unsafe { set_attribute(plan.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &1i8) }?;
         }
+        if problem.epilogue != LtEpilogue::None {
+            let attr = lt_sys::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_EPILOGUE;
+            // Safety: EPILOGUE is a uint32_t holding a cublasLtEpilogue_t (same docs).
+            unsafe { set_attribute(plan.desc, attr, &(problem.epilogue.lt() as u32)) }?;
+        }
         let types = [lt_type::<S::In>()?, lt_type::<S::In>()?, lt_type::<S::C>()?];
         for (slot, ((rows, cols), ty)) in plan.layouts.iter_mut().zip(problem.stored().into_iter().zip(types)) {
             *slot = lt::create_matrix_layout(ty, rows, cols, rows as i64)?;
@@ -274,7 +310,7 @@ impl<'a, S: LtOperands> LtPlan<'a, S> {
     /// Queues D = C = alpha op(A) B with algorithm `algo` on `stream` (the handle's device's
     /// stream), after checking that the operands are the matrices the layouts describe.
     fn run(&self, stream: &CudaStream, algo: usize, set: &mut S) -> Res<()> {
-        let LtMatrices { a, b, c } = set.lt_operands();
+        let LtMatrices { a, b, c, bias } = set.lt_operands();
         let [(ar, ac), (br, bc), (cr, cc)] = self.problem.stored();
         if (a.len() as u64, b.len() as u64, c.len() as u64) != (ar * ac, br * bc, cr * cc) {
             return Err(format!(
@@ -285,6 +321,19 @@ impl<'a, S: LtOperands> LtPlan<'a, S> {
                 self.problem
             )
             .into());
+        }
+        if self.problem.epilogue != LtEpilogue::None {
+            let bias = bias.ok_or("a bias epilogue without a bias")?;
+            if bias.len() as u64 != cr {
+                return Err(format!("a bias of {} elements for a D of {cr} rows", bias.len()).into());
+            }
+            let (pointer, _bias) = bias.device_ptr(stream);
+            let attr = lt_sys::cublasLtMatmulDescAttributes_t::CUBLASLT_MATMUL_DESC_BIAS_POINTER;
+            // Safety: BIAS_POINTER is a device pointer (`void *`) to m elements of C's type (the
+            // default bias type for these output types; same docs): `bias` holds `cr` = m of
+            // them (checked above) and lives, borrowed from the set, until the launch is queued
+            // below, which reads it in stream order. The descriptor is live.
+            unsafe { set_attribute(self.desc, attr, &(pointer as *const c_void)) }?;
         }
         let (a, _a) = a.device_ptr(stream);
         let (b, _b) = b.device_ptr(stream);

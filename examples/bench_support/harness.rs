@@ -14,7 +14,7 @@ use crate::timing::{time_interleaved, Op};
 use crate::Res;
 
 /// The shapes of issue 4: squares, a short and a long K, and a skinny M (M x N x K).
-const SHAPES: [(usize, usize, usize); 6] = [
+pub const SHAPES: [(usize, usize, usize); 6] = [
     (2048, 2048, 2048),
     (4096, 4096, 4096),
     (8192, 8192, 8192),
@@ -75,13 +75,17 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads `BENCH_SHAPES` (each shape checked by `fits`), `BENCH_DTYPES` (a list of `dtypes`,
+    /// Reads `BENCH_SHAPES` (each shape checked by `fits`; `defaults` without it), `BENCH_DTYPES` (a list of `dtypes`,
     /// all of them by default), `BENCH_RUNS`, `BENCH_GAP_MS` and `BENCH_OUT`.
-    pub fn from_env(dtypes: &[&'static str], fits: impl Fn(Shape) -> Result<(), String>) -> Res<Config> {
+    pub fn from_env(
+        dtypes: &[&'static str],
+        defaults: &[(usize, usize, usize)],
+        fits: impl Fn(Shape) -> Result<(), String>,
+    ) -> Res<Config> {
         let var = |name| std::env::var(name).ok().filter(|v: &String| !v.trim().is_empty());
         let shapes = match var("BENCH_SHAPES") {
             Some(list) => list.split(',').map(|text| Shape::parse(text, &fits)).collect::<Res<_>>()?,
-            None => SHAPES.iter().map(|&(m, n, k)| Shape { m, n, k }).collect(),
+            None => defaults.iter().map(|&(m, n, k)| Shape { m, n, k }).collect(),
         };
         let dtype = |text: &str| {
             let known = dtypes.iter().find(|&&d| d == text.trim());

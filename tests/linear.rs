@@ -1,0 +1,97 @@
+//! The fused linear layer of the examples (`examples/kernels/linear.rs`): Y = act(X W^T + b) for
+//! each activation, every element against an f64 reference in the interpreter (and, with
+//! `--ignored` on the GPU machine, on the GPU), and the shapes it refuses.
+
+mod common;
+
+#[path = "../examples/kernels/linear.rs"]
+#[allow(dead_code)] // ALL_PTX is for the ptxas test.
+mod kernels;
+
+use common::{assert_close, values, Rng};
+use kernels::Activation;
+use tessel::prelude::*;
+
+/// bf16 output: half an ulp (2^-9 of a value) on top of the accumulation, and the approximate
+/// `tanh`/`ex2` of GELU and SiLU (about 2^-11), relative to the largest element.
+const TOLERANCE: f64 = 1e-2;
+
+const ALL: [Activation; 4] = [Activation::None, Activation::Relu, Activation::Gelu, Activation::Silu];
+
+/// X (M x K), W (N x K) and b (N), N(0, 1) rounded to bf16, scaled so that Z = X W^T + b is of
+/// order 1 (where the activations bend).
+fn inputs(m: usize, n: usize, k: usize, seed: u64) -> [HostTensor<bf16>; 3] {
+    let mut rng = Rng::new(seed);
+    let spread = 1.0 / (k as f64).sqrt().sqrt();
+    [rng.tensor(&[m, k], spread), rng.tensor(&[n, k], spread), rng.tensor(&[n], 1.0)]
+}
+
+/// act(X W^T + b) in f64.
+fn reference([x, w, b]: &[HostTensor<bf16>; 3], act: Activation) -> Vec<f64> {
+    let (m, k, n) = (x.shape()[0], x.shape()[1], w.shape()[0]);
+    let (x, w, b) = (values(x), values(w), values(b));
+    let mut y = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let dot: f64 = (0..k).map(|p| x[i * k + p] * w[j * k + p]).sum();
+            y[i * n + j] = act.apply(dot + b[j]);
+        }
+    }
+    y
+}
+
+#[test]
+fn every_activation_matches_the_reference() {
+    // 2 x 2 tiles of 128 x 256, 3 steps of K; then 9 tile rows (a GROUP of 8 and one more).
+    for (m, n, k, seed) in [(256, 512, 192, 1), (1152, 256, 64, 2)] {
+        let io = inputs(m, n, k, seed);
+        for act in ALL {
+            let mut y = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+            kernels::interpret_linear_bf16(&io[0], &io[1], &io[2], &mut y, act).unwrap();
+            assert_close(&format!("linear {act:?} {m} x {n} x {k}"), &values(&y), &reference(&io, act), TOLERANCE);
+        }
+    }
+}
+
+#[test]
+fn the_bias_is_per_output_column() {
+    // X = 0: Y is act(b) in every row.
+    let (m, n, k) = (128, 256, 64);
+    let [_, w, b] = inputs(m, n, k, 3);
+    let x = HostTensor::<bf16>::zeros([m, k]).unwrap();
+    let mut y = HostTensor::<bf16>::zeros([m, n]).unwrap();
+    kernels::interpret_linear_bf16(&x, &w, &b, &mut y, Activation::Gelu).unwrap();
+    let expect: Vec<f64> = (0..m * n).map(|e| Activation::Gelu.apply(values(&b)[e % n])).collect();
+    assert_close("linear GELU of the bias alone", &values(&y), &expect, TOLERANCE);
+}
+
+#[test]
+fn the_launch_refuses_partial_tiles() {
+    let [x, w, b] = inputs(192, 256, 64, 4);
+    let mut y = HostTensor::<bf16>::zeros([192, 256]).unwrap();
+    let err = kernels::interpret_linear_bf16(&x, &w, &b, &mut y, Activation::Relu).unwrap_err();
+    assert!(matches!(err, Error::Divisibility { dim: "M", value: 192, divisor: 128, .. }), "{err}");
+    // A bias of another length than W's rows.
+    let [x, w, _] = inputs(128, 256, 64, 5);
+    let short = HostTensor::<bf16>::zeros([128]).unwrap();
+    let err = kernels::interpret_linear_bf16(&x, &w, &short, &mut y, Activation::Relu).unwrap_err();
+    assert!(matches!(err, Error::DimMismatch { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn every_activation_on_the_gpu() {
+    let dev = Device::new(0).expect("an sm_90 GPU");
+    // 17 x 4 tiles on 132 programs; 8 steps of K.
+    let (m, n, k) = (2176, 1024, 512);
+    let io = inputs(m, n, k, 6);
+    let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
+    let (x, w, b) = (up(&io[0]), up(&io[1]), up(&io[2]));
+    for act in ALL {
+        let mut y = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
+        kernels::linear_bf16(&dev, &x, &w, &b, &mut y, act).unwrap();
+        let what = format!("linear {act:?} {m} x {n} x {k} on the GPU");
+        assert_close(&what, &values(&y.to_host().unwrap()), &reference(&io, act), TOLERANCE);
+        println!("{what}: OK");
+    }
+}
