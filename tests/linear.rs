@@ -76,6 +76,9 @@ fn the_launch_refuses_partial_tiles() {
     let short = HostTensor::<bf16>::zeros([128]).unwrap();
     let err = kernels::interpret_linear_bf16(&x, &w, &short, &mut y, Activation::Relu).unwrap_err();
     assert!(matches!(err, Error::DimMismatch { .. }), "{err}");
+    // An X of the wrong rank is the launch's error, not a panic.
+    let err = kernels::interpret_linear_bf16(&short, &w, &x, &mut y, Activation::Relu).unwrap_err();
+    assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
 }
 
 #[test]

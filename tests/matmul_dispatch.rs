@@ -34,6 +34,16 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
 }
 
 #[test]
+fn operands_of_the_wrong_rank_are_the_launchs_error() {
+    let a = HostTensor::<bf16>::zeros([256, 128]).unwrap();
+    let (flat, mut c) = (HostTensor::<bf16>::zeros([128]).unwrap(), HostTensor::<bf16>::zeros([256, 256]).unwrap());
+    let err = kernels::interpret_bf16_any(&a, &flat, &mut c).unwrap_err();
+    assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
+    let err = kernels::interpret_bf16_any(&flat, &a, &mut c).unwrap_err();
+    assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
+}
+
+#[test]
 fn split_k_needs_an_even_number_of_k_steps() {
     let err = whole_tiles(Variant::Split, 128, 192).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "K", value: 192, divisor: 128, .. }), "{err}");

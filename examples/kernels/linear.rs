@@ -145,7 +145,7 @@ macro_rules! linear_fns {
             y: &mut DeviceTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
-            whole_row_tiles(x.shape()[0])?;
+            whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
             match act {
                 Activation::None => $none::launch(stream, x, w, b, y),
                 Activation::Relu => $relu::launch(stream, x, w, b, y),
@@ -162,7 +162,7 @@ macro_rules! linear_fns {
             y: &mut HostTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
-            whole_row_tiles(x.shape()[0])?;
+            whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
             match act {
                 Activation::None => $none::interpret(x, w, b, y),
                 Activation::Relu => $relu::interpret(x, w, b, y),
@@ -185,7 +185,7 @@ linear_fns!(
 linear_fns!(linear_f16, interpret_linear_f16, f16, linear_none_f16, linear_relu_f16, linear_gelu_f16, linear_silu_f16);
 
 /// M in whole 128-row tiles: the launch checks the TMA boxes (64 rows), not what a program
-/// computes (two of them).
+/// computes (two of them). An X without rows (of the wrong rank) passes, for the launch to report.
 fn whole_row_tiles(m: usize) -> tessel::Result<()> {
     match m % 128 {
         0 => Ok(()),

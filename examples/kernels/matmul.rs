@@ -270,7 +270,8 @@ macro_rules! dispatch {
             b: &DeviceTensor<$t>,
             c: &mut DeviceTensor<$t>,
         ) -> tessel::Result<()> {
-            $launch_variant(variant(a.shape()[0], b.shape()[1], a.shape()[1]), stream, a, b, c)
+            let (m, n, k) = dims(a.shape(), b.shape());
+            $launch_variant(variant(m, n, k), stream, a, b, c)
         }
 
         /// C = A @ B on the GPU with variant `v`.
@@ -281,7 +282,8 @@ macro_rules! dispatch {
             b: &DeviceTensor<$t>,
             c: &mut DeviceTensor<$t>,
         ) -> tessel::Result<()> {
-            whole_tiles(v, a.shape()[0], a.shape()[1])?;
+            let (m, _, k) = dims(a.shape(), b.shape());
+            whole_tiles(v, m, k)?;
             match v {
                 $(Variant::$variant => $kernel::launch(stream, a, b, c),)*
             }
@@ -289,8 +291,9 @@ macro_rules! dispatch {
 
         /// C = A @ B in the interpreter, with the variant the GPU would run.
         pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
-            let v = variant(a.shape()[0], b.shape()[1], a.shape()[1]);
-            whole_tiles(v, a.shape()[0], a.shape()[1])?;
+            let (m, n, k) = dims(a.shape(), b.shape());
+            let v = variant(m, n, k);
+            whole_tiles(v, m, k)?;
             match v {
                 $(Variant::$variant => $kernel::interpret(a, b, c),)*
             }
@@ -304,6 +307,13 @@ dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, bf16,
 dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, f16,
           Wide => matmul_f16, Pair => matmul_f16_2x1, Overlapped => matmul_f16_overlapped,
           Narrow => matmul_f16_n64, Split => matmul_f16_split);
+
+/// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
+/// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
+fn dims(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
+    let at = |shape: &[usize], i: usize| shape.get(i).copied().unwrap_or(0);
+    (at(a, 0), at(b, 1), at(a, 1))
+}
 
 /// The kernel variants `dispatch!` chooses from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
