@@ -19,21 +19,23 @@
 //! Row-major Y = X W^T is column-major Y^T = W X^T: cuBLASLt's A is W (stored K x N column-major,
 //! read transposed), its B is X^T (K x M), its D is Y^T (N x M) and the bias runs down D's rows.
 //!
-//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, Y = X[M,K] W[N,K]^T; M % 128, N % 256
-//! and K % 64 must be 0; default: the projections of a Llama-3-8B MLP layer for 4096 and 8192
-//! tokens, and 8192^3), `BENCH_DTYPES` (here the epilogues: `bias,relu,gelu`), `BENCH_RUNS`,
-//! `BENCH_GAP_MS`, `BENCH_OUT` (the directory of `bench_linear.csv`; default `bench/results`).
+//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, Y = X[M,K] W[N,K]^T; M % 128 and K % 64
+//! must be 0, N whole tiles of the kernel the dispatcher picks; default: the projections of a
+//! Llama-3-8B MLP layer for 512, 1024, 4096 and 8192 tokens, and 8192^3), `BENCH_DTYPES` (here
+//! the epilogues: `bias,relu,gelu`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the directory of
+//! `bench_linear.csv`; default `bench/results`), `BENCH_VARIANTS` (other tile sizes, as
+//! `TESSEL_LINEAR` names them: `wide,overlapped,narrow`).
 //! The table is the last lines of the output. Without a GPU the benchmark says so and exits 0;
 //! exit status 1 means a check or a run failed.
 
 #[path = "kernels/linear.rs"]
-#[allow(dead_code)] // The benchmark uses the bf16 launch only.
+#[allow(dead_code)] // The benchmark uses the bf16 launches only.
 mod kernels;
 
 #[path = "bench_support/cublas.rs"]
 mod cublas;
 #[path = "bench_support/harness.rs"]
-#[allow(dead_code)] // The GEMM benchmarks' default shapes and kernel variants are not used here.
+#[allow(dead_code)] // The GEMM benchmarks' default shapes are not used here.
 mod harness;
 #[path = "bench_support/random.rs"]
 mod random;
@@ -54,10 +56,19 @@ use timing::Op;
 /// Errors of the benchmark itself: tessel's, cudarc's, or our own messages.
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// Tokens x (out, in) features: a Llama-3-8B MLP's up (and gate) and down projections, for 4096
-/// and 8192 tokens; and 8192^3.
-const SHAPES: [(usize, usize, usize); 5] =
-    [(4096, 14336, 4096), (4096, 4096, 14336), (8192, 14336, 4096), (8192, 4096, 14336), (8192, 8192, 8192)];
+/// Tokens x (out, in) features: a Llama-3-8B MLP's up (and gate) and down projections, for 512,
+/// 1024, 4096 and 8192 tokens; and 8192^3.
+const SHAPES: [(usize, usize, usize); 9] = [
+    (512, 14336, 4096),
+    (512, 4096, 14336),
+    (1024, 14336, 4096),
+    (1024, 4096, 14336),
+    (4096, 14336, 4096),
+    (4096, 4096, 14336),
+    (8192, 14336, 4096),
+    (8192, 4096, 14336),
+    (8192, 8192, 8192),
+];
 
 /// The epilogues compared: their names in `BENCH_DTYPES` and the table, tessel's activation and
 /// cuBLASLt's epilogue.
@@ -67,10 +78,17 @@ const EPILOGUES: [(&str, Activation, LtEpilogue); 3] = [
     ("gelu", Activation::Gelu, LtEpilogue::GeluBias),
 ];
 
+/// Whether tessel's kernel takes `shape`: M % 128 and K % 64 must be 0, and N whole tiles of the
+/// kernel the dispatcher picks (256, 128 or 64 wide).
 fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
-    if m == 0 || m % 128 != 0 || n == 0 || n % 256 != 0 || k == 0 || k % 64 != 0 {
-        return Err("the kernel needs M % 128, N % 256 and K % 64 to be 0".to_string());
+    let width = match kernels::choose(&[m, k], &[n, k]) {
+        kernels::Variant::Wide => 256,
+        kernels::Variant::Overlapped => 128,
+        kernels::Variant::Narrow => 64,
+    };
+    if m == 0 || m % 128 != 0 || n == 0 || n % width != 0 || k == 0 || k % 64 != 0 {
+        return Err(format!("the kernel needs M % 128, N % {width} and K % 64 to be 0"));
     }
     Ok(())
 }
@@ -156,10 +174,17 @@ fn bench(
     let check = check(dev, lt, shape, act, epilogue, &mut sets[0])?;
     let tessel: Op<Set> =
         Box::new(move |set: &mut Set| Ok(kernels::linear_bf16(dev, &set.x, &set.w, &set.b, &mut set.y, act)?));
-    let baselines = match lt {
+    let mut baselines = match lt {
         Ok(lt) => vec![lt.op(dev, lt_problem(shape, epilogue), &mut sets)],
         Err(_) => vec![Err("cublasLt: not loaded".to_string())],
     };
+    // BENCH_VARIANTS: other tile sizes in the same rounds (timed for tuning, never the baseline).
+    for v in harness::variants(kernels::Variant::named)? {
+        let op: Op<Set> = Box::new(move |set: &mut Set| {
+            Ok(kernels::linear_bf16_variant(v, dev, &set.x, &set.w, &set.b, &mut set.y, act)?)
+        });
+        baselines.push(Ok((op, format!("{}{v:?}", harness::VARIANT))));
+    }
     let contest = Contest { shape, dtype: name, unit: "TFLOP/s", tessel, baselines, check };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }

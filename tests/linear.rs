@@ -40,9 +40,25 @@ fn reference([x, w, b]: &[HostTensor<bf16>; 3], act: Activation) -> Vec<f64> {
     y
 }
 
+/// Interprets kernel module `$k` on `io` and checks every element against the reference.
+macro_rules! interpreted {
+    ($k:path, $io:expr, $act:expr) => {{
+        let io = $io;
+        let (m, n) = (io[0].shape()[0], io[1].shape()[0]);
+        let mut y = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+        {
+            use $k as kernel;
+            kernel::interpret(&io[0], &io[1], &io[2], &mut y).unwrap();
+        }
+        let what = format!("{} {m} x {n} x {}", stringify!($k), io[0].shape()[1]);
+        assert_close(&what, &values(&y), &reference(&io, $act), TOLERANCE);
+    }};
+}
+
 #[test]
 fn every_activation_matches_the_reference() {
-    // 2 x 2 tiles of 128 x 256, 3 steps of K; then 9 tile rows (a GROUP of 8 and one more).
+    // Through the dispatcher (which picks 128 x 64 tiles for these): 2 x 8 tiles, 3 steps of K;
+    // then 9 tile rows (a GROUP of 8 and one more).
     for (m, n, k, seed) in [(256, 512, 192, 1), (1152, 256, 64, 2)] {
         let io = inputs(m, n, k, seed);
         for act in ALL {
@@ -51,6 +67,34 @@ fn every_activation_matches_the_reference() {
             assert_close(&format!("linear {act:?} {m} x {n} x {k}"), &values(&y), &reference(&io, act), TOLERANCE);
         }
     }
+    // Each activation in the other tile sizes: 2 x 2 wide tiles, 2 x 4 tiles of 128 x 128.
+    let io = inputs(256, 512, 128, 7);
+    interpreted!(kernels::linear_none_bf16, &io, Activation::None);
+    interpreted!(kernels::linear_relu_bf16, &io, Activation::Relu);
+    interpreted!(kernels::linear_gelu_bf16, &io, Activation::Gelu);
+    interpreted!(kernels::linear_silu_bf16, &io, Activation::Silu);
+    interpreted!(kernels::linear_none_bf16_overlapped, &io, Activation::None);
+    interpreted!(kernels::linear_relu_bf16_overlapped, &io, Activation::Relu);
+    interpreted!(kernels::linear_gelu_bf16_overlapped, &io, Activation::Gelu);
+    interpreted!(kernels::linear_silu_bf16_overlapped, &io, Activation::Silu);
+}
+
+#[test]
+fn overlapped_tiles_take_turns_in_the_accumulator() {
+    // 9 x 17 tiles of 128 x 128 on 132 programs: 21 take two, so the second tile's result waits in
+    // the other half and is stored under the next tile's wgmmas (or after the loop).
+    interpreted!(kernels::linear_gelu_bf16_overlapped, &inputs(1152, 2176, 64, 8), Activation::Gelu);
+}
+
+#[test]
+fn shapes_get_the_tiles_whose_waves_finish_first() {
+    use kernels::{choose, Variant};
+    assert_eq!(choose(&[8192, 4096], &[14336, 4096]), Variant::Wide);
+    assert_eq!(choose(&[1536, 4096], &[4096, 4096]), Variant::Overlapped);
+    assert_eq!(choose(&[128, 4096], &[14336, 4096]), Variant::Overlapped);
+    assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Narrow);
+    // N an odd number of 128s: not wide tiles.
+    assert_eq!(choose(&[4096, 4096], &[4224, 4096]), Variant::Overlapped);
 }
 
 #[test]
@@ -84,17 +128,21 @@ fn the_launch_refuses_partial_tiles() {
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn every_activation_on_the_gpu() {
+    use kernels::Variant;
     let dev = Device::new(0).expect("an sm_90 GPU");
-    // 17 x 4 tiles on 132 programs; 8 steps of K.
+    // 17 x 4 wide tiles on 132 programs (17 x 8 of 128 x 128: some programs take two; 17 x 16 of
+    // 128 x 64: two or three); 8 steps of K.
     let (m, n, k) = (2176, 1024, 512);
     let io = inputs(m, n, k, 6);
     let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
     let (x, w, b) = (up(&io[0]), up(&io[1]), up(&io[2]));
-    for act in ALL {
-        let mut y = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
-        kernels::linear_bf16(&dev, &x, &w, &b, &mut y, act).unwrap();
-        let what = format!("linear {act:?} {m} x {n} x {k} on the GPU");
-        assert_close(&what, &values(&y.to_host().unwrap()), &reference(&io, act), TOLERANCE);
-        println!("{what}: OK");
+    for v in [Variant::Wide, Variant::Overlapped, Variant::Narrow] {
+        for act in ALL {
+            let mut y = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
+            kernels::linear_bf16_variant(v, &dev, &x, &w, &b, &mut y, act).unwrap();
+            let what = format!("linear {v:?} {act:?} {m} x {n} x {k} on the GPU");
+            assert_close(&what, &values(&y.to_host().unwrap()), &reference(&io, act), TOLERANCE);
+            println!("{what}: OK");
+        }
     }
 }

@@ -12,13 +12,18 @@
 
 use tessel::prelude::*;
 
-/// Y = act(X W^T + b) with 128 x 256 tiles; `ACT` is 0 (none), 1 (ReLU), 2 (GELU, tanh form) or 3
-/// (SiLU). M must be a multiple of 128, N of 256 and K of 64 (the launch checks N and K;
+// Each kernel file is included on its own (benchmarks, tests), so each declares the tile model.
+#[allow(clippy::duplicate_mod)]
+#[path = "waves.rs"]
+pub mod waves;
+
+/// Y = act(X W^T + b) with 128 x BN tiles; `ACT` is 0 (none), 1 (ReLU), 2 (GELU, tanh form) or 3
+/// (SiLU). M must be a multiple of 128, N of BN and K of 64 (the launch checks N and K;
 /// [`linear_bf16`] and [`linear_f16`] check M).
 macro_rules! linear {
-    ($name:ident, $t:ident, ACT = $act:literal) => {
+    ($name:ident, $t:ident, ACT = $act:literal, BN = $bn:literal, STAGES = $stages:literal) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                 consts(BM = 128, BN = 256, BK = 64, STAGES = 3, GROUP = 8, BLOCKS = 4, ACT = $act))]
+                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64, ACT = $act))]
         pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>) {
             let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
             let (p, programs) = (program_id(0), num_programs(0));
@@ -99,14 +104,173 @@ macro_rules! linear {
     };
 }
 
-linear!(linear_none_bf16, bf16, ACT = 0);
-linear!(linear_relu_bf16, bf16, ACT = 1);
-linear!(linear_gelu_bf16, bf16, ACT = 2);
-linear!(linear_silu_bf16, bf16, ACT = 3);
-linear!(linear_none_f16, f16, ACT = 0);
-linear!(linear_relu_f16, f16, ACT = 1);
-linear!(linear_gelu_f16, f16, ACT = 2);
-linear!(linear_silu_f16, f16, ACT = 3);
+/// The same layer with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas
+/// (as `matmul_overlapped!` in `kernels/matmul.rs`): each consumer's 64 x 256 accumulator holds
+/// two 64 x 128 tiles that take turns (`half`). For shapes whose wide tiles leave the last wave
+/// part-empty. M must be a multiple of 128, N of 128 and K of 64.
+macro_rules! linear_overlapped {
+    ($name:ident, $t:ident, ACT = $act:literal) => {
+        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+                                         consts(BM = 128, BN = 128, BK = 64, STAGES = 6, GROUP = 8, ACT = $act))]
+        pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>) {
+            let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
+            let (p, programs) = (program_id(0), num_programs(0));
+            let tiles = tile_rows * tile_cols;
+            // This program's tiles: p, p + programs, ..
+            let mine = (tiles - p + programs - 1) / programs;
+            run_scoped(
+                collective_axes = [wg],
+                |x_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                 y_s: Smem<$t, 2, 2, 64, 64, Swizzle128>,
+                 ring: Pipeline<STAGES, 3, 2>,
+                 b_s: Smem<$t, 2, BN>,
+                 biases: Pipeline<2, 1, 2>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(40);
+                        for t in 0..mine {
+                            let u = p + t * programs;
+                            let first = u / (GROUP * tile_cols) * GROUP;
+                            let rows = min(tile_rows - first, GROUP);
+                            let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                            pipeline_produce(biases, 1, |_k, s, bar| {
+                                copy_gmem_to_smem(b.tile([tj]), b_s.at(s), bar);
+                            });
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(x.tile([2 * ti, k]), x_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(x.tile([2 * ti + 1, k]), x_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w.tile([tj, k]), w_s.at(s), bar);
+                            });
+                        }
+                    } else {
+                        set_max_registers(232);
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<f32, 64, 256>| {
+                            // The tile whose result waits in the other half.
+                            let (mut pi, mut pj) = (0, 0);
+                            for pair in 0..(mine + 1) / 2 {
+                                #[unroll]
+                                for half in 0..2 {
+                                    let t = 2 * pair + half;
+                                    if t < mine {
+                                        let u = p + t * programs;
+                                        let first = u / (GROUP * tile_cols) * GROUP;
+                                        let rows = min(tile_rows - first, GROUP);
+                                        let (ti, tj) =
+                                            (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
+                                        // Shows ptxas that the other half's wgmmas are complete
+                                        // (nothing is in flight here; src/lib.md, wgmma windows).
+                                        wgmma_wait(0);
+                                        pipeline_consume(ring, steps, |k, s| {
+                                            let out = acc.slice([.., BN * half..BN * half + BN]);
+                                            wgmma(out, x_s.at(s).at(h), w_s.at(s).t(), accumulate = k > 0);
+                                            if k == 0 && t > 0 {
+                                                // The previous tile's result, while this one's
+                                                // first wgmmas run.
+                                                wait_smem_to_gmem(0);
+                                                pipeline_consume(biases, 1, |_k, s| {
+                                                    #[unroll]
+                                                    for q in 0..2 {
+                                                        let done = acc.slice([.., BN - BN * half..2 * BN - BN * half]);
+                                                        let bias = b_s
+                                                            .at(s)
+                                                            .slice([64 * q..64 * q + 64])
+                                                            .load(Layout::WgmmaCol);
+                                                        let z = done.slice([.., 64 * q..64 * q + 64]).load()
+                                                            + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
+                                                        // The activation, chosen when the kernel compiles.
+                                                        let a = if ACT == 1 {
+                                                            max(z, 0.0)
+                                                        } else if ACT == 2 {
+                                                            let inner = z * (0.7978846 + 0.035677407 * z * z);
+                                                            0.5 * z * (1.0 + tanh(inner))
+                                                        } else if ACT == 3 {
+                                                            z * recip(1.0 + exp(-z))
+                                                        } else {
+                                                            z
+                                                        };
+                                                        y_s.at(h).at(q).store(a.cast::<$t>());
+                                                    }
+                                                });
+                                                commit_smem();
+                                                #[unroll]
+                                                for q in 0..2 {
+                                                    copy_smem_to_gmem(
+                                                        y_s.at(h).at(q),
+                                                        y.tile([2 * pi + h, 2 * pj + q]),
+                                                    );
+                                                }
+                                            }
+                                        });
+                                        (pi, pj) = (ti, tj);
+                                    }
+                                }
+                            }
+                            // The last tile's result.
+                            #[unroll]
+                            for half in 0..2 {
+                                if mine > 0 && (mine - 1) % 2 == half {
+                                    wait_smem_to_gmem(0);
+                                    pipeline_consume(biases, 1, |_k, s| {
+                                        #[unroll]
+                                        for q in 0..2 {
+                                            let done = acc.slice([.., BN * half..BN * half + BN]);
+                                            let bias = b_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
+                                            let z = done.slice([.., 64 * q..64 * q + 64]).load()
+                                                + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
+                                            // The activation, chosen when the kernel compiles.
+                                            let a = if ACT == 1 {
+                                                max(z, 0.0)
+                                            } else if ACT == 2 {
+                                                let inner = z * (0.7978846 + 0.035677407 * z * z);
+                                                0.5 * z * (1.0 + tanh(inner))
+                                            } else if ACT == 3 {
+                                                z * recip(1.0 + exp(-z))
+                                            } else {
+                                                z
+                                            };
+                                            y_s.at(h).at(q).store(a.cast::<$t>());
+                                        }
+                                    });
+                                    commit_smem();
+                                    #[unroll]
+                                    for q in 0..2 {
+                                        copy_smem_to_gmem(y_s.at(h).at(q), y.tile([2 * pi + h, 2 * pj + q]));
+                                    }
+                                }
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
+linear!(linear_none_bf16, bf16, ACT = 0, BN = 256, STAGES = 3);
+linear!(linear_relu_bf16, bf16, ACT = 1, BN = 256, STAGES = 3);
+linear!(linear_gelu_bf16, bf16, ACT = 2, BN = 256, STAGES = 3);
+linear!(linear_silu_bf16, bf16, ACT = 3, BN = 256, STAGES = 3);
+linear!(linear_none_bf16_n64, bf16, ACT = 0, BN = 64, STAGES = 8);
+linear!(linear_relu_bf16_n64, bf16, ACT = 1, BN = 64, STAGES = 8);
+linear!(linear_gelu_bf16_n64, bf16, ACT = 2, BN = 64, STAGES = 8);
+linear!(linear_silu_bf16_n64, bf16, ACT = 3, BN = 64, STAGES = 8);
+linear_overlapped!(linear_none_bf16_overlapped, bf16, ACT = 0);
+linear_overlapped!(linear_relu_bf16_overlapped, bf16, ACT = 1);
+linear_overlapped!(linear_gelu_bf16_overlapped, bf16, ACT = 2);
+linear_overlapped!(linear_silu_bf16_overlapped, bf16, ACT = 3);
+linear!(linear_none_f16, f16, ACT = 0, BN = 256, STAGES = 3);
+linear!(linear_relu_f16, f16, ACT = 1, BN = 256, STAGES = 3);
+linear!(linear_gelu_f16, f16, ACT = 2, BN = 256, STAGES = 3);
+linear!(linear_silu_f16, f16, ACT = 3, BN = 256, STAGES = 3);
+linear!(linear_none_f16_n64, f16, ACT = 0, BN = 64, STAGES = 8);
+linear!(linear_relu_f16_n64, f16, ACT = 1, BN = 64, STAGES = 8);
+linear!(linear_gelu_f16_n64, f16, ACT = 2, BN = 64, STAGES = 8);
+linear!(linear_silu_f16_n64, f16, ACT = 3, BN = 64, STAGES = 8);
+linear_overlapped!(linear_none_f16_overlapped, f16, ACT = 0);
+linear_overlapped!(linear_relu_f16_overlapped, f16, ACT = 1);
+linear_overlapped!(linear_gelu_f16_overlapped, f16, ACT = 2);
+linear_overlapped!(linear_silu_f16_overlapped, f16, ACT = 3);
 
 /// The activation after the bias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,10 +297,13 @@ impl Activation {
     }
 }
 
-/// The dispatch over activations for one element type: a launch and an interpretation.
+/// The kernels for one element type, by tile size (see [`Variant`]) and activation: a launch and
+/// an interpretation that pick the tile size by the waves it makes (`kernels/waves.rs`), and a
+/// launch of a given tile size (for tuning).
 macro_rules! linear_fns {
-    ($launch:ident, $interpret:ident, $t:ident, $none:ident, $relu:ident, $gelu:ident, $silu:ident) => {
-        /// Y = act(X W^T + b) on the GPU.
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident,
+     $($variant:ident => [$none:ident, $relu:ident, $gelu:ident, $silu:ident]),*) => {
+        /// Y = act(X W^T + b) on the GPU, with the tile size for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
             x: &DeviceTensor<$t>,
@@ -145,16 +312,31 @@ macro_rules! linear_fns {
             y: &mut DeviceTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
+            $launch_variant(choose(x.shape(), w.shape()), stream, x, w, b, y, act)
+        }
+
+        /// Y = act(X W^T + b) on the GPU with tile size `v`.
+        pub fn $launch_variant(
+            v: Variant,
+            stream: &impl tessel::AsStream,
+            x: &DeviceTensor<$t>,
+            w: &DeviceTensor<$t>,
+            b: &DeviceTensor<$t>,
+            y: &mut DeviceTensor<$t>,
+            act: Activation,
+        ) -> tessel::Result<()> {
             whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
-            match act {
-                Activation::None => $none::launch(stream, x, w, b, y),
-                Activation::Relu => $relu::launch(stream, x, w, b, y),
-                Activation::Gelu => $gelu::launch(stream, x, w, b, y),
-                Activation::Silu => $silu::launch(stream, x, w, b, y),
+            match (v, act) {
+                $(
+                    (Variant::$variant, Activation::None) => $none::launch(stream, x, w, b, y),
+                    (Variant::$variant, Activation::Relu) => $relu::launch(stream, x, w, b, y),
+                    (Variant::$variant, Activation::Gelu) => $gelu::launch(stream, x, w, b, y),
+                    (Variant::$variant, Activation::Silu) => $silu::launch(stream, x, w, b, y),
+                )*
             }
         }
 
-        /// Y = act(X W^T + b) in the interpreter.
+        /// Y = act(X W^T + b) in the interpreter, with the tile size the GPU would take.
         pub fn $interpret(
             x: &HostTensor<$t>,
             w: &HostTensor<$t>,
@@ -163,26 +345,62 @@ macro_rules! linear_fns {
             act: Activation,
         ) -> tessel::Result<()> {
             whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
-            match act {
-                Activation::None => $none::interpret(x, w, b, y),
-                Activation::Relu => $relu::interpret(x, w, b, y),
-                Activation::Gelu => $gelu::interpret(x, w, b, y),
-                Activation::Silu => $silu::interpret(x, w, b, y),
+            match (choose(x.shape(), w.shape()), act) {
+                $(
+                    (Variant::$variant, Activation::None) => $none::interpret(x, w, b, y),
+                    (Variant::$variant, Activation::Relu) => $relu::interpret(x, w, b, y),
+                    (Variant::$variant, Activation::Gelu) => $gelu::interpret(x, w, b, y),
+                    (Variant::$variant, Activation::Silu) => $silu::interpret(x, w, b, y),
+                )*
             }
         }
     };
 }
 
-linear_fns!(
-    linear_bf16,
-    interpret_linear_bf16,
-    bf16,
-    linear_none_bf16,
-    linear_relu_bf16,
-    linear_gelu_bf16,
-    linear_silu_bf16
-);
-linear_fns!(linear_f16, interpret_linear_f16, f16, linear_none_f16, linear_relu_f16, linear_gelu_f16, linear_silu_f16);
+linear_fns!(linear_bf16, linear_bf16_variant, interpret_linear_bf16, bf16,
+            Wide => [linear_none_bf16, linear_relu_bf16, linear_gelu_bf16, linear_silu_bf16],
+            Overlapped => [linear_none_bf16_overlapped, linear_relu_bf16_overlapped, linear_gelu_bf16_overlapped,
+                           linear_silu_bf16_overlapped],
+            Narrow => [linear_none_bf16_n64, linear_relu_bf16_n64, linear_gelu_bf16_n64, linear_silu_bf16_n64]);
+linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
+            Wide => [linear_none_f16, linear_relu_f16, linear_gelu_f16, linear_silu_f16],
+            Overlapped => [linear_none_f16_overlapped, linear_relu_f16_overlapped, linear_gelu_f16_overlapped,
+                           linear_silu_f16_overlapped],
+            Narrow => [linear_none_f16_n64, linear_relu_f16_n64, linear_gelu_f16_n64, linear_silu_f16_n64]);
+
+/// The tile sizes of the layer's kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// 128 x 256 tiles.
+    Wide,
+    /// 128 x 128 tiles taking turns in the accumulator (`linear_overlapped!`).
+    Overlapped,
+    /// 128 x 64 tiles with eight stages.
+    Narrow,
+}
+
+impl Variant {
+    /// The variant `TESSEL_LINEAR` or `BENCH_VARIANTS` names: `wide`, `overlapped` or `narrow`.
+    pub fn named(name: &str) -> Option<Variant> {
+        Some(match name.trim() {
+            "wide" => Variant::Wide,
+            "overlapped" => Variant::Overlapped,
+            "narrow" => Variant::Narrow,
+            _ => return None,
+        })
+    }
+}
+
+/// The tile size whose waves finish first for X (M x K) and W (N x K) (`waves::fastest`);
+/// `TESSEL_LINEAR=wide|overlapped|narrow` overrides it (for tuning). Dimensions a tensor of the
+/// wrong rank lacks count as 0, for the launch to report.
+pub fn choose(x: &[usize], w: &[usize]) -> Variant {
+    if let Some(v) = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name)) {
+        return v;
+    }
+    let (m, n) = (x.first().copied().unwrap_or(0), w.first().copied().unwrap_or(0));
+    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
+}
 
 /// M in whole 128-row tiles: the launch checks the TMA boxes (64 rows), not what a program
 /// computes (two of them). An X without rows (of the wrong rank) passes, for the launch to report.
@@ -204,8 +422,24 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("linear_relu_bf16", linear_relu_bf16::PTX),
     ("linear_gelu_bf16", linear_gelu_bf16::PTX),
     ("linear_silu_bf16", linear_silu_bf16::PTX),
+    ("linear_none_bf16_n64", linear_none_bf16_n64::PTX),
+    ("linear_relu_bf16_n64", linear_relu_bf16_n64::PTX),
+    ("linear_gelu_bf16_n64", linear_gelu_bf16_n64::PTX),
+    ("linear_silu_bf16_n64", linear_silu_bf16_n64::PTX),
+    ("linear_none_bf16_overlapped", linear_none_bf16_overlapped::PTX),
+    ("linear_relu_bf16_overlapped", linear_relu_bf16_overlapped::PTX),
+    ("linear_gelu_bf16_overlapped", linear_gelu_bf16_overlapped::PTX),
+    ("linear_silu_bf16_overlapped", linear_silu_bf16_overlapped::PTX),
     ("linear_none_f16", linear_none_f16::PTX),
     ("linear_relu_f16", linear_relu_f16::PTX),
     ("linear_gelu_f16", linear_gelu_f16::PTX),
     ("linear_silu_f16", linear_silu_f16::PTX),
+    ("linear_none_f16_n64", linear_none_f16_n64::PTX),
+    ("linear_relu_f16_n64", linear_relu_f16_n64::PTX),
+    ("linear_gelu_f16_n64", linear_gelu_f16_n64::PTX),
+    ("linear_silu_f16_n64", linear_silu_f16_n64::PTX),
+    ("linear_none_f16_overlapped", linear_none_f16_overlapped::PTX),
+    ("linear_relu_f16_overlapped", linear_relu_f16_overlapped::PTX),
+    ("linear_gelu_f16_overlapped", linear_gelu_f16_overlapped::PTX),
+    ("linear_silu_f16_overlapped", linear_silu_f16_overlapped::PTX),
 ];
