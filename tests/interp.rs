@@ -398,3 +398,26 @@ fn unrolled_loops_give_each_copy_its_counter() {
         .collect();
     assert_close("unrolled", &values(&y), &want, 1e-6);
 }
+
+// An expression a `macro_rules!` substitutes (`$e:expr`) keeps its grouping in the interpreter as
+// in the PTX: `$e * 2.0` with `$e` = `x + 1.0` is (x + 1) * 2, not x + 2.
+macro_rules! doubled {
+    ($name:ident, |$x:ident| $e:expr) => {
+        #[kernel(grid = (1,))]
+        fn $name(src: Gmem<f32, 64, 64>, dst: GmemMut<f32, 64, 64>) {
+            let $x = src.tile([0, 0], [64, 64]).load(Layout::Strided);
+            dst.tile([0, 0], [64, 64]).store($e * 2.0);
+        }
+    };
+}
+
+doubled!(doubled_sum, |x| x + 1.0);
+
+#[test]
+fn macro_substituted_expressions_keep_their_grouping() {
+    let x = HostTensor::from_fn([64, 64], |ix| (ix[0] * 64 + ix[1]) as f32 / 64.0).unwrap();
+    let mut y = HostTensor::<f32>::zeros([64, 64]).unwrap();
+    doubled_sum::interpret(&x, &mut y).unwrap();
+    let want: Vec<f64> = values(&x).iter().map(|v| (v + 1.0) * 2.0).collect();
+    assert_close("($e) * 2", &values(&y), &want, 0.0);
+}

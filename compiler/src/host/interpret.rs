@@ -5,7 +5,7 @@
 
 use super::params::{HostKind, HostParam};
 use super::Input;
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::quote;
 
 /// `static SOURCE` and `pub fn interpret(<host tensors and scalars>) -> Result<()>`.
@@ -26,7 +26,7 @@ pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
             HostKind::Scalar { scalar, .. } => scalar.interp_arg(name),
         }
     });
-    let (attr, item) = (input.attr.to_string(), input.item.to_string());
+    let (attr, item) = (source_text(&input.attr), source_text(&input.item));
     quote! {
         /// The kernel's source, read by the interpreter.
         static SOURCE: ::tessel::__private::interp::KernelSource =
@@ -41,4 +41,31 @@ pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
             ::tessel::__private::interp::interpret(&self::SOURCE, &mut [#(#args),*])
         }
     }
+}
+
+/// `tokens` as text the interpreter parses into the program the macro parsed. A fragment that a
+/// `macro_rules!` substituted (`$act:expr`) arrives as a group without delimiters, which keeps
+/// its precedence (`$act.cast::<f32>()` casts all of `z * recip(..)`) but prints without them;
+/// such a group of more than one token is printed in parentheses.
+fn source_text(tokens: &TokenStream) -> String {
+    fn regroup(tokens: &TokenStream) -> TokenStream {
+        tokens
+            .clone()
+            .into_iter()
+            .map(|tree| match tree {
+                TokenTree::Group(g) => {
+                    let inner = regroup(&g.stream());
+                    let delimiter = match g.delimiter() {
+                        Delimiter::None if inner.clone().into_iter().nth(1).is_some() => Delimiter::Parenthesis,
+                        other => other,
+                    };
+                    let mut out = Group::new(delimiter, inner);
+                    out.set_span(g.span());
+                    TokenTree::Group(out)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    regroup(tokens).to_string()
 }
