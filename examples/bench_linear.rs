@@ -82,7 +82,7 @@ const EPILOGUES: [(&str, Activation, LtEpilogue); 3] = [
 /// kernel the dispatcher picks (256, 128 or 64 wide).
 fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
-    let width = match kernels::choose(&[m, k], &[n, k]) {
+    let width = match kernels::variant(&[m, k], &[n, k]) {
         kernels::Variant::Wide => 256,
         kernels::Variant::Overlapped => 128,
         kernels::Variant::Narrow => 64,
@@ -174,18 +174,19 @@ fn bench(
     let check = check(dev, lt, shape, act, epilogue, &mut sets[0])?;
     let tessel: Op<Set> =
         Box::new(move |set: &mut Set| Ok(kernels::linear_bf16(dev, &set.x, &set.w, &set.b, &mut set.y, act)?));
-    let mut baselines = match lt {
+    let baselines = match lt {
         Ok(lt) => vec![lt.op(dev, lt_problem(shape, epilogue), &mut sets)],
         Err(_) => vec![Err("cublasLt: not loaded".to_string())],
     };
     // BENCH_VARIANTS: other tile sizes in the same rounds (timed for tuning, never the baseline).
-    for v in harness::variants(kernels::Variant::named)? {
+    let variants = harness::variants(kernels::Variant::named)?.into_iter().map(|v| {
         let op: Op<Set> = Box::new(move |set: &mut Set| {
             Ok(kernels::linear_bf16_variant(v, dev, &set.x, &set.w, &set.b, &mut set.y, act)?)
         });
-        baselines.push(Ok((op, format!("{}{v:?}", harness::VARIANT))));
-    }
-    let contest = Contest { shape, dtype: name, unit: "TFLOP/s", tessel, baselines, check };
+        (op, format!("{v:?}"))
+    });
+    let contest =
+        Contest { shape, dtype: name, unit: "TFLOP/s", tessel, baselines, variants: variants.collect(), check };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }
 

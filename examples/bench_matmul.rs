@@ -27,7 +27,7 @@
 //! operand (m = N, n = M, lda = N, ldb = K, ldc = N), with no transposes.
 //!
 //! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs M % 128
-//! and K % 64 to be 0, and N a multiple of the tile width of the kernel `kernels::choose` picks:
+//! and K % 64 to be 0, and N a multiple of the tile width of the kernel `kernels::variant` picks:
 //! 256, 128 or 64), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
 //! directory; default `bench/results`), `BENCH_VARIANTS` (other tessel kernel variants, as
 //! `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in the same rounds and printed on the
@@ -66,7 +66,7 @@ pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
 /// kernel the dispatcher picks for the shape.
 fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
-    let width = match kernels::choose(m, n, k) {
+    let width = match kernels::variant(m, n, k) {
         kernels::Variant::Wide | kernels::Variant::Pair => 256,
         kernels::Variant::Split | kernels::Variant::Overlapped => 128,
         kernels::Variant::Narrow => 64,
@@ -84,17 +84,10 @@ fn set_bytes(shape: Shape, bytes: usize) -> usize {
 
 /// A dtype both tessel's kernel and cuBLAS handle: its kernel and its cuBLAS call.
 pub trait Dtype: Element {
-    /// Launches tessel's kernel for this dtype.
+    /// Launches tessel's kernel for this dtype: variant `v` (for `BENCH_VARIANTS`), or the
+    /// dispatcher's choice.
     fn tessel(
-        dev: &Device,
-        a: &DeviceTensor<Self>,
-        b: &DeviceTensor<Self>,
-        c: &mut DeviceTensor<Self>,
-    ) -> tessel::Result<()>;
-
-    /// Launches tessel's kernel variant `v` (for `BENCH_VARIANTS`).
-    fn tessel_variant(
-        v: kernels::Variant,
+        v: Option<kernels::Variant>,
         dev: &Device,
         a: &DeviceTensor<Self>,
         b: &DeviceTensor<Self>,
@@ -115,22 +108,16 @@ macro_rules! dtype {
     ($t:ty, $kernel:ident, $variant:ident) => {
         impl Dtype for $t {
             fn tessel(
+                v: Option<kernels::Variant>,
                 dev: &Device,
                 a: &DeviceTensor<Self>,
                 b: &DeviceTensor<Self>,
                 c: &mut DeviceTensor<Self>,
             ) -> tessel::Result<()> {
-                kernels::$kernel(dev, a, b, c)
-            }
-
-            fn tessel_variant(
-                v: kernels::Variant,
-                dev: &Device,
-                a: &DeviceTensor<Self>,
-                b: &DeviceTensor<Self>,
-                c: &mut DeviceTensor<Self>,
-            ) -> tessel::Result<()> {
-                kernels::$variant(v, dev, a, b, c)
+                match v {
+                    None => kernels::$kernel(dev, a, b, c),
+                    Some(v) => kernels::$variant(v, dev, a, b, c),
+                }
             }
 
             unsafe fn gemm(
@@ -205,18 +192,24 @@ fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize,
     let mut sets = make_sets::<T>(dev, shape, harness::set_count(l2, bytes))?;
     let check = check(dev, baselines, shape, &mut sets[0])?;
     // The contenders, timed interleaved: tessel first, then whichever baselines run here.
-    let tessel: Op<Set<T>> = Box::new(|set: &mut Set<T>| Ok(T::tessel(dev, &set.a, &set.b, &mut set.c)?));
+    let tessel: Op<Set<T>> = Box::new(|set: &mut Set<T>| Ok(T::tessel(None, dev, &set.a, &set.b, &mut set.c)?));
     let blas = baselines.gemm_op(shape, &mut sets[0]);
     let lt = baselines.lt.as_ref().map_err(|_| "cublasLt: not loaded".to_string());
     let lt = lt.and_then(|lt| lt.op(dev, lt_problem(shape), &mut sets));
-    let mut baselines = vec![blas, lt];
     // BENCH_VARIANTS: other tessel kernels in the same rounds (timed for tuning, never the baseline).
-    for v in harness::variants(kernels::Variant::named)? {
-        let op: Op<Set<T>> =
-            Box::new(move |set: &mut Set<T>| Ok(T::tessel_variant(v, dev, &set.a, &set.b, &mut set.c)?));
-        baselines.push(Ok((op, format!("{}{v:?}", harness::VARIANT))));
-    }
-    let contest = Contest { shape, dtype: T::DTYPE, unit: "TFLOP/s", tessel, baselines, check };
+    let variants = harness::variants(kernels::Variant::named)?.into_iter().map(|v| {
+        let op: Op<Set<T>> = Box::new(move |set: &mut Set<T>| Ok(T::tessel(Some(v), dev, &set.a, &set.b, &mut set.c)?));
+        (op, format!("{v:?}"))
+    });
+    let contest = Contest {
+        shape,
+        dtype: T::DTYPE,
+        unit: "TFLOP/s",
+        tessel,
+        baselines: vec![blas, lt],
+        variants: variants.collect(),
+        check,
+    };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }
 
@@ -239,7 +232,7 @@ fn make_sets<T: Dtype>(dev: &Device, shape: Shape, count: usize) -> Res<Vec<Set<
 /// else cuBLASLt, else f64 on the host at sampled elements. Returns the error and the reference.
 fn check<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, set: &mut Set<T>) -> Res<(f64, String)> {
     set.c.poison(T::from_f64(f64::NAN))?;
-    T::tessel(dev, &set.a, &set.b, &mut set.c)?;
+    T::tessel(None, dev, &set.a, &set.b, &mut set.c)?;
     let ours = set.c.to_host()?;
     let mut failures = Vec::new();
     let lt = |set: &mut Set<T>| match &baselines.lt {

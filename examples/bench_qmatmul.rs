@@ -117,11 +117,9 @@ trait Quant: Element {
     /// The input value of an N(0,1) sample.
     fn quantize(x: f64) -> Self;
 
-    /// Launches tessel's kernel on a set.
-    fn tessel(dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()>;
-
-    /// Launches tessel's kernel variant `v` on a set (for `BENCH_VARIANTS`).
-    fn tessel_variant(v: kernels::Variant, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()>;
+    /// Launches tessel's kernel on a set: variant `v` (for `BENCH_VARIANTS`), or the dispatcher's
+    /// choice.
+    fn tessel(v: Option<kernels::Variant>, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()>;
 
     /// cuBLASLt's problems for `shape` (each a contender), the first also the check's reference.
     fn lt_problems(shape: Shape) -> Vec<LtProblem>;
@@ -142,12 +140,12 @@ impl Quant for F8E4M3 {
         <F8E4M3 as Element>::from_f64(x)
     }
 
-    fn tessel(dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
-        kernels::fp8_matmul(dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
-    }
-
-    fn tessel_variant(v: kernels::Variant, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
-        kernels::fp8_matmul_variant(v, dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
+    fn tessel(v: Option<kernels::Variant>, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
+        let (a, w, a_scale, w_scale) = (&set.a, &set.w, &set.a_scale, &set.w_scale);
+        match v {
+            None => kernels::fp8_matmul(dev, a, w, a_scale, w_scale, &mut set.c),
+            Some(v) => kernels::fp8_matmul_variant(v, dev, a, w, a_scale, w_scale, &mut set.c),
+        }
     }
 
     /// Per-tensor scales through alpha; fast accumulation, the arithmetic of tessel's kernel
@@ -175,12 +173,12 @@ impl Quant for i8 {
         <i8 as Element>::from_f64((32.0 * x).clamp(-127.0, 127.0))
     }
 
-    fn tessel(dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
-        kernels::i8_matmul(dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
-    }
-
-    fn tessel_variant(v: kernels::Variant, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
-        kernels::i8_matmul_variant(v, dev, &set.a, &set.w, &set.a_scale, &set.w_scale, &mut set.c)
+    fn tessel(v: Option<kernels::Variant>, dev: &Device, set: &mut QSet<Self>) -> tessel::Result<()> {
+        let (a, w, a_scale, w_scale) = (&set.a, &set.w, &set.a_scale, &set.w_scale);
+        match v {
+            None => kernels::i8_matmul(dev, a, w, a_scale, w_scale, &mut set.c),
+            Some(v) => kernels::i8_matmul_variant(v, dev, a, w, a_scale, w_scale, &mut set.c),
+        }
     }
 
     /// The exact i32 product (alpha = 1). Its sums stay far from overflow: at most
@@ -272,8 +270,8 @@ fn bench<T: Quant>(dev: &Device, lt: &Result<Lt, String>, shape: Shape, l2: usiz
     let bytes = set_bytes::<T>(shape);
     let mut sets = make_sets::<T>(dev, shape, harness::set_count(l2, bytes))?;
     let check = check(dev, lt, shape, &mut sets[0])?;
-    let tessel: Op<QSet<T>> = Box::new(|set: &mut QSet<T>| Ok(T::tessel(dev, set)?));
-    let mut baselines = match lt {
+    let tessel: Op<QSet<T>> = Box::new(|set: &mut QSet<T>| Ok(T::tessel(None, dev, set)?));
+    let baselines = match lt {
         Ok(lt) => {
             let contender = |problem| lt.op(dev, problem, &mut sets).map(|(op, name)| (op, name + T::LT_NOTE));
             T::lt_problems(shape).into_iter().map(contender).collect()
@@ -281,11 +279,12 @@ fn bench<T: Quant>(dev: &Device, lt: &Result<Lt, String>, shape: Shape, l2: usiz
         Err(_) => vec![Err("cublasLt: not loaded".to_string())],
     };
     // BENCH_VARIANTS: other tessel kernels in the same rounds (timed for tuning, never the baseline).
-    for v in harness::variants(kernels::Variant::named)? {
-        let op: Op<QSet<T>> = Box::new(move |set: &mut QSet<T>| Ok(T::tessel_variant(v, dev, set)?));
-        baselines.push(Ok((op, format!("{}{v:?}", harness::VARIANT))));
-    }
-    let contest = Contest { shape, dtype: T::NAME, unit: T::UNIT, tessel, baselines, check };
+    let variants = harness::variants(kernels::Variant::named)?.into_iter().map(|v| {
+        let op: Op<QSet<T>> = Box::new(move |set: &mut QSet<T>| Ok(T::tessel(Some(v), dev, set)?));
+        (op, format!("{v:?}"))
+    });
+    let contest =
+        Contest { shape, dtype: T::NAME, unit: T::UNIT, tessel, baselines, variants: variants.collect(), check };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }
 
@@ -315,7 +314,7 @@ fn make_sets<T: Quant>(dev: &Device, shape: Shape, count: usize) -> Res<Vec<QSet
 /// host at sampled elements. Returns the error and what it was against.
 fn check<T: Quant>(dev: &Device, lt: &Result<Lt, String>, shape: Shape, set: &mut QSet<T>) -> Res<(f64, String)> {
     set.c.poison(bf16::NAN)?;
-    T::tessel(dev, set)?;
+    T::tessel(None, dev, set)?;
     let ours = set.c.to_host()?;
     let (a_scale, w_scale) = (set.a_scale.to_host()?, set.w_scale.to_host()?);
     let (a_scale, w_scale) = (a_scale.data(), w_scale.data());

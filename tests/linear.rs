@@ -57,9 +57,10 @@ macro_rules! interpreted {
 
 #[test]
 fn every_activation_matches_the_reference() {
-    // Through the dispatcher (which picks 128 x 64 tiles for these): 2 x 8 tiles, 3 steps of K;
+    // Through the dispatcher, which picks 128 x 64 tiles for these: 2 x 8 tiles, 3 steps of K;
     // then 9 tile rows (a GROUP of 8 and one more).
     for (m, n, k, seed) in [(256, 512, 192, 1), (1152, 256, 64, 2)] {
+        assert_eq!(kernels::choose(&[m, k], &[n, k]), kernels::Variant::Narrow);
         let io = inputs(m, n, k, seed);
         for act in ALL {
             let mut y = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();

@@ -215,6 +215,9 @@ pub struct Contest<'a, S> {
     pub tessel: Op<'a, S>,
     /// Each baseline with its name, or why it is missing.
     pub baselines: Vec<Result<(Op<'a, S>, String), String>>,
+    /// Other tessel kernels with their names (`BENCH_VARIANTS`): timed and printed with the
+    /// others, never the baseline.
+    pub variants: Vec<(Op<'a, S>, String)>,
     /// The relative error of tessel's checked result, and what it was checked against.
     pub check: (f64, String),
 }
@@ -222,7 +225,7 @@ pub struct Contest<'a, S> {
 /// Times a contest interleaved (bench_support/timing.rs), rotating over `sets` (of `set_bytes`
 /// each), prints its line and returns its row, with the fastest baseline.
 pub fn contest<S>(dev: &Device, config: &Config, sets: &mut [S], set_bytes: usize, contest: Contest<S>) -> Res<Row> {
-    let Contest { shape, dtype, unit, tessel, baselines, check: (rel_err, against) } = contest;
+    let Contest { shape, dtype, unit, tessel, baselines, variants, check: (rel_err, against) } = contest;
     let mut ops = vec![tessel];
     let (mut names, mut missing) = (Vec::new(), Vec::new());
     for baseline in baselines {
@@ -233,6 +236,11 @@ pub fn contest<S>(dev: &Device, config: &Config, sets: &mut [S], set_bytes: usiz
             }
             Err(why) => missing.push(why),
         }
+    }
+    let found = names.len();
+    for (op, name) in variants {
+        ops.push(op);
+        names.push(format!("tessel:{name}"));
     }
     let times = time_interleaved(dev, config.runs, WARMUP, sets, &mut ops, config.gap)?;
     let timed: Vec<(f64, String)> = times[1..].iter().copied().zip(names).collect();
@@ -245,7 +253,7 @@ pub fn contest<S>(dev: &Device, config: &Config, sets: &mut [S], set_bytes: usiz
         rate(times[0]),
         others.join(" | "),
     );
-    let baseline = timed.into_iter().filter(|(_, how)| !how.starts_with(VARIANT)).min_by(|x, y| x.0.total_cmp(&y.0));
+    let baseline = timed.into_iter().take(found).min_by(|x, y| x.0.total_cmp(&y.0));
     Ok(Row {
         shape,
         dtype,
@@ -262,10 +270,6 @@ pub fn variants<V>(named: impl Fn(&str) -> Option<V>) -> Res<Vec<V>> {
     let parse = |name: &str| named(name).ok_or_else(|| format!("BENCH_VARIANTS: no kernel variant `{}`", name.trim()));
     Ok(list.split(',').filter(|name| !name.trim().is_empty()).map(parse).collect::<Result<_, _>>()?)
 }
-
-/// How a contender that is another tessel kernel is named (`tessel:Pair`): it is printed with the
-/// others but is never the baseline.
-pub const VARIANT: &str = "tessel:";
 
 /// One line of the table; `None` where that part failed (the reason was printed).
 pub struct Row {

@@ -57,8 +57,11 @@ pub fn time_interleaved<S>(
     gap: Option<Duration>,
 ) -> Res<Vec<f64>> {
     let count = sets.len();
-    let mut launches = 0..;
-    let mut next_set = || launches.next().unwrap_or(0) % count;
+    let mut launches = 0;
+    let mut next_set = || {
+        launches += 1;
+        (launches - 1) % count
+    };
     for _ in 0..warmup {
         for op in ops.iter_mut() {
             op(&mut sets[next_set()])?;

@@ -7,8 +7,10 @@
 //! quantized GEMMs do, and the producer copies each tile's 256 biases with TMA (a second,
 //! two-stage `Pipeline`). The epilogue, 64 columns at a time, adds the bias and applies the
 //! activation in f32 before rounding: ReLU, GELU (tanh form, as PyTorch's `approximate="tanh"`
-//! and cuBLASLt's GELU epilogue) or SiLU, or none. The activation is a const of the kernel text,
-//! so each instantiation carries only its own.
+//! and cuBLASLt's GELU epilogue) or SiLU, or none. The activation is an expression of the
+//! pre-activation `z` that each instantiation passes to the kernel text (`linear_kernels!`), so
+//! each kernel carries only its own. Three tile sizes, 128 x 256, 128 x 128 with overlapped
+//! epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`).
 
 use tessel::prelude::*;
 
@@ -17,13 +19,13 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-/// Y = act(X W^T + b) with 128 x BN tiles; `ACT` is 0 (none), 1 (ReLU), 2 (GELU, tanh form) or 3
-/// (SiLU). M must be a multiple of 128, N of BN and K of 64 (the launch checks N and K;
-/// [`linear_bf16`] and [`linear_f16`] check M).
+/// Y = act(X W^T + b) with 128 x BN tiles, `act = |z| ..` the activation of the f32
+/// pre-activation `z`. M must be a multiple of 128, N of BN and K of 64 (the launch checks N and
+/// K; [`linear_bf16`] and [`linear_f16`] check M).
 macro_rules! linear {
-    ($name:ident, $t:ident, ACT = $act:literal, BN = $bn:literal, STAGES = $stages:literal) => {
+    ($name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, act = |$z:ident| $act:expr) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64, ACT = $act))]
+                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64))]
         pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>) {
             let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
             let (p, programs) = (program_id(0), num_programs(0));
@@ -73,21 +75,10 @@ macro_rules! linear {
                                     #[unroll]
                                     for q in 0..BLOCKS {
                                         let bias = b_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
-                                        let z = acc.slice([.., 64 * q..64 * q + 64]).load()
+                                        let $z = acc.slice([.., 64 * q..64 * q + 64]).load()
                                             + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
-                                        // The activation, chosen when the kernel compiles.
-                                        let a = if ACT == 1 {
-                                            max(z, 0.0)
-                                        } else if ACT == 2 {
-                                            // 0.5 z (1 + tanh(sqrt(2 / pi) (z + 0.044715 z^3)))
-                                            let inner = z * (0.7978846 + 0.035677407 * z * z);
-                                            0.5 * z * (1.0 + tanh(inner))
-                                        } else if ACT == 3 {
-                                            z * recip(1.0 + exp(-z))
-                                        } else {
-                                            z
-                                        };
-                                        y_s.at(h).at(q).store(a.cast::<$t>());
+                                        // The activation: an expression of `z` given where the kernel is instantiated.
+                                        y_s.at(h).at(q).store($act.cast::<$t>());
                                     }
                                 });
                                 commit_smem();
@@ -109,9 +100,9 @@ macro_rules! linear {
 /// two 64 x 128 tiles that take turns (`half`). For shapes whose wide tiles leave the last wave
 /// part-empty. M must be a multiple of 128, N of 128 and K of 64.
 macro_rules! linear_overlapped {
-    ($name:ident, $t:ident, ACT = $act:literal) => {
+    ($name:ident, $t:ident, act = |$z:ident| $act:expr) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                         consts(BM = 128, BN = 128, BK = 64, STAGES = 6, GROUP = 8, ACT = $act))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, GROUP = 8))]
         pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>) {
             let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
             let (p, programs) = (program_id(0), num_programs(0));
@@ -176,20 +167,10 @@ macro_rules! linear_overlapped {
                                                             .at(s)
                                                             .slice([64 * q..64 * q + 64])
                                                             .load(Layout::WgmmaCol);
-                                                        let z = done.slice([.., 64 * q..64 * q + 64]).load()
+                                                        let $z = done.slice([.., 64 * q..64 * q + 64]).load()
                                                             + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
-                                                        // The activation, chosen when the kernel compiles.
-                                                        let a = if ACT == 1 {
-                                                            max(z, 0.0)
-                                                        } else if ACT == 2 {
-                                                            let inner = z * (0.7978846 + 0.035677407 * z * z);
-                                                            0.5 * z * (1.0 + tanh(inner))
-                                                        } else if ACT == 3 {
-                                                            z * recip(1.0 + exp(-z))
-                                                        } else {
-                                                            z
-                                                        };
-                                                        y_s.at(h).at(q).store(a.cast::<$t>());
+                                                        // The activation: an expression of `z` given where the kernel is instantiated.
+                                                        y_s.at(h).at(q).store($act.cast::<$t>());
                                                     }
                                                 });
                                                 commit_smem();
@@ -216,20 +197,10 @@ macro_rules! linear_overlapped {
                                         for q in 0..2 {
                                             let done = acc.slice([.., BN * half..BN * half + BN]);
                                             let bias = b_s.at(s).slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
-                                            let z = done.slice([.., 64 * q..64 * q + 64]).load()
+                                            let $z = done.slice([.., 64 * q..64 * q + 64]).load()
                                                 + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
-                                            // The activation, chosen when the kernel compiles.
-                                            let a = if ACT == 1 {
-                                                max(z, 0.0)
-                                            } else if ACT == 2 {
-                                                let inner = z * (0.7978846 + 0.035677407 * z * z);
-                                                0.5 * z * (1.0 + tanh(inner))
-                                            } else if ACT == 3 {
-                                                z * recip(1.0 + exp(-z))
-                                            } else {
-                                                z
-                                            };
-                                            y_s.at(h).at(q).store(a.cast::<$t>());
+                                            // The activation: an expression of `z` given where the kernel is instantiated.
+                                            y_s.at(h).at(q).store($act.cast::<$t>());
                                         }
                                     });
                                     commit_smem();
@@ -247,30 +218,33 @@ macro_rules! linear_overlapped {
     };
 }
 
-linear!(linear_none_bf16, bf16, ACT = 0, BN = 256, STAGES = 3);
-linear!(linear_relu_bf16, bf16, ACT = 1, BN = 256, STAGES = 3);
-linear!(linear_gelu_bf16, bf16, ACT = 2, BN = 256, STAGES = 3);
-linear!(linear_silu_bf16, bf16, ACT = 3, BN = 256, STAGES = 3);
-linear!(linear_none_bf16_n64, bf16, ACT = 0, BN = 64, STAGES = 8);
-linear!(linear_relu_bf16_n64, bf16, ACT = 1, BN = 64, STAGES = 8);
-linear!(linear_gelu_bf16_n64, bf16, ACT = 2, BN = 64, STAGES = 8);
-linear!(linear_silu_bf16_n64, bf16, ACT = 3, BN = 64, STAGES = 8);
-linear_overlapped!(linear_none_bf16_overlapped, bf16, ACT = 0);
-linear_overlapped!(linear_relu_bf16_overlapped, bf16, ACT = 1);
-linear_overlapped!(linear_gelu_bf16_overlapped, bf16, ACT = 2);
-linear_overlapped!(linear_silu_bf16_overlapped, bf16, ACT = 3);
-linear!(linear_none_f16, f16, ACT = 0, BN = 256, STAGES = 3);
-linear!(linear_relu_f16, f16, ACT = 1, BN = 256, STAGES = 3);
-linear!(linear_gelu_f16, f16, ACT = 2, BN = 256, STAGES = 3);
-linear!(linear_silu_f16, f16, ACT = 3, BN = 256, STAGES = 3);
-linear!(linear_none_f16_n64, f16, ACT = 0, BN = 64, STAGES = 8);
-linear!(linear_relu_f16_n64, f16, ACT = 1, BN = 64, STAGES = 8);
-linear!(linear_gelu_f16_n64, f16, ACT = 2, BN = 64, STAGES = 8);
-linear!(linear_silu_f16_n64, f16, ACT = 3, BN = 64, STAGES = 8);
-linear_overlapped!(linear_none_f16_overlapped, f16, ACT = 0);
-linear_overlapped!(linear_relu_f16_overlapped, f16, ACT = 1);
-linear_overlapped!(linear_gelu_f16_overlapped, f16, ACT = 2);
-linear_overlapped!(linear_silu_f16_overlapped, f16, ACT = 3);
+/// The kernels of one element type: for each activation (an expression of the pre-activation
+/// `z`, f32 registers) the three tile sizes, 128 x 256, 128 x 64 and 128 x 128 (overlapped).
+macro_rules! linear_kernels {
+    ($t:ident, $([$wide:ident, $narrow:ident, $overlapped:ident] = |$z:ident| $act:expr;)*) => {
+        $(
+            linear!($wide, $t, BN = 256, STAGES = 3, act = |$z| $act);
+            linear!($narrow, $t, BN = 64, STAGES = 8, act = |$z| $act);
+            linear_overlapped!($overlapped, $t, act = |$z| $act);
+        )*
+    };
+}
+
+// GELU in its tanh form: 0.5 z (1 + tanh(sqrt(2 / pi) (z + 0.044715 z^3))).
+linear_kernels!(bf16,
+    [linear_none_bf16, linear_none_bf16_n64, linear_none_bf16_overlapped] = |z| z;
+    [linear_relu_bf16, linear_relu_bf16_n64, linear_relu_bf16_overlapped] = |z| max(z, 0.0);
+    [linear_gelu_bf16, linear_gelu_bf16_n64, linear_gelu_bf16_overlapped] =
+        |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)));
+    [linear_silu_bf16, linear_silu_bf16_n64, linear_silu_bf16_overlapped] = |z| z * recip(1.0 + exp(-z));
+);
+linear_kernels!(f16,
+    [linear_none_f16, linear_none_f16_n64, linear_none_f16_overlapped] = |z| z;
+    [linear_relu_f16, linear_relu_f16_n64, linear_relu_f16_overlapped] = |z| max(z, 0.0);
+    [linear_gelu_f16, linear_gelu_f16_n64, linear_gelu_f16_overlapped] =
+        |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)));
+    [linear_silu_f16, linear_silu_f16_n64, linear_silu_f16_overlapped] = |z| z * recip(1.0 + exp(-z));
+);
 
 /// The activation after the bias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +286,7 @@ macro_rules! linear_fns {
             y: &mut DeviceTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
-            $launch_variant(choose(x.shape(), w.shape()), stream, x, w, b, y, act)
+            $launch_variant(variant(x.shape(), w.shape()), stream, x, w, b, y, act)
         }
 
         /// Y = act(X W^T + b) on the GPU with tile size `v`.
@@ -345,7 +319,7 @@ macro_rules! linear_fns {
             act: Activation,
         ) -> tessel::Result<()> {
             whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
-            match (choose(x.shape(), w.shape()), act) {
+            match (variant(x.shape(), w.shape()), act) {
                 $(
                     (Variant::$variant, Activation::None) => $none::interpret(x, w, b, y),
                     (Variant::$variant, Activation::Relu) => $relu::interpret(x, w, b, y),
@@ -391,13 +365,16 @@ impl Variant {
     }
 }
 
-/// The tile size whose waves finish first for X (M x K) and W (N x K) (`waves::fastest`);
-/// `TESSEL_LINEAR=wide|overlapped|narrow` overrides it (for tuning). Dimensions a tensor of the
-/// wrong rank lacks count as 0, for the launch to report.
+/// The tile size for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|overlapped|narrow` overrides
+/// [`choose`] (for tuning).
+pub fn variant(x: &[usize], w: &[usize]) -> Variant {
+    let chosen = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name));
+    chosen.unwrap_or_else(|| choose(x, w))
+}
+
+/// The tile size whose waves finish first (`waves::fastest`). Dimensions a tensor of the wrong
+/// rank lacks count as 0, for the launch to report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
-    if let Some(v) = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name)) {
-        return v;
-    }
     let (m, n) = (x.first().copied().unwrap_or(0), w.first().copied().unwrap_or(0));
     waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
 }
