@@ -420,4 +420,9 @@ fn macro_substituted_expressions_keep_their_grouping() {
     doubled_sum::interpret(&x, &mut y).unwrap();
     let want: Vec<f64> = values(&x).iter().map(|v| (v + 1.0) * 2.0).collect();
     assert_close("($e) * 2", &values(&y), &want, 0.0);
+    // Other undelimited groups print as they were: `kernels::gemm_tf32` comes from a macro that
+    // passes its doc comment as `$doc:meta` (in parentheses it would not parse).
+    let (a, b) = (HostTensor::<f32>::zeros([64, 32]).unwrap(), HostTensor::<f32>::zeros([64, 32]).unwrap());
+    let mut c = HostTensor::<f32>::zeros([64, 64]).unwrap();
+    kernels::gemm_tf32::interpret(&a, &b, &mut c).unwrap();
 }

@@ -5,8 +5,12 @@
 
 use super::params::{HostKind, HostParam};
 use super::Input;
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
-use quote::quote;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::visit_mut::{self, VisitMut};
+use syn::Token;
 
 /// `static SOURCE` and `pub fn interpret(<host tensors and scalars>) -> Result<()>`.
 pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
@@ -26,7 +30,7 @@ pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
             HostKind::Scalar { scalar, .. } => scalar.interp_arg(name),
         }
     });
-    let (attr, item) = (source_text(&input.attr), source_text(&input.item));
+    let (attr, item) = (source_text(&input.attr, false), source_text(&input.item, true));
     quote! {
         /// The kernel's source, read by the interpreter.
         static SOURCE: ::tessel::__private::interp::KernelSource =
@@ -43,29 +47,38 @@ pub(crate) fn interpret(params: &[HostParam], input: &Input) -> TokenStream {
     }
 }
 
-/// `tokens` as text the interpreter parses into the program the macro parsed. A fragment that a
-/// `macro_rules!` substituted (`$act:expr`) arrives as a group without delimiters, which keeps
-/// its precedence (`$act.cast::<f32>()` casts all of `z * recip(..)`) but prints without them;
-/// such a group of more than one token is printed in parentheses.
-fn source_text(tokens: &TokenStream) -> String {
-    fn regroup(tokens: &TokenStream) -> TokenStream {
-        tokens
-            .clone()
-            .into_iter()
-            .map(|tree| match tree {
-                TokenTree::Group(g) => {
-                    let inner = regroup(&g.stream());
-                    let delimiter = match g.delimiter() {
-                        Delimiter::None if inner.clone().into_iter().nth(1).is_some() => Delimiter::Parenthesis,
-                        other => other,
-                    };
-                    let mut out = Group::new(delimiter, inner);
-                    out.set_span(g.span());
-                    TokenTree::Group(out)
-                }
-                other => other,
-            })
-            .collect()
+/// The attribute's or the function's tokens as text the interpreter parses into the program the
+/// macro parsed. An expression a `macro_rules!` substituted (`$act:expr`) arrives as a group
+/// without delimiters, which keeps its precedence (`$act.cast::<f32>()` casts all of
+/// `z * recip(..)`) but prints without them: such expressions are printed in parentheses. Other
+/// undelimited groups (a `$doc:meta` in an attribute, a `$v:vis`) print as they are.
+fn source_text(tokens: &TokenStream, item: bool) -> String {
+    let regrouped = match item {
+        true => syn::parse2::<syn::ItemFn>(tokens.clone()).map(|mut f| {
+            Parenthesize.visit_item_fn_mut(&mut f);
+            f.to_token_stream()
+        }),
+        false => Punctuated::<syn::Expr, Token![,]>::parse_terminated.parse2(tokens.clone()).map(|mut args| {
+            args.iter_mut().for_each(|e| Parenthesize.visit_expr_mut(e));
+            args.to_token_stream()
+        }),
+    };
+    // What does not parse here does not compile either: the macro reports it.
+    regrouped.unwrap_or_else(|_| tokens.clone()).to_string()
+}
+
+/// Rewrites undelimited expression groups as parenthesized ones.
+struct Parenthesize;
+
+impl VisitMut for Parenthesize {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Group(g) = e {
+            *e = syn::Expr::Paren(syn::ExprParen {
+                attrs: std::mem::take(&mut g.attrs),
+                paren_token: Default::default(),
+                expr: g.expr.clone(),
+            });
+        }
+        visit_mut::visit_expr_mut(self, e);
     }
-    regroup(tokens).to_string()
 }
