@@ -26,9 +26,8 @@
 //! Row-major C = A @ B is column-major C^T = B^T A^T, so both cuBLAS calls get B as their first
 //! operand (m = N, n = M, lda = N, ldb = K, ldc = N), with no transposes.
 //!
-//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs M % 128
-//! and K % 64 to be 0, and N a multiple of the tile width of the kernel `kernels::variant` picks:
-//! 256, 128 or 64), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
+//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs N and K
+//! to be multiples of 8, for TMA's 16-byte rows), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's
 //! directory; default `bench/results`), `BENCH_VARIANTS` (other tessel kernel variants, as
 //! `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in the same rounds and printed on the
 //! shape's line, never the baseline). The table is the last lines of the output. Without a GPU
@@ -62,17 +61,13 @@ use timing::Op;
 /// Errors of the benchmark itself: tessel's, cudarc's, or our own messages.
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// Whether tessel's kernel takes `shape`: M % 128 and K % 64 must be 0, and N whole tiles of the
-/// kernel the dispatcher picks for the shape.
+/// Whether tessel's kernel takes `shape`: any M, N and K (the last tiles overhang), but TMA moves
+/// rows of whole 16-byte units, so N and K must be multiples of 8 (the launch would say so too,
+/// after the inputs are made).
 fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
-    let width = match kernels::variant(m, n, k) {
-        kernels::Variant::Wide | kernels::Variant::Pair => 256,
-        kernels::Variant::Split | kernels::Variant::Overlapped => 128,
-        kernels::Variant::Narrow => 64,
-    };
-    if m == 0 || m % 128 != 0 || n == 0 || n % width != 0 || k == 0 || k % 64 != 0 {
-        return Err(format!("the kernel needs M % 128, N % {width} and K % 64 to be 0"));
+    if m == 0 || n == 0 || n % 8 != 0 || k == 0 || k % 8 != 0 {
+        return Err("the kernel needs N and K to be multiples of 8, and M > 0".into());
     }
     Ok(())
 }

@@ -50,11 +50,11 @@
 //! Rates are 2MNK / median time: TFLOP/s for fp8, TOP/s for int8. The datasheet's dense peak is
 //! 1979 for both on the H100 SXM and the H200 (twice the 989 of bf16).
 //!
-//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`; the kernels need M % 64, K % 128 and N a
-//! multiple of the chosen kernel's tile width, 256 or 64 for skinny shapes; default
+//! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`; the kernels need N % 8 and K % 16, for
+//! TMA's 16-byte rows; default
 //! `bench_matmul`'s six shapes), `BENCH_DTYPES` (`fp8,int8`), `BENCH_RUNS`, `BENCH_GAP_MS`,
 //! `BENCH_OUT` (the directory of `bench_qmatmul.csv`; default `bench/results`),
-//! `TESSEL_QMATMUL=wide|overlapped|narrow` (force a kernel), `BENCH_VARIANTS` (other tessel
+//! `TESSEL_QMATMUL=wide|mid|overlapped|narrow` (force a kernel), `BENCH_VARIANTS` (other tessel
 //! kernels, e.g. `wide,overlapped`, timed in the same rounds and printed on the shape's line,
 //! never the baseline). The table is the last lines of the output. Without a GPU the benchmark
 //! says so and exits 0; exit status 1 means a check or a run failed.
@@ -85,18 +85,13 @@ use timing::Op;
 /// Errors of the benchmark itself: tessel's, cudarc's, or our own messages.
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
 
-/// Whether tessel's kernels take `shape`: M % 64 and K % 128 must be 0, and N whole tiles of the
-/// kernel the dispatcher picks for the shape (the launch would say so too, after the inputs are
-/// made).
+/// Whether tessel's kernels take `shape`: any M, N and K (the last tiles overhang), but TMA moves
+/// rows of whole 16-byte units, so K must be a multiple of 16 and N (C's bf16 rows) of 8 (the
+/// launch would say so too, after the inputs are made).
 fn fits(shape: Shape) -> Result<(), String> {
     let Shape { m, n, k } = shape;
-    let width = match kernels::variant(Some(&m), Some(&n), Some(&k)) {
-        kernels::Variant::Wide => 256,
-        kernels::Variant::Overlapped => 128,
-        kernels::Variant::Narrow => 64,
-    };
-    if m == 0 || m % 64 != 0 || n == 0 || n % width != 0 || k == 0 || k % 128 != 0 {
-        return Err(format!("the kernel needs M % 64, N % {width} and K % 128 to be 0"));
+    if m == 0 || n == 0 || n % 8 != 0 || k == 0 || k % 16 != 0 {
+        return Err("the kernel needs N % 8 and K % 16 to be 0, and M > 0".into());
     }
     Ok(())
 }

@@ -1,6 +1,6 @@
-//! The example GEMM's dispatcher (`examples/kernels/matmul.rs`): which kernel a shape gets, the
-//! divisibility it checks beyond the launch's own, a split-K run through it in the interpreter, and
-//! the overlapped kernel in the interpreter and (with `--ignored`) on the GPU.
+//! The example GEMM's dispatcher (`examples/kernels/matmul.rs`): which kernel a shape gets, every
+//! kernel on shapes its tiles do not divide (`ragged(M, N, K)`), a split-K run through it in the
+//! interpreter, and the overlapped kernel in the interpreter and (with `--ignored`) on the GPU.
 
 mod common;
 
@@ -10,7 +10,7 @@ mod common;
 mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
-use kernels::{choose, whole_tiles, Variant};
+use kernels::{choose, Variant};
 use tessel::prelude::*;
 
 #[test]
@@ -18,19 +18,24 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     // Wide 128 x 256 tiles where their waves are full or nearly...
     assert_eq!(choose(8192, 8192, 8192), Variant::Wide);
     assert_eq!(choose(2048, 2048, 2048), Variant::Wide);
-    assert_eq!(choose(1152, 2048, 4096), Variant::Wide);
     // ...128 x 128 ones where those finish sooner: 192 wide tiles make two waves, 384 of
     // 128 x 128 three of half the time; 64 wide tiles leave half the SMs idle...
     assert_eq!(choose(1536, 4096, 4096), Variant::Overlapped);
     assert_eq!(choose(1024, 2048, 8192), Variant::Overlapped);
-    // ...or cover N where wide ones do not; 128 x 64 ones where only they do.
+    // ...128 x 192 ones where those fill more SMs without another wave: 72 wide tiles, 99 of
+    // these...
+    assert_eq!(choose(1152, 2048, 4096), Variant::Mid);
+    // ...or waste less of a last, partial column of tiles: 17 wide columns (544 tiles, 5 waves)
+    // against 33 of 128 x 128 (8 waves of half the time).
     assert_eq!(choose(4096, 4224, 4096), Variant::Overlapped);
-    assert_eq!(choose(4096, 4160, 4096), Variant::Narrow);
+    assert_eq!(choose(4096, 4160, 4096), Variant::Overlapped);
     // Skinny: split K over 2 x 1 clusters of 128 x 128 tiles when those fit in one wave...
     assert_eq!(choose(128, 8192, 8192), Variant::Split);
     // ...else the waves decide.
     assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);
-    assert_eq!(choose(128, 8192, 8128), Variant::Narrow);
+    assert_eq!(choose(128, 8192, 8128), Variant::Split);
+    // A single 64-wide step of K leaves nothing to split.
+    assert_eq!(choose(128, 8192, 64), Variant::Narrow);
 }
 
 #[test]
@@ -43,13 +48,41 @@ fn operands_of_the_wrong_rank_are_the_launchs_error() {
     assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
 }
 
+type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>) -> tessel::Result<()>;
+
+/// Every kernel of the dispatcher, by name, in the interpreter.
+const BF16_KERNELS: [(&str, Interpret<bf16>); 6] = [
+    ("wide", kernels::matmul_bf16::interpret),
+    ("mid", kernels::matmul_bf16_n192::interpret),
+    ("pair", kernels::matmul_bf16_2x1::interpret),
+    ("overlapped", kernels::matmul_bf16_overlapped::interpret),
+    ("narrow", kernels::matmul_bf16_n64::interpret),
+    ("split", kernels::matmul_bf16_split::interpret),
+];
+
 #[test]
-fn split_k_needs_an_even_number_of_k_steps() {
-    let err = whole_tiles(Variant::Split, 128, 192).unwrap_err();
-    assert!(matches!(err, Error::Divisibility { dim: "K", value: 192, divisor: 128, .. }), "{err}");
-    assert!(whole_tiles(Variant::Narrow, 128, 192).is_ok());
-    let err = whole_tiles(Variant::Pair, 128, 256).unwrap_err();
-    assert!(matches!(err, Error::Divisibility { dim: "M", value: 128, divisor: 256, .. }), "{err}");
+fn every_kernel_takes_shapes_its_tiles_do_not_divide() {
+    let mut rng = Rng::new(304);
+    // M, N and K end in partial tiles (K in an odd number of 64-wide steps, for the split's two
+    // halves); then a single row and a K shorter than one step.
+    for (m, n, k) in [(200, 328, 200), (1, 8, 8)] {
+        let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+        let expect = matmul(&values(&a), &values(&b), m, n, k, true);
+        for (name, interpret) in BF16_KERNELS {
+            let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+            interpret(&a, &b, &mut c).unwrap();
+            assert_close(&format!("{name} {m} x {n} x {k}"), &values(&c), &expect, 1e-2);
+        }
+    }
+}
+
+#[test]
+fn rows_tma_cannot_stride_are_refused() {
+    // B's and C's rows of 100 bf16 are 200 bytes: TMA needs strides in 16-byte units.
+    let a = HostTensor::<bf16>::zeros([128, 64]).unwrap();
+    let (b, mut c) = (HostTensor::<bf16>::zeros([64, 100]).unwrap(), HostTensor::<bf16>::zeros([128, 100]).unwrap());
+    let err = kernels::interpret_bf16_any(&a, &b, &mut c).unwrap_err();
+    assert!(matches!(err, Error::Misaligned { .. }), "{err}");
 }
 
 #[test]
@@ -91,15 +124,36 @@ fn overlapped_tiles_take_turns_in_the_accumulator() {
 fn overlapped_tiles_on_the_gpu() {
     let dev = Device::new(0).expect("an sm_90 GPU");
     let mut rng = Rng::new(303);
-    // 12 x 13 tiles on 132 programs: one or two each, so the last result is in either half
-    // (and N, an odd number of 128s, makes it the dispatcher's choice).
+    // 12 x 13 tiles on 132 programs: one or two each, so the last result is in either half.
     let (m, n, k) = (1536, 1664, 256);
-    assert_eq!(choose(m, n, k), Variant::Overlapped);
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = DeviceTensor::from_host(&dev, &HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap()).unwrap();
     let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
-    kernels::matmul_bf16_any(&dev, &up(&a), &up(&b), &mut c).unwrap();
+    kernels::matmul_bf16_variant(Variant::Overlapped, &dev, &up(&a), &up(&b), &mut c).unwrap();
     let got = c.to_host().unwrap();
     assert_close("overlapped bf16 on the GPU", &values(&got), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
     println!("overlapped bf16 {m} x {n} x {k} on the GPU: OK");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn partial_tiles_on_the_gpu() {
+    let dev = Device::new(0).expect("an sm_90 GPU");
+    let mut rng = Rng::new(305);
+    let variants = [Variant::Wide, Variant::Mid, Variant::Pair, Variant::Overlapped, Variant::Narrow, Variant::Split];
+    // Last tiles overhanging M, N and K in every kernel (K: 15 steps of 64, the last 40 wide, so
+    // the split's halves differ by one); one row (A's box is 64 rows of a 1-row array).
+    for (m, n, k) in [(1000, 1000, 1000), (1, 8, 8)] {
+        let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+        let expect = matmul(&values(&a), &values(&b), m, n, k, true);
+        let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
+        let (da, db) = (up(&a), up(&b));
+        for v in variants {
+            let mut c = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
+            kernels::matmul_bf16_variant(v, &dev, &da, &db, &mut c).unwrap();
+            let what = format!("{v:?} {m} x {n} x {k} on the GPU");
+            assert_close(&what, &values(&c.to_host().unwrap()), &expect, 1e-2);
+            println!("{what}: OK");
+        }
+    }
 }

@@ -9,8 +9,8 @@
 //! activation in f32 before rounding: ReLU, GELU (tanh form, as PyTorch's `approximate="tanh"`
 //! and cuBLASLt's GELU epilogue) or SiLU, or none. The activation is an expression of the
 //! pre-activation `z` that each instantiation passes to the kernel text (`linear_kernels!`), so
-//! each kernel carries only its own. Three tile sizes, 128 x 256, 128 x 128 with overlapped
-//! epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`).
+//! each kernel carries only its own. Four tile sizes, 128 x 256, 128 x 192, 128 x 128 with
+//! overlapped epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`).
 
 use tessel::prelude::*;
 
@@ -20,14 +20,14 @@ use tessel::prelude::*;
 pub mod waves;
 
 /// Y = act(X W^T + b) with 128 x BN tiles, `act = |z| ..` the activation of the f32
-/// pre-activation `z`. M must be a multiple of 128, N of BN and K of 64 (the launch checks N and
-/// K; [`linear_bf16`] and [`linear_f16`] check M).
+/// pre-activation `z`. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
+/// (which add nothing to the products) and drops what a store writes outside.
 macro_rules! linear {
     ($name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, act = |$z:ident| $act:expr) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64))]
+                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64), ragged(M, N, K))]
         pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>) {
-            let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
+            let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
             let (p, programs) = (program_id(0), num_programs(0));
             let tiles = tile_rows * tile_cols;
             run_scoped(
@@ -98,13 +98,13 @@ macro_rules! linear {
 /// The same layer with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas
 /// (as `matmul_overlapped!` in `kernels/matmul.rs`): each consumer's 64 x 256 accumulator holds
 /// two 64 x 128 tiles that take turns (`half`). For shapes whose wide tiles leave the last wave
-/// part-empty. M must be a multiple of 128, N of 128 and K of 64.
+/// part-empty. Any M, N and K, as for `linear!`.
 macro_rules! linear_overlapped {
     ($name:ident, $t:ident, act = |$z:ident| $act:expr) => {
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, GROUP = 8))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, GROUP = 8), ragged(M, N, K))]
         pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>) {
-            let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
+            let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
             let (p, programs) = (program_id(0), num_programs(0));
             let tiles = tile_rows * tile_cols;
             // This program's tiles: p, p + programs, ..
@@ -219,11 +219,13 @@ macro_rules! linear_overlapped {
 }
 
 /// The kernels of one element type: for each activation (an expression of the pre-activation
-/// `z`, f32 registers) the three tile sizes, 128 x 256, 128 x 64 and 128 x 128 (overlapped).
+/// `z`, f32 registers) the four tile sizes, 128 x 256, 128 x 192, 128 x 64 and 128 x 128
+/// (overlapped).
 macro_rules! linear_kernels {
-    ($t:ident, $([$wide:ident, $narrow:ident, $overlapped:ident] = |$z:ident| $act:expr;)*) => {
+    ($t:ident, $([$wide:ident, $mid:ident, $narrow:ident, $overlapped:ident] = |$z:ident| $act:expr;)*) => {
         $(
             linear!($wide, $t, BN = 256, STAGES = 3, act = |$z| $act);
+            linear!($mid, $t, BN = 192, STAGES = 4, act = |$z| $act);
             linear!($narrow, $t, BN = 64, STAGES = 8, act = |$z| $act);
             linear_overlapped!($overlapped, $t, act = |$z| $act);
         )*
@@ -232,18 +234,18 @@ macro_rules! linear_kernels {
 
 // GELU in its tanh form: 0.5 z (1 + tanh(sqrt(2 / pi) (z + 0.044715 z^3))).
 linear_kernels!(bf16,
-    [linear_none_bf16, linear_none_bf16_n64, linear_none_bf16_overlapped] = |z| z;
-    [linear_relu_bf16, linear_relu_bf16_n64, linear_relu_bf16_overlapped] = |z| max(z, 0.0);
-    [linear_gelu_bf16, linear_gelu_bf16_n64, linear_gelu_bf16_overlapped] =
+    [linear_none_bf16, linear_none_bf16_n192, linear_none_bf16_n64, linear_none_bf16_overlapped] = |z| z;
+    [linear_relu_bf16, linear_relu_bf16_n192, linear_relu_bf16_n64, linear_relu_bf16_overlapped] = |z| max(z, 0.0);
+    [linear_gelu_bf16, linear_gelu_bf16_n192, linear_gelu_bf16_n64, linear_gelu_bf16_overlapped] =
         |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)));
-    [linear_silu_bf16, linear_silu_bf16_n64, linear_silu_bf16_overlapped] = |z| z * recip(1.0 + exp(-z));
+    [linear_silu_bf16, linear_silu_bf16_n192, linear_silu_bf16_n64, linear_silu_bf16_overlapped] = |z| z * recip(1.0 + exp(-z));
 );
 linear_kernels!(f16,
-    [linear_none_f16, linear_none_f16_n64, linear_none_f16_overlapped] = |z| z;
-    [linear_relu_f16, linear_relu_f16_n64, linear_relu_f16_overlapped] = |z| max(z, 0.0);
-    [linear_gelu_f16, linear_gelu_f16_n64, linear_gelu_f16_overlapped] =
+    [linear_none_f16, linear_none_f16_n192, linear_none_f16_n64, linear_none_f16_overlapped] = |z| z;
+    [linear_relu_f16, linear_relu_f16_n192, linear_relu_f16_n64, linear_relu_f16_overlapped] = |z| max(z, 0.0);
+    [linear_gelu_f16, linear_gelu_f16_n192, linear_gelu_f16_n64, linear_gelu_f16_overlapped] =
         |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)));
-    [linear_silu_f16, linear_silu_f16_n64, linear_silu_f16_overlapped] = |z| z * recip(1.0 + exp(-z));
+    [linear_silu_f16, linear_silu_f16_n192, linear_silu_f16_n64, linear_silu_f16_overlapped] = |z| z * recip(1.0 + exp(-z));
 );
 
 /// The activation after the bias.
@@ -299,7 +301,6 @@ macro_rules! linear_fns {
             y: &mut DeviceTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
-            whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
             match (v, act) {
                 $(
                     (Variant::$variant, Activation::None) => $none::launch(stream, x, w, b, y),
@@ -318,7 +319,6 @@ macro_rules! linear_fns {
             y: &mut HostTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
-            whole_row_tiles(x.shape().first().copied().unwrap_or(0))?;
             match (variant(x.shape(), w.shape()), act) {
                 $(
                     (Variant::$variant, Activation::None) => $none::interpret(x, w, b, y),
@@ -333,11 +333,13 @@ macro_rules! linear_fns {
 
 linear_fns!(linear_bf16, linear_bf16_variant, interpret_linear_bf16, bf16,
             Wide => [linear_none_bf16, linear_relu_bf16, linear_gelu_bf16, linear_silu_bf16],
+            Mid => [linear_none_bf16_n192, linear_relu_bf16_n192, linear_gelu_bf16_n192, linear_silu_bf16_n192],
             Overlapped => [linear_none_bf16_overlapped, linear_relu_bf16_overlapped, linear_gelu_bf16_overlapped,
                            linear_silu_bf16_overlapped],
             Narrow => [linear_none_bf16_n64, linear_relu_bf16_n64, linear_gelu_bf16_n64, linear_silu_bf16_n64]);
 linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
             Wide => [linear_none_f16, linear_relu_f16, linear_gelu_f16, linear_silu_f16],
+            Mid => [linear_none_f16_n192, linear_relu_f16_n192, linear_gelu_f16_n192, linear_silu_f16_n192],
             Overlapped => [linear_none_f16_overlapped, linear_relu_f16_overlapped, linear_gelu_f16_overlapped,
                            linear_silu_f16_overlapped],
             Narrow => [linear_none_f16_n64, linear_relu_f16_n64, linear_gelu_f16_n64, linear_silu_f16_n64]);
@@ -347,6 +349,8 @@ linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
 pub enum Variant {
     /// 128 x 256 tiles.
     Wide,
+    /// 128 x 192 tiles (four stages).
+    Mid,
     /// 128 x 128 tiles taking turns in the accumulator (`linear_overlapped!`).
     Overlapped,
     /// 128 x 64 tiles with eight stages.
@@ -354,10 +358,11 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// The variant `TESSEL_LINEAR` or `BENCH_VARIANTS` names: `wide`, `overlapped` or `narrow`.
+    /// The variant `TESSEL_LINEAR` or `BENCH_VARIANTS` names: `wide`, `mid`, `overlapped` or `narrow`.
     pub fn named(name: &str) -> Option<Variant> {
         Some(match name.trim() {
             "wide" => Variant::Wide,
+            "mid" => Variant::Mid,
             "overlapped" => Variant::Overlapped,
             "narrow" => Variant::Narrow,
             _ => return None,
@@ -365,7 +370,7 @@ impl Variant {
     }
 }
 
-/// The tile size for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|overlapped|narrow` overrides
+/// The tile size for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow` overrides
 /// [`choose`] (for tuning).
 pub fn variant(x: &[usize], w: &[usize]) -> Variant {
     let chosen = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name));
@@ -376,29 +381,19 @@ pub fn variant(x: &[usize], w: &[usize]) -> Variant {
 /// rank lacks count as 0, for the launch to report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
     let (m, n) = (x.first().copied().unwrap_or(0), w.first().copied().unwrap_or(0));
-    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
-}
-
-/// M in whole 128-row tiles: the launch checks the TMA boxes (64 rows), not what a program
-/// computes (two of them). An X without rows (of the wrong rank) passes, for the launch to report.
-fn whole_row_tiles(m: usize) -> tessel::Result<()> {
-    match m % 128 {
-        0 => Ok(()),
-        _ => Err(tessel::Error::Divisibility {
-            dim: "M",
-            value: m,
-            divisor: 128,
-            why: "a program computes whole 128-row tiles",
-        }),
-    }
+    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow))
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
 pub const ALL_PTX: &[(&str, &str)] = &[
     ("linear_none_bf16", linear_none_bf16::PTX),
+    ("linear_none_bf16_n192", linear_none_bf16_n192::PTX),
     ("linear_relu_bf16", linear_relu_bf16::PTX),
+    ("linear_relu_bf16_n192", linear_relu_bf16_n192::PTX),
     ("linear_gelu_bf16", linear_gelu_bf16::PTX),
+    ("linear_gelu_bf16_n192", linear_gelu_bf16_n192::PTX),
     ("linear_silu_bf16", linear_silu_bf16::PTX),
+    ("linear_silu_bf16_n192", linear_silu_bf16_n192::PTX),
     ("linear_none_bf16_n64", linear_none_bf16_n64::PTX),
     ("linear_relu_bf16_n64", linear_relu_bf16_n64::PTX),
     ("linear_gelu_bf16_n64", linear_gelu_bf16_n64::PTX),
@@ -408,9 +403,13 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("linear_gelu_bf16_overlapped", linear_gelu_bf16_overlapped::PTX),
     ("linear_silu_bf16_overlapped", linear_silu_bf16_overlapped::PTX),
     ("linear_none_f16", linear_none_f16::PTX),
+    ("linear_none_f16_n192", linear_none_f16_n192::PTX),
     ("linear_relu_f16", linear_relu_f16::PTX),
+    ("linear_relu_f16_n192", linear_relu_f16_n192::PTX),
     ("linear_gelu_f16", linear_gelu_f16::PTX),
+    ("linear_gelu_f16_n192", linear_gelu_f16_n192::PTX),
     ("linear_silu_f16", linear_silu_f16::PTX),
+    ("linear_silu_f16_n192", linear_silu_f16_n192::PTX),
     ("linear_none_f16_n64", linear_none_f16_n64::PTX),
     ("linear_relu_f16_n64", linear_relu_f16_n64::PTX),
     ("linear_gelu_f16_n64", linear_gelu_f16_n64::PTX),

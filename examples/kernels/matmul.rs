@@ -31,14 +31,15 @@ use tessel::prelude::*;
 pub mod waves;
 
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
-/// 128 x BN tiles. M must be a multiple of 128 (256 for `pair`), N of BN and K of 64.
+/// 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
+/// (which add nothing to the products) and drops what a store writes outside.
 macro_rules! matmul {
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, cluster = 1, units = (M / BM, N / BN),
+        matmul!(@kernel $name, $t, $bn, $stages, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
                 tile = (ur, uc), b_copy = (), releases = 2, release = ());
     };
     (pair, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, cluster = 2, units = (M / (2 * BM), N / BN),
+        matmul!(@kernel $name, $t, $bn, $stages, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
                 tile = (2 * ur + cluster_rank(), uc), b_copy = (, multicast = true),
                 releases = 4, release = (, cluster = true));
     };
@@ -46,10 +47,10 @@ macro_rules! matmul {
      units = ($rows:expr, $cols:expr), tile = ($ti:expr, $tj:expr), b_copy = ($($b_flag:tt)*),
      releases = $releases:literal, release = ($($release:tt)*)) => {
         #[kernel(grid = (132,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8))]
+                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8), ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
-            let (unit_rows, unit_cols, steps) = ($rows, $cols, K / BK);
+            let (unit_rows, unit_cols, steps) = ($rows, $cols, cdiv(K, BK));
             let (cl, clusters) = (program_id(0) / $cluster, num_programs(0) / $cluster);
             let units = unit_rows * unit_cols;
             run_scoped(
@@ -108,13 +109,13 @@ macro_rules! matmul {
 /// C = A @ B with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas: each
 /// consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), so that
 /// while a tile's first step multiplies into one half, the previous tile's result is stored from
-/// the other. M must be a multiple of 128, N of 128 and K of 64.
+/// the other. Any M, N and K, as for `matmul!`.
 macro_rules! matmul_overlapped {
     ($name:ident, $t:ident, STAGES = $stages:literal, PROGRAMS = $programs:literal) => {
         #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                                 consts(BM = 128, BN = 128, BK = 64, STAGES = $stages, GROUP = 8))]
+                                 consts(BM = 128, BN = 128, BK = 64, STAGES = $stages, GROUP = 8), ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            let (tile_rows, tile_cols, steps) = (M / BM, N / BN, K / BK);
+            let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
             let (p, programs) = (program_id(0), num_programs(0));
             let tiles = tile_rows * tile_cols;
             // This program's tiles: p, p + programs, ..
@@ -197,14 +198,17 @@ macro_rules! matmul_overlapped {
 }
 
 /// C = A @ B for skinny shapes: one 2 x 1 cluster per 128 x 128 tile of C, each program
-/// multiplying half of K. M and N must be multiples of 128, K of 128 (two halves of 64-wide steps).
+/// multiplying half of K. Any M, N and K, as for `matmul!`.
 macro_rules! split_k {
     ($name:ident, $t:ident) => {
-        #[kernel(grid = (2 * (M / BM) * (N / BN),), cluster = (2,), warpgroups = 3, warpgroup_axis = wg,
-                                                 max_registers = 168, consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
+        #[kernel(grid = (2 * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3, warpgroup_axis = wg,
+                                 max_registers = 168, consts(BM = 128, BN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            let (half, unit, steps) = (cluster_rank(), program_id(0) / 2, K / BK / 2);
-            let (ti, tj) = (unit / (N / BN), unit % (N / BN));
+            // Program 0 takes the first half of K's steps (one more, for an odd count), program 1 the rest.
+            let (half, unit, all_steps) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK));
+            let first_half = (all_steps + 1) / 2;
+            let steps = if half == 0 { first_half } else { all_steps - first_half };
+            let (ti, tj) = (unit / cdiv(N, BN), unit % cdiv(N, BN));
             run_scoped(
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
@@ -217,7 +221,7 @@ macro_rules! split_k {
                     if warpgroup_id() == 0 {
                         set_max_registers(40);
                         pipeline_produce(ring, steps, |k, s, bar| {
-                            let kk = half * steps + k;
+                            let kk = half * first_half + k;
                             copy_gmem_to_smem(a.tile([2 * ti, kk]), a_s.at(s).at(0), bar);
                             copy_gmem_to_smem(a.tile([2 * ti + 1, kk]), a_s.at(s).at(1), bar);
                             copy_gmem_to_smem(b.tile([kk, tj]), b_s.at(s), bar);
@@ -250,6 +254,8 @@ macro_rules! split_k {
 
 matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 3);
 matmul!(single, matmul_f16, f16, BN = 256, STAGES = 3);
+matmul!(single, matmul_bf16_n192, bf16, BN = 192, STAGES = 4);
+matmul!(single, matmul_f16_n192, f16, BN = 192, STAGES = 4);
 matmul!(pair, matmul_bf16_2x1, bf16, BN = 256, STAGES = 3);
 matmul!(pair, matmul_f16_2x1, f16, BN = 256, STAGES = 3);
 matmul!(single, matmul_bf16_n64, bf16, BN = 64, STAGES = 8);
@@ -282,8 +288,6 @@ macro_rules! dispatch {
             b: &DeviceTensor<$t>,
             c: &mut DeviceTensor<$t>,
         ) -> tessel::Result<()> {
-            let (m, _, k) = dims(a.shape(), b.shape());
-            whole_tiles(v, m, k)?;
             match v {
                 $(Variant::$variant => $kernel::launch(stream, a, b, c),)*
             }
@@ -292,9 +296,7 @@ macro_rules! dispatch {
         /// C = A @ B in the interpreter, with the variant the GPU would run.
         pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
             let (m, n, k) = dims(a.shape(), b.shape());
-            let v = variant(m, n, k);
-            whole_tiles(v, m, k)?;
-            match v {
+            match variant(m, n, k) {
                 $(Variant::$variant => $kernel::interpret(a, b, c),)*
             }
         }
@@ -302,11 +304,11 @@ macro_rules! dispatch {
 }
 
 dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, bf16,
-          Wide => matmul_bf16, Pair => matmul_bf16_2x1, Overlapped => matmul_bf16_overlapped,
-          Narrow => matmul_bf16_n64, Split => matmul_bf16_split);
+          Wide => matmul_bf16, Mid => matmul_bf16_n192, Pair => matmul_bf16_2x1,
+          Overlapped => matmul_bf16_overlapped, Narrow => matmul_bf16_n64, Split => matmul_bf16_split);
 dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, f16,
-          Wide => matmul_f16, Pair => matmul_f16_2x1, Overlapped => matmul_f16_overlapped,
-          Narrow => matmul_f16_n64, Split => matmul_f16_split);
+          Wide => matmul_f16, Mid => matmul_f16_n192, Pair => matmul_f16_2x1,
+          Overlapped => matmul_f16_overlapped, Narrow => matmul_f16_n64, Split => matmul_f16_split);
 
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
 /// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
@@ -320,6 +322,9 @@ fn dims(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
 pub enum Variant {
     /// 128 x 256 tiles, no clusters.
     Wide,
+    /// 128 x 192 tiles (four stages): where wide tiles leave SMs idle and these do not make
+    /// another wave (1152 x 2048: 72 wide tiles or 99 of these on the 132 SMs).
+    Mid,
     /// 128 x 256 tiles, 2 x 1 clusters sharing B.
     Pair,
     /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
@@ -333,7 +338,7 @@ pub enum Variant {
     Split,
 }
 
-/// The variant for C = A @ B with A M x K and B K x N: `TESSEL_MATMUL=wide|pair|overlapped|narrow|split`
+/// The variant for C = A @ B with A M x K and B K x N: `TESSEL_MATMUL=wide|mid|pair|overlapped|narrow|split`
 /// overrides [`choose`] (for tuning).
 pub fn variant(m: usize, n: usize, k: usize) -> Variant {
     let chosen = std::env::var("TESSEL_MATMUL").ok().and_then(|name| Variant::named(&name));
@@ -341,10 +346,11 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 }
 
 impl Variant {
-    /// The variant `TESSEL_MATMUL` names: `wide`, `pair`, `overlapped`, `narrow` or `split`.
+    /// The variant `TESSEL_MATMUL` names: `wide`, `mid`, `pair`, `overlapped`, `narrow` or `split`.
     pub fn named(name: &str) -> Option<Variant> {
         Some(match name.trim() {
             "wide" => Variant::Wide,
+            "mid" => Variant::Mid,
             "pair" => Variant::Pair,
             "overlapped" => Variant::Overlapped,
             "narrow" => Variant::Narrow,
@@ -356,40 +362,27 @@ impl Variant {
 
 /// The variant for a shape, without the override. Where wide tiles would leave more than half the
 /// 132 SMs idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those fill at most the 132
-/// SMs and the shape divides into them; otherwise the tiles whose waves finish first
-/// ([`waves::fastest`]): wide ones, 128 x 128 ones with overlapped epilogues, or 128 x 64 ones.
+/// SMs and K has two 64-wide steps or more; otherwise the tiles whose waves finish first
+/// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
+/// 128 x 64 ones.
 ///
 /// (`Pair` measured the same as `Wide` on the H200 under a sustained load, within a percent
 /// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
-    let split_fits = m % 128 == 0 && n % 128 == 0 && k % 128 == 0 && 2 * (m / 128) * (n / 128) <= 132;
+    let split_fits = k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= 132;
     if m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
         return Variant::Split;
     }
-    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
-}
-
-/// The launch checks the tiles' divisibility of N and K, and of M by 64 (the TMA boxes). A program
-/// computes whole 128-row tiles (pairs of them for `Pair`), and `Split` gives each program of a
-/// cluster the same number of 64-wide steps of K: these the launch cannot see, so they are checked here.
-pub fn whole_tiles(v: Variant, m: usize, k: usize) -> tessel::Result<()> {
-    let rows = if v == Variant::Pair { 256 } else { 128 };
-    if m % rows != 0 {
-        let why = "a program computes whole 128-row tiles of C (pairs of them in a 2 x 1 cluster)";
-        return Err(tessel::Error::Divisibility { dim: "M", value: m, divisor: rows, why });
-    }
-    if v == Variant::Split && k % 128 != 0 {
-        let why = "the two programs of a cluster each take half of K's 64-wide steps";
-        return Err(tessel::Error::Divisibility { dim: "K", value: k, divisor: 128, why });
-    }
-    Ok(())
+    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow))
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
 pub const ALL_PTX: &[(&str, &str)] = &[
     ("matmul_bf16", matmul_bf16::PTX),
     ("matmul_f16", matmul_f16::PTX),
+    ("matmul_bf16_n192", matmul_bf16_n192::PTX),
+    ("matmul_f16_n192", matmul_f16_n192::PTX),
     ("matmul_bf16_2x1", matmul_bf16_2x1::PTX),
     ("matmul_f16_2x1", matmul_f16_2x1::PTX),
     ("matmul_bf16_n64", matmul_bf16_n64::PTX),

@@ -33,12 +33,12 @@ use tessel::prelude::*;
 pub mod waves;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
-/// `$acc`, with 128 x BN tiles. M must be a multiple of 64, N of BN and K of 128 (the launch checks
-/// them).
+/// `$acc`, with 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA
+/// reads zeros (which add nothing to the products) and drops what a store writes outside.
 macro_rules! scaled_matmul {
     ($name:ident, $t:ident, $acc:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                                 consts(BM = 128, BN = $bn, BK = 128, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64))]
+        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                                 consts(BM = 128, BN = $bn, BK = 128, STAGES = $stages, GROUP = 8, BLOCKS = $bn / 64))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -46,8 +46,7 @@ macro_rules! scaled_matmul {
             w_scale: Gmem<f32, N>,
             c: GmemMut<bf16, M, N>,
         ) {
-            // A last tile row of 64 is half outside A and C: TMA reads zeros there and writes nothing.
-            let (tile_rows, tile_cols, steps) = ((M + BM - 1) / BM, N / BN, K / BK);
+            let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
             let (p, programs) = (program_id(0), num_programs(0));
             let tiles = tile_rows * tile_cols;
             run_scoped(
@@ -128,10 +127,10 @@ macro_rules! scaled_matmul {
 /// The same product with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas:
 /// each consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), and
 /// while a tile's first step multiplies into one half, the previous tile's result is scaled and
-/// stored from the other. M must be a multiple of 64, N of 128 and K of 128.
+/// stored from the other. Any M, N and K, as for `scaled_matmul!`.
 macro_rules! scaled_matmul_overlapped {
     ($name:ident, $t:ident, $acc:ident, STAGES = $stages:literal, PROGRAMS = $programs:literal) => {
-        #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+        #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
                                                  consts(BM = 128, BN = 128, BK = 128, STAGES = $stages, GROUP = 8))]
         pub fn $name(
             a: Gmem<$t, M, K>,
@@ -140,8 +139,7 @@ macro_rules! scaled_matmul_overlapped {
             w_scale: Gmem<f32, N>,
             c: GmemMut<bf16, M, N>,
         ) {
-            // A last tile row of 64 is half outside A and C: TMA reads zeros there and writes nothing.
-            let (tile_rows, tile_cols, steps) = ((M + BM - 1) / BM, N / BN, K / BK);
+            let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
             let (p, programs) = (program_id(0), num_programs(0));
             let tiles = tile_rows * tile_cols;
             // This program's tiles: p, p + programs, ..
@@ -266,6 +264,8 @@ macro_rules! scaled_matmul_overlapped {
 
 scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, BN = 256, STAGES = 3);
 scaled_matmul!(scaled_matmul_i8, i8, i32, BN = 256, STAGES = 3);
+scaled_matmul!(scaled_matmul_fp8_n192, f8e4m3, f32, BN = 192, STAGES = 4);
+scaled_matmul!(scaled_matmul_i8_n192, i8, i32, BN = 192, STAGES = 4);
 scaled_matmul!(scaled_matmul_fp8_narrow, f8e4m3, f32, BN = 64, STAGES = 8);
 scaled_matmul!(scaled_matmul_i8_narrow, i8, i32, BN = 64, STAGES = 8);
 scaled_matmul_overlapped!(scaled_matmul_fp8_overlapped, f8e4m3, f32, STAGES = 5, PROGRAMS = 132);
@@ -319,15 +319,20 @@ macro_rules! dispatch {
 }
 
 dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, F8E4M3,
-          Wide => scaled_matmul_fp8, Overlapped => scaled_matmul_fp8_overlapped, Narrow => scaled_matmul_fp8_narrow);
+          Wide => scaled_matmul_fp8, Mid => scaled_matmul_fp8_n192, Overlapped => scaled_matmul_fp8_overlapped,
+          Narrow => scaled_matmul_fp8_narrow);
 dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
-          Wide => scaled_matmul_i8, Overlapped => scaled_matmul_i8_overlapped, Narrow => scaled_matmul_i8_narrow);
+          Wide => scaled_matmul_i8, Mid => scaled_matmul_i8_n192, Overlapped => scaled_matmul_i8_overlapped,
+          Narrow => scaled_matmul_i8_narrow);
 
 /// The kernels `dispatch!` chooses from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     /// 128 x 256 tiles.
     Wide,
+    /// 128 x 192 tiles (four stages): where wide tiles leave SMs idle and these do not make
+    /// another wave.
+    Mid,
     /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
     /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or do not
     /// cover N.
@@ -338,10 +343,11 @@ pub enum Variant {
 }
 
 impl Variant {
-    /// The variant `TESSEL_QMATMUL` names: `wide`, `overlapped` or `narrow`.
+    /// The variant `TESSEL_QMATMUL` names: `wide`, `mid`, `overlapped` or `narrow`.
     pub fn named(name: &str) -> Option<Variant> {
         Some(match name.trim() {
             "wide" => Variant::Wide,
+            "mid" => Variant::Mid,
             "overlapped" => Variant::Overlapped,
             "narrow" => Variant::Narrow,
             _ => return None,
@@ -349,14 +355,14 @@ impl Variant {
     }
 }
 
-/// The variant for a shape: `TESSEL_QMATMUL=wide|overlapped|narrow` overrides [`choose`] (for tuning).
+/// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow` overrides [`choose`] (for tuning).
 pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
     let chosen = std::env::var("TESSEL_QMATMUL").ok().and_then(|name| Variant::named(&name));
     chosen.unwrap_or_else(|| choose(m, n, k))
 }
 
-/// The tiles whose waves finish first ([`waves::fastest`]): wide ones, 128 x 128 ones with
-/// overlapped epilogues, or 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
+/// The tiles whose waves finish first ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128
+/// ones with overlapped epilogues, or 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
 /// 1.3-1.9x faster than wide ones at M = 128 and 256, N = K = 8192, and at M = 128 1.13-1.17x
 /// faster than K split across a 2 x 1 cluster as the bf16 GEMM does.)
 ///
@@ -364,13 +370,15 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 /// them.
 pub fn choose(m: Option<&usize>, n: Option<&usize>, _k: Option<&usize>) -> Variant {
     let (Some(&m), Some(&n)) = (m, n) else { return Variant::Wide };
-    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Overlapped, Variant::Narrow))
+    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow))
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
 pub const ALL_PTX: &[(&str, &str)] = &[
     ("scaled_matmul_fp8", scaled_matmul_fp8::PTX),
     ("scaled_matmul_i8", scaled_matmul_i8::PTX),
+    ("scaled_matmul_fp8_n192", scaled_matmul_fp8_n192::PTX),
+    ("scaled_matmul_i8_n192", scaled_matmul_i8_n192::PTX),
     ("scaled_matmul_fp8_narrow", scaled_matmul_fp8_narrow::PTX),
     ("scaled_matmul_i8_narrow", scaled_matmul_i8_narrow::PTX),
     ("scaled_matmul_fp8_overlapped", scaled_matmul_fp8_overlapped::PTX),

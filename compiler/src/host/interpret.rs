@@ -67,17 +67,21 @@ fn source_text(tokens: &TokenStream, item: bool) -> String {
     regrouped.unwrap_or_else(|_| tokens.clone()).to_string()
 }
 
-/// Rewrites undelimited expression groups as parenthesized ones.
+/// Rewrites undelimited expression groups as parenthesized ones, and a group of a literal or a
+/// name as the literal or name itself (where the attribute wants a literal: `cluster = ($c,)`).
 struct Parenthesize;
 
 impl VisitMut for Parenthesize {
     fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
         if let syn::Expr::Group(g) = e {
-            *e = syn::Expr::Paren(syn::ExprParen {
-                attrs: std::mem::take(&mut g.attrs),
-                paren_token: Default::default(),
-                expr: g.expr.clone(),
-            });
+            *e = match &*g.expr {
+                syn::Expr::Lit(_) | syn::Expr::Path(_) => (*g.expr).clone(),
+                _ => syn::Expr::Paren(syn::ExprParen {
+                    attrs: std::mem::take(&mut g.attrs),
+                    paren_token: Default::default(),
+                    expr: g.expr.clone(),
+                }),
+            };
         }
         visit_mut::visit_expr_mut(self, e);
     }

@@ -139,8 +139,8 @@ fn queue(
     //   borrowed for the whole call, on the launch stream's device (`check_device`), and its guard
     //   is dropped only after the launch is queued;
     // - bounds: each tensor's shape was checked against the signature (`check_args`), tiles cover
-    //   the runtime dimensions exactly, and those dimensions are passed to the kernel; TMA clips
-    //   boxes at the tensor map's bounds. A grid the user wrote larger than the arrays would make
+    //   the runtime dimensions exactly (or overhang the ragged ones), and those dimensions are
+    //   passed to the kernel; TMA clips boxes at the tensor map's bounds. A grid the user wrote larger than the arrays would make
     //   plain (non-TMA) global accesses of the extra programs out of bounds, and so would a
     //   semaphore index outside its array, unless the PTX predicates them on the dimensions: that
     //   is the PTX writer's obligation;

@@ -33,7 +33,7 @@ pub struct Kernel {
 }
 
 /// `#[kernel(grid = (M / 64, N / 64), warpgroups = 3, warpgroup_axis = wg, cluster = (2, 1),
-/// max_registers = 168, consts(BK = 64))]`.
+/// max_registers = 168, consts(BK = 64), ragged(M))]`.
 #[derive(Clone, Debug)]
 pub struct KernelAttr {
     /// `grid = (e0, e1, e2)`: one to three scalar expressions over runtime dimensions and consts.
@@ -50,6 +50,16 @@ pub struct KernelAttr {
     pub max_registers: Option<Spanned<u32>>,
     /// `consts(NAME = value, ..)`: compile-time integer constants visible in the body.
     pub consts: Vec<ConstDef>,
+    /// `ragged(M, N)`: runtime dimensions whose last tile may overhang the array (TMA fills zeros
+    /// and clips stores there), so the launch does not check that tiles divide them.
+    pub ragged: Vec<Ident>,
+}
+
+impl KernelAttr {
+    /// Whether `ragged(..)` names the dimension `name`.
+    pub fn is_ragged(&self, name: &str) -> bool {
+        self.ragged.iter().any(|d| d == name)
+    }
 }
 
 impl KernelAttr {

@@ -157,6 +157,10 @@ fn lower_named_call(
             let func = if name == "max" { MathFn2::Max } else { MathFn2::Min };
             ExprKind::Math2 { func, lhs: boxed(ctx, v[0]), rhs: boxed(ctx, v[1]) }
         }
+        "cdiv" => {
+            let v = arity(ctx, span, "cdiv(a, b)", a, 2)?;
+            cdiv(ctx, span, v[0], v[1])
+        }
         "fma" => {
             let v = arity(ctx, span, "fma(a, b, c)", a, 3)?;
             ExprKind::Fma { a: boxed(ctx, v[0]), b: boxed(ctx, v[1]), c: boxed(ctx, v[2]) }
@@ -169,6 +173,17 @@ fn lower_named_call(
             }
         },
     })
+}
+
+/// `cdiv(a, b)`, the number of `b`-wide tiles that cover `a` (the last one perhaps partial), is
+/// `(a + b - 1) / b`: written out here, so that typeck, the PTX writer, the interpreter and the
+/// launch's grid evaluation all see integer arithmetic they already know.
+fn cdiv(ctx: &Ctxt, span: Loc, a: &syn::Expr, b: &syn::Expr) -> ExprKind {
+    let node = |kind| Box::new(Expr { id: ctx.next_id(), kind, span: span.start, end: span.end });
+    let sum = node(ExprKind::Binary { op: BinOp::Add, lhs: boxed(ctx, a), rhs: boxed(ctx, b) });
+    let one = node(ExprKind::Int(1, None));
+    let last = node(ExprKind::Binary { op: BinOp::Sub, lhs: sum, rhs: one });
+    ExprKind::Binary { op: BinOp::Div, lhs: last, rhs: boxed(ctx, b) }
 }
 
 fn math_fn(name: &str) -> Option<MathFn> {

@@ -89,6 +89,7 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
         cluster: Spanned::new([1, 1, 1], name_span),
         max_registers: None,
         consts: Vec::new(),
+        ragged: Vec::new(),
     };
     let (args, all_read) = attr_args(ctx, attr);
     let mut saw_grid = !all_read;
@@ -97,6 +98,9 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
             syn::Expr::Assign(a) => saw_grid |= attr_assign(ctx, &mut out, a),
             syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("consts")) => {
                 out.consts.extend(c.args.iter().filter_map(|e| const_def(ctx, e)));
+            }
+            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("ragged")) => {
+                out.ragged.extend(c.args.iter().filter_map(|e| ragged_dim(ctx, e)));
             }
             other => attr_error(ctx, other.span()),
         }
@@ -166,7 +170,7 @@ fn attr_arg(ctx: &Ctxt, chunk: &[TokenTree], comma: Span, out: &mut Vec<syn::Exp
 }
 
 fn attr_error(ctx: &Ctxt, span: Span) {
-    ctx.unsupported(span, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers and consts(..)");
+    ctx.unsupported(span, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers, consts(..) and ragged(..)");
 }
 
 /// One `key = value` of the attribute; returns whether it was the grid.
@@ -240,6 +244,19 @@ pub(crate) fn int_literal(e: &syn::Expr) -> Option<Spanned<u32>> {
             i.base10_parse::<u32>().ok().map(|v| Spanned::new(v, i.span()))
         }
         _ => None,
+    }
+}
+
+/// One name in `ragged(M, N)`; typeck checks that it is a runtime dimension.
+fn ragged_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
+    match e {
+        syn::Expr::Group(g) => ragged_dim(ctx, &g.expr),
+        syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => p.path.get_ident().cloned(),
+        other => {
+            let help = "write `ragged(M, N)` with dimensions of the signature";
+            ctx.type_error(expr::loc_of(other), "expected a dimension name", help);
+            None
+        }
     }
 }
 

@@ -61,7 +61,7 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
 }
 
 /// A static global dimension must be a whole number of tiles; runtime ones are recorded and checked
-/// at launch.
+/// at launch, unless `ragged(..)` names them.
 fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: impl Into<Loc> + Copy) {
     for (axis, (d, t)) in g.shape.iter().zip(shape).enumerate() {
         match d {
@@ -71,6 +71,8 @@ fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: impl In
                 "tiles cover the array exactly",
             ),
             DimVal::Static(_) => {}
+            // The last tile along a ragged dimension may overhang it (TMA fills and clips).
+            DimVal::Runtime(name) if ck.kernel.attr.is_ragged(name) => {}
             DimVal::Runtime(name) => {
                 let need = (name.clone(), *t);
                 if !ck.facts.divisibility.contains(&need) {

@@ -110,6 +110,9 @@ pub(super) fn is_untyped_literal(e: &Expr) -> bool {
 }
 
 fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Ty {
+    if op == BinOp::Div {
+        check_ragged_division(ck, e, lhs);
+    }
     let lt = ck.check_expr(lhs);
     let rt = ck.check_expr(rhs);
     if lt.is_error() || rt.is_error() {
@@ -129,6 +132,20 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
     match unify(ck, e, (lhs, a), (rhs, b)) {
         Some(d) => scalar_result(ck, e, op, d),
         None => Ty::Error,
+    }
+}
+
+/// `M / 128` with a ragged `M` counts whole tiles only, so the partial last one would be left
+/// out: the kernel counts tiles with `cdiv`.
+fn check_ragged_division(ck: &mut Checker, e: &Expr, lhs: &Expr) {
+    let ExprKind::Var(name) = &lhs.kind else { return };
+    let key = name.to_string();
+    if ck.kernel.attr.is_ragged(&key) && ck.lookup(&key).is_none() && ck.facts.runtime_dims.contains(&key) {
+        ck.ctx.type_error(
+            e,
+            format!("`{name}` is ragged, so this division leaves out its last, partial tile"),
+            format!("count the tiles with `cdiv({name}, ..)`, or drop `{name}` from `ragged(..)`"),
+        );
     }
 }
 

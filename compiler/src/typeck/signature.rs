@@ -57,6 +57,31 @@ impl Checker<'_> {
         self.ctx.type_error(d.span, format!("a scalar parameter is {list}, got {}", d.value), help);
     }
 
+    /// `ragged(..)` names runtime dimensions of the signature, each once: a static dimension's
+    /// tiles are checked when the kernel is compiled, and a name that is no dimension is a typo.
+    fn check_ragged(&mut self) {
+        let ragged = &self.kernel.attr.ragged;
+        for (i, d) in ragged.iter().enumerate() {
+            let name = d.to_string();
+            if ragged[..i].contains(d) {
+                self.ctx.type_error(d.span(), format!("`{name}` is named twice in `ragged(..)`"), "name it once");
+            } else if self.facts.consts.contains_key(&name) {
+                self.ctx.type_error(
+                    d.span(),
+                    format!("`{name}` is a const, and `ragged(..)` names runtime dimensions"),
+                    "a static dimension's tiles are checked when the kernel is compiled: make it a multiple \
+                     of the tile",
+                );
+            } else if !self.facts.runtime_dims.contains(&name) {
+                self.ctx.type_error(
+                    d.span(),
+                    format!("`{name}` is not a dimension of this kernel's arrays"),
+                    "name runtime dimensions of the signature, e.g. `ragged(M)` for `a: Gmem<bf16, M, K>`",
+                );
+            }
+        }
+    }
+
     /// A runtime dimension is read from an array's shape at launch: naming it like a parameter
     /// would read as if the parameter gave it.
     fn check_dim_names(&mut self) {
@@ -112,6 +137,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn check_attr(&mut self) {
+        self.check_ragged();
         let attr = &self.kernel.attr;
         for g in &attr.grid {
             let ty = self.check_expr(g);

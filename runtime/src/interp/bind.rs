@@ -16,7 +16,7 @@ use super::numeric::{error, round};
 use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
-use crate::{check_divisible, check_rank, Dims, Error, LaunchConfig, Result};
+use crate::{check_divisible, check_rank, Dims, Error, LaunchConfig, Result, TensorMapLayout};
 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
 pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
@@ -58,7 +58,30 @@ pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
             )));
         }
     }
+    check_tensor_maps(prog, args)?;
     Ok(launch)
+}
+
+/// The rules of the TMA tensor maps a launch would encode over these tensors (16-byte row
+/// strides, extents, box sizes): a tensor the GPU's launch refuses is refused here too. (Host
+/// tensors have no device address, so the base address's alignment is not checked.)
+fn check_tensor_maps(prog: &Program, args: &[Arg<'_>]) -> Result<()> {
+    for map in &prog.tensor_maps {
+        let shape = match args.get(map.param) {
+            Some(Arg::Tensor(t)) => t.shape(),
+            Some(Arg::TensorMut(t)) => t.shape(),
+            _ => return Err(Error::Internal(format!("a tensor map over argument {}", map.param))),
+        };
+        let Some(p) = prog.params.get(map.param) else {
+            return Err(Error::Internal(format!("a tensor map over parameter {}", map.param)));
+        };
+        let ParamKind::Gmem { dtype, .. } = &p.kind else {
+            return Err(Error::Internal(format!("a tensor map over scalar `{}`", p.name)));
+        };
+        let elem_bytes = dtype.elem_bytes() as usize;
+        TensorMapLayout::row_major(p.name, 0, shape, elem_bytes, &map.box_shape, map.swizzle)?.validate(p.name)?;
+    }
+    Ok(())
 }
 
 /// The tensor passed for a global parameter.

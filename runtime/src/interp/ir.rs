@@ -36,6 +36,16 @@ pub(crate) struct Program {
     /// Frame slots per warpgroup: parameters first (slot `i` is parameter `i`), then every binding.
     pub slots: usize,
     pub body: Block,
+    /// The TMA tensor maps a launch encodes (`Facts::tensor_maps`), whose rules a launch checks.
+    pub tensor_maps: Vec<MapUse>,
+}
+
+/// A tensor map over a global parameter: the box (outermost first) and the swizzle.
+#[derive(Debug)]
+pub(crate) struct MapUse {
+    pub param: usize,
+    pub box_shape: Vec<u32>,
+    pub swizzle: crate::Swizzle,
 }
 
 /// A kernel parameter.

@@ -8,13 +8,13 @@
 use std::collections::HashMap;
 
 use tessel_compiler::syntax::ast::{self, ExprKind, ParamTy, SliceArg, TypeExpr, UnOp};
-use tessel_compiler::typeck::{AllocKind, Facts, Ty};
+use tessel_compiler::typeck::{AllocKind, Facts, TensorMapUse, Ty};
 use tessel_compiler::types::{DType, Layout};
 use tessel_compiler::Compiled;
 
 use super::ir::*;
 use super::value::Scalar;
-use crate::{Error, Result};
+use crate::{Error, Result, Swizzle};
 
 /// What a name means at one point of the kernel.
 #[derive(Clone, Copy)]
@@ -73,6 +73,7 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
             dim_index(d).map(|i| (i, *n as usize, why)).ok_or_else(|| internal(format!("unknown dimension {d}")))
         })
         .collect::<Result<_>>()?;
+    let tensor_maps = facts.tensor_maps.iter().map(map_use).collect::<Result<_>>()?;
     let [cx, cy, cz] = k.attr.cluster.value;
     Ok(Program {
         name: k.name.to_string(),
@@ -87,7 +88,21 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
         allocs: facts.allocs.clone(),
         slots: l.slots,
         body,
+        tensor_maps,
     })
+}
+
+fn map_use(map: &TensorMapUse) -> Result<MapUse> {
+    let swizzle = match map.swizzle {
+        0 => Swizzle::None,
+        32 => Swizzle::B32,
+        64 => Swizzle::B64,
+        128 => Swizzle::B128,
+        other => return Err(internal(format!("a {other}-byte swizzle"))),
+    };
+    let box_shape = map.box_shape.iter().map(|&b| u32::try_from(b)).collect::<std::result::Result<_, _>>();
+    let box_shape = box_shape.map_err(|_| internal(format!("the box {:?}", map.box_shape)))?;
+    Ok(MapUse { param: map.param, box_shape, swizzle })
 }
 
 impl Lowerer<'_> {

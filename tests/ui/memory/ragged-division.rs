@@ -1,0 +1,12 @@
+//! tessel: with a ragged `M`, `M / 64` would leave out the partial last tile.
+
+use tessel::prelude::*;
+
+#[kernel(grid = (M / 64, cdiv(N, 64)), ragged(M, N))]
+fn double(x: Gmem<bf16, M, N>, y: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let v = x.tile([i, j], [64, 64]).load(Layout::Wgmma);
+    y.tile([i, j]).store(v * 2.0);
+}
+
+fn main() {}
