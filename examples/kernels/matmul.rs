@@ -12,9 +12,13 @@
 //! program sends its f32 partial product into the first one's shared memory (`copy_smem_to_peer`),
 //! which adds it and stores the tile.
 //!
-//! Where wide tiles would leave the last wave part-empty, `matmul_overlapped!` takes 128 x 128
-//! tiles, two at a time in each consumer's 64 x 256 accumulator, so that one tile's epilogue runs
-//! under the next one's first wgmmas ([`choose`] weighs the waves).
+//! Where wide tiles would leave the last wave part-empty, 128 x 192 tiles may fill it (the same
+//! kernel text), or `matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
+//! 64 x 256 accumulator, so that one tile's epilogue runs under the next one's first wgmmas
+//! ([`choose`] weighs the waves).
+//!
+//! Every kernel is `ragged(M, N, K)`: any M, N and K (N and K in TMA's 16-byte rows), the last
+//! tiles overhanging the arrays.
 //!
 //! One kernel text (`matmul!`), two ways of placing programs:
 //! - `single`: no clusters;
@@ -328,11 +332,10 @@ pub enum Variant {
     /// 128 x 256 tiles, 2 x 1 clusters sharing B.
     Pair,
     /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
-    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or do not
-    /// cover N.
+    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or waste
+    /// much of a last, partial column of tiles.
     Overlapped,
-    /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle, and
-    /// for an N that wider tiles do not cover.
+    /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle.
     Narrow,
     /// 128 x 128 tiles, K split between the two programs of a 2 x 1 cluster: for a skinny M.
     Split,

@@ -15,9 +15,10 @@
 //! registers) and stores through shared memory (`stmatrix`) with a TMA store that runs
 //! on during the next tile. Skinny shapes, for which 128 x 256 tiles would leave most SMs idle,
 //! get 128 x 64 tiles with eight stages (the same kernel text), and shapes whose wide tiles would
-//! leave the last wave part-empty 128 x 128 ones (`scaled_matmul_overlapped!`, two at a time in
-//! each consumer's accumulator, so that one tile's epilogue runs under the next one's first
-//! wgmmas): [`choose`] weighs the waves.
+//! leave the last wave part-empty 128 x 192 ones (the same again) or 128 x 128 ones
+//! (`scaled_matmul_overlapped!`, two at a time in each consumer's accumulator, so that one tile's
+//! epilogue runs under the next one's first wgmmas): [`choose`] weighs the waves. Every kernel is
+//! `ragged(M, N, K)`: any M, and N and K in TMA's 16-byte rows.
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
@@ -334,11 +335,10 @@ pub enum Variant {
     /// another wave.
     Mid,
     /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
-    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or do not
-    /// cover N.
+    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or waste
+    /// much of a last, partial column of tiles.
     Overlapped,
-    /// 128 x 64 tiles with eight stages, for skinny shapes and for an N that wider tiles do not
-    /// cover.
+    /// 128 x 64 tiles with eight stages, for skinny shapes.
     Narrow,
 }
 

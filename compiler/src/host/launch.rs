@@ -140,10 +140,11 @@ fn queue(
     //   is dropped only after the launch is queued;
     // - bounds: each tensor's shape was checked against the signature (`check_args`), tiles cover
     //   the runtime dimensions exactly (or overhang the ragged ones), and those dimensions are
-    //   passed to the kernel; TMA clips boxes at the tensor map's bounds. A grid the user wrote larger than the arrays would make
-    //   plain (non-TMA) global accesses of the extra programs out of bounds, and so would a
-    //   semaphore index outside its array, unless the PTX predicates them on the dimensions: that
-    //   is the PTX writer's obligation;
+    //   passed to the kernel; TMA clips boxes at the tensor map's bounds. A grid the user wrote
+    //   larger than the arrays would make plain (non-TMA) global accesses of the extra programs
+    //   (and of a ragged dimension's last tile) out of bounds, and so would a semaphore index
+    //   outside its array, unless the PTX predicates them on the dimensions: that is the PTX
+    //   writer's obligation;
     // - no aliasing of written buffers: the kernel writes only `GmemMut` parameters, which are
     //   `&mut DeviceTensor`s, so Rust's borrows forbid passing a written buffer twice;
     // - tensor maps: encoded here over the same tensors, with the box and swizzle the checker

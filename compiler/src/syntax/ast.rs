@@ -60,9 +60,7 @@ impl KernelAttr {
     pub fn is_ragged(&self, name: &str) -> bool {
         self.ragged.iter().any(|d| d == name)
     }
-}
 
-impl KernelAttr {
     /// Programs per cluster, saturating (an attribute may say anything until it is checked).
     pub fn cluster_size(&self) -> u32 {
         self.cluster.value.iter().fold(1u32, |n, d| n.saturating_mul(*d))

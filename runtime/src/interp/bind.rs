@@ -1,8 +1,9 @@
 //! Binding a launch: arguments against the kernel's parameters (count, kinds, dtypes, ranks,
-//! runtime dimensions, divisibility), the grid, and writing outputs back. The checks, their order
-//! and their messages are those of the generated `check_args` that a GPU launch runs first
-//! (`tessel::__private::{bind_shape, dim_i32, grid_extent, LaunchPlan}`), so `launch` and
-//! `interpret` fail alike on the same bad arguments.
+//! runtime dimensions, divisibility), the grid, the rules of the TMA tensor maps, and writing
+//! outputs back. The checks, their order and their messages are those of the generated
+//! `check_args` that a GPU launch runs first (`tessel::__private::{bind_shape, dim_i32,
+//! grid_extent, LaunchPlan}`) and of the tensor maps it encodes then, so `launch` and `interpret`
+//! fail alike on the same bad arguments.
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
