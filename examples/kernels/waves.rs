@@ -7,11 +7,13 @@
 //! the H200 at 4096^3, where every kernel has work for all SMs: a 128 x 128 tile takes 0.52 of a
 //! wide one (its epilogue overlapped with the next tile's first wgmmas, but its operands read
 //! from shared memory for half the work), a 128 x 64 tile 0.36 (bf16 1.48 and fp8 1.43 times
-//! wide tiles' total time); a 128 x 192 tile 0.8 (bf16 at 1536 x 2112 x 8192, one wave of each:
-//! 0.82; 0.79 at 1152 x 2048 x 4096). The model then picked the faster kernel on every shape measured with
-//! `BENCH_VARIANTS` (`bench/results/waves/`): 1536 x 4096 x 4096 in 128 x 128 tiles 1.24x faster
-//! than wide ones, 2560 x 4096 x 4096 1.12x, 1024 x 2048 x 8192 1.36x faster than 128 x 64 ones;
-//! 2048^3, 1152 x 2048 x 4096 and 4096^3 wide, within 1% of or ahead of the others.
+//! wide tiles' total time); and a 128 x 192 tile 0.8 (bf16 at 1536 x 2112 x 8192, one wave of
+//! each: 0.82; 0.79 at 1152 x 2048 x 4096). With the first three the model picked the faster
+//! kernel on every shape measured with `BENCH_VARIANTS` (`bench/results/waves/`): 1536 x 4096 x
+//! 4096 in 128 x 128 tiles 1.24x faster than wide ones, 2560 x 4096 x 4096 1.12x, 1024 x 2048 x
+//! 8192 1.36x faster than 128 x 64 ones; 2048^3 and 4096^3 wide, within 1% of or ahead of the
+//! others. With 128 x 192 tiles (`bench/results/ragged/`): 1152 x 2048 x 4096 in them, 1.26x faster
+//! than wide ones; at 2304 x 2048 x 4096 the model's 128 x 128 tiles measured 2% behind them.
 
 /// The SMs of an H100 / H200, one persistent program on each.
 pub const SMS: usize = 132;
