@@ -91,7 +91,8 @@ fn overlapped_tiles_take_turns_in_the_accumulator() {
 fn shapes_get_the_tiles_whose_waves_finish_first() {
     use kernels::choose;
     assert_eq!(choose(&[8192, 4096], &[14336, 4096]), Variant::Wide);
-    assert_eq!(choose(&[1536, 4096], &[4096, 4096]), Variant::Overlapped);
+    assert_eq!(choose(&[1536, 4096], &[4096, 4096]), Variant::Mid);
+    assert_eq!(choose(&[2560, 4096], &[4096, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 4096], &[14336, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Narrow);
     // N an odd number of 128s: not wide tiles.

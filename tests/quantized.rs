@@ -105,11 +105,12 @@ fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
 fn each_shape_gets_its_kernel() {
     let pick = |m: usize, n: usize, k: usize| choose(Some(&m), Some(&n), Some(&k));
     // The tiles whose waves finish first (kernels/waves.rs): wide ones where their waves are full
-    // or nearly, 128 x 128 ones where those finish sooner (also where they waste less of a
-    // partial last column of tiles), 128 x 64 ones for the skinniest shapes.
+    // or nearly, 128 x 192 or 128 x 128 ones where those finish sooner (also where they waste
+    // less of a partial last column of tiles), 128 x 64 ones for the skinniest shapes.
     assert_eq!(pick(4096, 4096, 4096), Variant::Wide);
     assert_eq!(pick(512, 8192, 8192), Variant::Wide);
-    assert_eq!(pick(1536, 4096, 4096), Variant::Overlapped);
+    assert_eq!(pick(1536, 4096, 4096), Variant::Mid);
+    assert_eq!(pick(2560, 4096, 4096), Variant::Overlapped);
     assert_eq!(pick(256, 8192, 8192), Variant::Overlapped);
     assert_eq!(pick(4096, 4224, 4096), Variant::Overlapped);
     assert_eq!(pick(4096, 4160, 4096), Variant::Overlapped);

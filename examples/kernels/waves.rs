@@ -4,16 +4,18 @@
 //! a time that grows with the tile's area, less than in proportion for small tiles. Wide tiles
 //! (128 x 256) are the most efficient; a shape whose wide tiles leave the last wave part-empty
 //! may finish sooner in smaller tiles that fill it. The relative times below were measured on
-//! the H200 at 4096^3, where every kernel has work for all SMs: a 128 x 128 tile takes 0.52 of a
-//! wide one (its epilogue overlapped with the next tile's first wgmmas, but its operands read
-//! from shared memory for half the work), a 128 x 64 tile 0.36 (bf16 1.48 and fp8 1.43 times
-//! wide tiles' total time); and a 128 x 192 tile 0.8 (bf16 at 1536 x 2112 x 8192, one wave of
-//! each: 0.82; 0.79 at 1152 x 2048 x 4096). With the first three the model picked the faster
-//! kernel on every shape measured with `BENCH_VARIANTS` (`bench/results/waves/`): 1536 x 4096 x
-//! 4096 in 128 x 128 tiles 1.24x faster than wide ones, 2560 x 4096 x 4096 1.12x, 1024 x 2048 x
-//! 8192 1.36x faster than 128 x 64 ones; 2048^3 and 4096^3 wide, within 1% of or ahead of the
-//! others. With 128 x 192 tiles (`bench/results/ragged/`): 1152 x 2048 x 4096 in them, 1.26x faster
-//! than wide ones; at 2304 x 2048 x 4096 the model's 128 x 128 tiles measured 2% behind them.
+//! the H200: a 128 x 128 tile takes 0.52 of a wide one at 4096^3, where every kernel has work for
+//! all SMs, and 0.53-0.55 at 1536 x 4096 x 4096, 2304 x 2048 x 4096 and 2560 x 4096 x 4096 (its
+//! epilogue overlapped with the next tile's first wgmmas, but its operands read from shared
+//! memory for half the work): 0.54 here; a 128 x 64 tile 0.36 (4096^3, bf16 and fp8); a 128 x 192
+//! tile 0.78-0.82 (1536 x 4096 x 4096, 2304 x 2048 x 4096, 1152 x 2048 x 4096, 1536 x 2112 x 8192):
+//! 0.79. Measured with `BENCH_VARIANTS` (`bench/results/waves/`, `bench/results/ragged/`), the
+//! model picks the fastest kernel on each of those shapes, in bf16, f16, fp8, int8 and the linear
+//! layer: 128 x 192 tiles at 1152 x 2048 x 4096 (1.26x wide ones), 1536 x 4096 x 4096 and 2304 x
+//! 2048 x 4096 (2-4% ahead of 128 x 128 ones), 128 x 128 at 2560 x 4096 x 4096 (1.12x wide ones,
+//! 1.1x 128 x 192 ones) and 1024 x 2048 x 8192 (1.36x 128 x 64 ones); 2048^3 and 4096^3 wide.
+//! (Before the 128 x 192 tiles, with 0.52 for 128 x 128 ones, it picked those at 1536 x 4096 x
+//! 4096.)
 
 /// The SMs of an H100 / H200, one persistent program on each.
 pub const SMS: usize = 132;
@@ -30,8 +32,8 @@ pub struct Tiles<V> {
 pub fn candidates<V>(wide: V, mid: V, overlapped: V, narrow: V) -> [Tiles<V>; 4] {
     [
         Tiles { variant: wide, width: 256, time: 1.0 },
-        Tiles { variant: mid, width: 192, time: 0.8 },
-        Tiles { variant: overlapped, width: 128, time: 0.52 },
+        Tiles { variant: mid, width: 192, time: 0.79 },
+        Tiles { variant: overlapped, width: 128, time: 0.54 },
         Tiles { variant: narrow, width: 64, time: 0.36 },
     ]
 }
