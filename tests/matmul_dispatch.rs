@@ -78,6 +78,15 @@ fn every_kernel_takes_shapes_its_tiles_do_not_divide() {
 }
 
 #[test]
+fn ragged_dimensions_leave_room_for_the_last_tile() {
+    // The last tile's coordinates past M must fit the kernel's 32-bit indices.
+    let m = tessel::RAGGED_MAX;
+    assert!(kernels::matmul_bf16::check_args(&[m, 64], &[64, 256], &[m, 256]).is_ok());
+    let err = kernels::matmul_bf16::check_args(&[m + 1, 64], &[64, 256], &[m + 1, 256]).unwrap_err();
+    assert!(matches!(&err, Error::Launch(text) if text.starts_with("ragged runtime dimension M")), "{err}");
+}
+
+#[test]
 fn rows_tma_cannot_stride_are_refused() {
     // B's and C's rows of 100 bf16 are 200 bytes: TMA needs strides in 16-byte units.
     let a = HostTensor::<bf16>::zeros([128, 64]).unwrap();

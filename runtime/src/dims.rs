@@ -82,6 +82,23 @@ pub fn check_divisible(dim: &'static str, value: usize, divisor: usize, why: &'s
     Err(Error::Divisibility { dim, value, divisor, why })
 }
 
+/// The largest extent of a `ragged(..)` dimension: the last tile overhangs it, and its
+/// coordinates, like tile counts (`cdiv`), must still fit the kernel's 32-bit signed arithmetic.
+/// 2^16 of room covers any TMA box (at most 256) and any tile count's divisor up to 65536.
+pub const RAGGED_MAX: usize = i32::MAX as usize - 65535;
+
+/// Checks that a ragged runtime dimension leaves its last tile room in 32-bit indices
+/// ([`RAGGED_MAX`]).
+pub fn check_ragged(dim: &'static str, value: usize) -> Result<()> {
+    if value <= RAGGED_MAX {
+        return Ok(());
+    }
+    Err(Error::Launch(format!(
+        "ragged runtime dimension {dim} = {value} is larger than {RAGGED_MAX}: the tiles past its end must \
+         fit the kernel's 32-bit indices"
+    )))
+}
+
 /// Converts a runtime quantity (a grid extent, a dimension passed as a `u32` kernel parameter)
 /// to `u32`, failing with [`Error::Launch`] if it does not fit.
 pub fn to_u32(what: &'static str, value: usize) -> Result<u32> {
@@ -91,6 +108,13 @@ pub fn to_u32(what: &'static str, value: usize) -> Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ragged_dimensions_leave_room_for_a_tile() {
+        assert_eq!(check_ragged("M", RAGGED_MAX), Ok(()));
+        let err = check_ragged("M", RAGGED_MAX + 1).unwrap_err();
+        assert!(err.to_string().starts_with("ragged runtime dimension M = 2147418113"), "{err}");
+    }
 
     #[test]
     fn binding_the_same_value_twice_is_fine() {

@@ -33,6 +33,10 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
         let tile = usize::try_from(*tile).unwrap_or(0);
         quote!(::tessel::__private::check_divisible(#dim, #value, #tile, #why)?;)
     });
+    let ragged = kernel.attr.ragged.iter().filter(|d| facts.runtime_dims.contains(&d.to_string())).map(|d| {
+        let (dim, value) = (d.to_string(), local(&format!("dim_{d}")));
+        quote!(::tessel::__private::check_ragged(#dim, #value)?;)
+    });
     let grid = grid::grid(ctx, kernel, facts);
     let block = 128 * kernel.attr.warpgroups.value;
     // At most sm_90's 232448 bytes: typeck's A9 checked the total.
@@ -42,7 +46,8 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
     quote! {
         /// Checks a launch's arguments against the kernel's signature before anything reaches the
         /// GPU: each tensor's rank and static dimensions, the runtime dimensions (equal wherever
-        /// they appear), the divisibility the kernel's tiles need, and the grid. Takes each
+        /// they appear), the divisibility the kernel's tiles need (or the room the ragged
+        /// dimensions' last tiles need), and the grid. Takes each
         /// tensor's shape, so it runs without a GPU; `launch` and `interpret` call it first.
         /// Returns the launch configuration and the runtime dimensions in `SIGNATURE` order.
         #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
@@ -51,6 +56,7 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
             #(#binds)*
             #(let #dim_locals: ::core::primitive::usize = #dims_var.get(#dim_names)?;)*
             #(#divisible)*
+            #(#ragged)*
             ::tessel::__private::LaunchPlan::new(
                 self::ENTRY,
                 #grid,

@@ -17,7 +17,7 @@ use super::numeric::{error, round};
 use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
-use crate::{check_divisible, check_rank, Dims, Error, LaunchConfig, Result, TensorMapLayout};
+use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, TensorMapLayout};
 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
 pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
@@ -39,6 +39,9 @@ pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
     let dim_values = prog.runtime_dims.iter().map(|d| dims.get(d)).collect::<Result<Vec<usize>>>()?;
     for &(dim, extent, why) in &prog.divisibility {
         check_divisible(prog.runtime_dims[dim], dim_values[dim], extent, why)?;
+    }
+    for &dim in &prog.ragged {
+        check_ragged(prog.runtime_dims[dim], dim_values[dim])?;
     }
     let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
     let mut launch = Launch {

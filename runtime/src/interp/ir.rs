@@ -23,6 +23,8 @@ pub(crate) struct Program {
     pub runtime_dims: Vec<&'static str>,
     /// (index into `runtime_dims`, tile extent, why): dimensions tiles must cover exactly.
     pub divisibility: Vec<(usize, usize, &'static str)>,
+    /// Indices into `runtime_dims` of the `ragged(..)` dimensions.
+    pub ragged: Vec<usize>,
     /// The grid, one to three scalar expressions over parameters, runtime dimensions and consts.
     pub grid: Vec<Expr>,
     /// Each grid expression as the launch's messages quote it (`M / 64`).

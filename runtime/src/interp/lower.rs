@@ -74,12 +74,14 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
         })
         .collect::<Result<_>>()?;
     let tensor_maps = facts.tensor_maps.iter().map(map_use).collect::<Result<_>>()?;
+    let ragged = k.attr.ragged.iter().filter_map(|d| dim_index(&d.to_string())).collect();
     let [cx, cy, cz] = k.attr.cluster.value;
     Ok(Program {
         name: k.name.to_string(),
         params,
         runtime_dims,
         divisibility,
+        ragged,
         grid,
         grid_text,
         warpgroups: k.attr.warpgroups.value as usize,
