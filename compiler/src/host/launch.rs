@@ -29,7 +29,7 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
     let dim_names = &facts.runtime_dims;
     let divisible = facts.divisibility.iter().map(|(dim, tile)| {
         let value = local(&format!("dim_{dim}"));
-        let why = format!("the kernel's tiles are {tile} wide along {dim} and must cover it exactly");
+        let why = crate::typeck::divisibility_why(dim, *tile);
         let tile = usize::try_from(*tile).unwrap_or(0);
         quote!(::tessel::__private::check_divisible(#dim, #value, #tile, #why)?;)
     });

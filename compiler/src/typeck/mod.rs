@@ -55,6 +55,15 @@ pub struct Facts {
     pub divisibility: Vec<(String, i64)>,
 }
 
+/// Why a launch needs runtime dimension `dim` to be a multiple of `tile`: the message of its
+/// `Error::Divisibility`, on the GPU and in the interpreter alike.
+pub fn divisibility_why(dim: &str, tile: i64) -> String {
+    format!(
+        "the kernel's tiles are {tile} wide along {dim} and must cover it exactly \
+         (`ragged({dim})` lets the last one overhang)"
+    )
+}
+
 /// A tensor map over a global parameter, as the launch wrapper encodes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapUse {

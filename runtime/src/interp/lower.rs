@@ -69,7 +69,7 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
         .divisibility
         .iter()
         .map(|(d, n)| {
-            let why = leak(&format!("the kernel's tiles are {n} wide along {d} and must cover it exactly"));
+            let why = leak(&tessel_compiler::typeck::divisibility_why(d, *n));
             dim_index(d).map(|i| (i, *n as usize, why)).ok_or_else(|| internal(format!("unknown dimension {d}")))
         })
         .collect::<Result<_>>()?;
