@@ -5,8 +5,9 @@
 //! ```text
 //! cargo run --release --example matmul
 //! ```
-//! With a GPU it runs 4096 x 4096 x 4096 on it; without one it runs 256 x 512 x 128 in the CPU
-//! interpreter.
+//! With a GPU it runs 4096 x 4096 x 4096 on it (`MATMUL_SIZE=n` for n^3: any multiple of 16, the
+//! 8-bit operands' 16-byte rows, e.g. 1008, whose last tiles overhang every dimension); without
+//! one it runs 256 x 512 x 128 in the CPU interpreter.
 
 #[path = "kernels/matmul.rs"]
 mod kernels;
