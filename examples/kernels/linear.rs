@@ -143,6 +143,8 @@ macro_rules! linear_overlapped {
                                 #[unroll]
                                 for half in 0..2 {
                                     let t = 2 * pair + half;
+                                    // Where this tile's result goes, and where the previous one's waits.
+                                    let (this_half, other_half) = (BN * half, BN - BN * half);
                                     if t < mine {
                                         let u = p + t * programs;
                                         let first = u / (GROUP * tile_cols) * GROUP;
@@ -153,7 +155,7 @@ macro_rules! linear_overlapped {
                                         // (nothing is in flight here; src/lib.md, wgmma windows).
                                         wgmma_wait(0);
                                         pipeline_consume(ring, steps, |k, s| {
-                                            let out = acc.slice([.., BN * half..BN * half + BN]);
+                                            let out = acc.slice([.., this_half..this_half + BN]);
                                             wgmma(out, x_s.at(s).at(h), w_s.at(s).t(), accumulate = k > 0);
                                             if k == 0 && t > 0 {
                                                 // The previous tile's result, while this one's
@@ -162,7 +164,7 @@ macro_rules! linear_overlapped {
                                                 pipeline_consume(biases, 1, |_k, s| {
                                                     #[unroll]
                                                     for q in 0..2 {
-                                                        let done = acc.slice([.., BN - BN * half..2 * BN - BN * half]);
+                                                        let done = acc.slice([.., other_half..other_half + BN]);
                                                         let bias = b_s
                                                             .at(s)
                                                             .slice([64 * q..64 * q + 64])

@@ -154,6 +154,8 @@ macro_rules! matmul_overlapped {
                                 #[unroll]
                                 for half in 0..2 {
                                     let t = 2 * pair + half;
+                                    // Where this tile's result goes, and where the previous one's waits.
+                                    let (this_half, other_half) = (BN * half, BN - BN * half);
                                     if t < mine {
                                         let u = p + t * programs;
                                         let first = u / (GROUP * tile_cols) * GROUP;
@@ -166,13 +168,13 @@ macro_rules! matmul_overlapped {
                                         // first ones before the epilogue reads the other half.
                                         wgmma_wait(0);
                                         pipeline_consume(ring, steps, |k, s| {
-                                            let out = acc.slice([.., BN * half..BN * half + BN]);
+                                            let out = acc.slice([.., this_half..this_half + BN]);
                                             wgmma(out, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
                                             if k == 0 && t > 0 {
                                                 // The previous tile's result, while this one's
                                                 // first wgmmas run. Its store must have read c_s
                                                 // before c_s is rewritten.
-                                                let done = acc.slice([.., BN - BN * half..2 * BN - BN * half]);
+                                                let done = acc.slice([.., other_half..other_half + BN]);
                                                 wait_smem_to_gmem(0);
                                                 c_s.at(h).store(done.load().cast::<$t>());
                                                 commit_smem();

@@ -182,6 +182,8 @@ macro_rules! scaled_matmul_overlapped {
                                 #[unroll]
                                 for half in 0..2 {
                                     let t = 2 * pair + half;
+                                    // Where this tile's result goes, and where the previous one's waits.
+                                    let (this_half, other_half) = (BN * half, BN - BN * half);
                                     if t < mine {
                                         let u = p + t * programs;
                                         let first = u / (GROUP * tile_cols) * GROUP;
@@ -194,7 +196,7 @@ macro_rules! scaled_matmul_overlapped {
                                         // ones before the epilogue reads it.
                                         wgmma_wait(0);
                                         pipeline_consume(ring, steps, |k, s| {
-                                            let out = acc.slice([.., BN * half..BN * half + BN]);
+                                            let out = acc.slice([.., this_half..this_half + BN]);
                                             wgmma(out, a_s.at(s).at(h), w_s.at(s).t(), accumulate = k > 0);
                                             if k == 0 && t > 0 {
                                                 // The previous tile's result, while this one's
@@ -208,7 +210,7 @@ macro_rules! scaled_matmul_overlapped {
                                                             .at(s)
                                                             .slice([64 * q..64 * q + 64])
                                                             .load(Layout::WgmmaCol);
-                                                        let done = acc.slice([.., BN - BN * half..2 * BN - BN * half]);
+                                                        let done = acc.slice([.., other_half..other_half + BN]);
                                                         let y =
                                                             done.slice([.., 64 * q..64 * q + 64]).load().cast::<f32>()
                                                                 * row_scale.broadcast([64, 64], Layout::Wgmma)

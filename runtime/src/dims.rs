@@ -113,7 +113,7 @@ mod tests {
     fn ragged_dimensions_leave_room_for_a_tile() {
         assert_eq!(check_ragged("M", RAGGED_MAX), Ok(()));
         let err = check_ragged("M", RAGGED_MAX + 1).unwrap_err();
-        assert!(err.to_string().starts_with("ragged runtime dimension M = 2147418113"), "{err}");
+        assert!(err.to_string().contains("ragged runtime dimension M = 2147418113"), "{err}");
     }
 
     #[test]

@@ -45,7 +45,7 @@ fn dimensions_tiles_do_not_cover() {
     assert_eq!(
         err.to_string(),
         "runtime dimension K = 96 must be a multiple of 64: the kernel's tiles are 64 wide along K and must cover it \
-         exactly"
+         exactly (`ragged(K)` lets the last one overhang)"
     );
 }
 

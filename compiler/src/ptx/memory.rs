@@ -60,7 +60,7 @@ pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, args: &[SliceArg]) -> Val 
         .iter()
         .map(|a| match a {
             SliceArg::Full(_) => 0,
-            SliceArg::Range { start, .. } => const_of(g, start),
+            SliceArg::Range { start, .. } => g.facts.slice_bounds.get(&start.id).copied().unwrap_or(0),
         })
         .collect();
     match (b, g.ty(e).clone()) {
@@ -82,17 +82,6 @@ pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, args: &[SliceArg]) -> Val 
             Val::Acc { regs, ty: new_ty }
         }
         (other, _) => other,
-    }
-}
-
-fn const_of(g: &Gen, e: &Expr) -> i64 {
-    match &e.kind {
-        crate::syntax::ast::ExprKind::Int(v, _) => *v,
-        crate::syntax::ast::ExprKind::Var(n) => g.facts.consts.get(&n.to_string()).copied().unwrap_or(0),
-        crate::syntax::ast::ExprKind::Binary { op, lhs, rhs } => {
-            super::scalar::fold(*op, const_of(g, lhs), const_of(g, rhs)).unwrap_or(0)
-        }
-        _ => 0,
     }
 }
 

@@ -211,9 +211,16 @@ fn const_of(ck: &mut Checker, e: &Expr) -> Option<i64> {
     if ck.check_expr(e).is_error() {
         return None;
     }
-    let v = scalar::eval_const(ck, e);
-    if v.is_none() {
-        ck.ctx.type_error(e, "slice bounds must be known at compile time", "use literals or consts");
+    let v = scalar::eval_known(ck, e);
+    match v {
+        Some(v) => {
+            ck.facts.slice_bounds.insert(e.id, v);
+        }
+        None => ck.ctx.type_error(
+            e,
+            "slice bounds must be known at compile time",
+            "use literals, consts, unrolled loop counters, and immutable `let`s of them",
+        ),
     }
     v
 }

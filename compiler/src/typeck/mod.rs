@@ -53,6 +53,10 @@ pub struct Facts {
     pub tma_of: HashMap<ExprId, usize>,
     /// Runtime dimensions that tiles cover exactly: (dimension, tile extent), checked at launch.
     pub divisibility: Vec<(String, i64)>,
+    /// The value of each slice bound (`acc.slice([.., a..b])`), by the bound's expression: a
+    /// literal, a const or an immutable `let` of them, which the PTX writer and the interpreter
+    /// read from here rather than evaluate again.
+    pub slice_bounds: HashMap<ExprId, i64>,
 }
 
 /// Why a launch needs runtime dimension `dim` to be a multiple of `tile`: the message of its
@@ -103,6 +107,9 @@ struct Var {
     order: usize,
     /// The last assignment, where a loop-carry error points.
     assigned_at: Option<Loc>,
+    /// The value of an immutable integer `let` of literals, consts and other such names
+    /// (`let col0 = BN * half;` in an unrolled loop), for slice bounds.
+    known: Option<i64>,
 }
 
 pub(crate) struct Checker<'a> {
@@ -135,6 +142,7 @@ pub fn check(ctx: &Ctxt, kernel: &Kernel) -> Facts {
             tensor_maps: Vec::new(),
             tma_of: HashMap::new(),
             divisibility: Vec::new(),
+            slice_bounds: HashMap::new(),
         },
         smem_cursor: 0,
         smem_peak_span: None,
@@ -220,7 +228,17 @@ impl<'a> Checker<'a> {
         self.declared += 1;
         if let Some(scope) = self.scopes.last_mut() {
             let order = self.declared;
-            scope.insert(name.to_string(), Var { ty, mutable, order, assigned_at: None });
+            scope.insert(name.to_string(), Var { ty, mutable, order, assigned_at: None, known: None });
+        }
+    }
+
+    /// Records the compile-time value of a `let` just bound, if it is immutable and has one.
+    fn know(&mut self, name: &syn::Ident, mutable: bool, value: Option<i64>) {
+        if mutable {
+            return;
+        }
+        if let Some(var) = self.scopes.last_mut().and_then(|s| s.get_mut(&name.to_string())) {
+            var.known = value;
         }
     }
 
@@ -292,10 +310,21 @@ impl<'a> Checker<'a> {
             }
         }
         match (names, &value) {
-            ([(name, mutable)], _) => self.bind(name, value.clone(), *mutable),
+            ([(name, mutable)], _) => {
+                let known = scalar::eval_known(self, init);
+                self.bind(name, value.clone(), *mutable);
+                self.know(name, *mutable, known);
+            }
             (_, Ty::Tuple(parts)) if parts.len() == names.len() => {
-                for ((name, mutable), t) in names.iter().zip(parts) {
+                let items = match &init.kind {
+                    ExprKind::Tuple(items) if items.len() == names.len() => Some(items),
+                    _ => None,
+                };
+                let known: Vec<Option<i64>> =
+                    (0..names.len()).map(|k| items.and_then(|items| scalar::eval_known(self, &items[k]))).collect();
+                for (((name, mutable), t), v) in names.iter().zip(parts).zip(known) {
                     self.bind(name, t.clone(), *mutable);
+                    self.know(name, *mutable, v);
                 }
             }
             (_, Ty::Error) => {

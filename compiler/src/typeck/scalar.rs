@@ -286,6 +286,26 @@ pub(super) fn eval_const(ck: &Checker, e: &Expr) -> Option<i64> {
     }
 }
 
+/// [`eval_const`], where an immutable `let` of known integers is known too (slice bounds).
+pub(super) fn eval_known(ck: &Checker, e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Var(n) => {
+            let key = n.to_string();
+            match ck.lookup(&key) {
+                Some(var) if matches!(var.ty, Ty::Scalar(d) if d.is_int()) => var.known,
+                Some(_) => None,
+                None => ck.facts.consts.get(&key).copied(),
+            }
+        }
+        ExprKind::Unary { op: UnOp::Neg, operand } => eval_known(ck, operand)?.checked_neg(),
+        ExprKind::Binary { op, lhs, rhs } => {
+            let (a, b) = (eval_known(ck, lhs)?, eval_known(ck, rhs)?);
+            op.eval_i64(a, b)
+        }
+        _ => eval_const(ck, e),
+    }
+}
+
 /// Whether `e` is integer arithmetic over literals and consts only, so that `eval_const` fails on
 /// it only by overflowing, dividing by zero or shifting out of range, never for a runtime value.
 pub(super) fn is_const_arithmetic(ck: &Checker, e: &Expr) -> bool {

@@ -453,7 +453,7 @@ impl Lowerer<'_> {
             .iter()
             .map(|a| match a {
                 SliceArg::Full(_) => Some(0),
-                SliceArg::Range { start, .. } => self.eval_const(start).map(|v| v as usize),
+                SliceArg::Range { start, .. } => self.facts.slice_bounds.get(&start.id).map(|&v| v as usize),
             })
             .collect::<Option<Vec<usize>>>()
             .ok_or_else(|| internal("a slice bound is not a constant"))?;

@@ -41,14 +41,17 @@ fn taking_turns(a: Gmem<bf16, 64, 64>, b: Gmem<bf16, 64, N>, c: GmemMut<f32, 64,
             #[unroll]
             for half in 0..2 {
                 let t = 2 * pair + half;
+                // This tile's half and the other: immutable `let`s of consts and the unrolled
+                // counter are known when the kernel compiles, as slice bounds must be.
+                let (mine, other) = (BN * half, BN - BN * half);
                 if t < tiles {
                     wgmma_wait(0);
                     copy_gmem_to_smem(a.tile([0, 0]), a_s, bar);
                     copy_gmem_to_smem(b.tile([0, t]), b_s, bar);
                     barrier_wait(bar);
-                    wgmma(acc.slice([.., BN * half..BN * half + BN]), a_s, b_s, accumulate = false);
+                    wgmma(acc.slice([.., mine..mine + BN]), a_s, b_s, accumulate = false);
                     if t > 0 {
-                        c.tile([0, t - 1]).store(acc.slice([.., BN - BN * half..2 * BN - BN * half]).load());
+                        c.tile([0, t - 1]).store(acc.slice([.., other..other + BN]).load());
                     }
                 }
             }
