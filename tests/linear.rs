@@ -95,7 +95,7 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
     assert_eq!(choose(&[2560, 4096], &[4096, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 4096], &[14336, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Narrow);
-    // N an odd number of 128s: not wide tiles.
+    // A last, partial column of tiles: 17 wide columns make 5 waves, 33 of 128 x 128 8 shorter ones.
     assert_eq!(choose(&[4096, 4096], &[4224, 4096]), Variant::Overlapped);
 }
 

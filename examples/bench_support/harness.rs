@@ -75,8 +75,8 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads `BENCH_SHAPES` (each shape checked by `fits`; `defaults` without it), `BENCH_DTYPES` (a list of `dtypes`,
-    /// all of them by default), `BENCH_RUNS`, `BENCH_GAP_MS` and `BENCH_OUT`.
+    /// Reads `BENCH_SHAPES` (each shape checked by `fits`; `defaults` without it), `BENCH_DTYPES`
+    /// (a list of `dtypes`, all of them by default), `BENCH_RUNS`, `BENCH_GAP_MS` and `BENCH_OUT`.
     pub fn from_env(
         dtypes: &[&'static str],
         defaults: &[(usize, usize, usize)],

@@ -347,30 +347,7 @@ linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
             Narrow => [linear_none_f16_n64, linear_relu_f16_n64, linear_gelu_f16_n64, linear_silu_f16_n64]);
 
 /// The tile sizes of the layer's kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// 128 x 256 tiles.
-    Wide,
-    /// 128 x 192 tiles (four stages).
-    Mid,
-    /// 128 x 128 tiles taking turns in the accumulator (`linear_overlapped!`).
-    Overlapped,
-    /// 128 x 64 tiles with eight stages.
-    Narrow,
-}
-
-impl Variant {
-    /// The variant `TESSEL_LINEAR` or `BENCH_VARIANTS` names: `wide`, `mid`, `overlapped` or `narrow`.
-    pub fn named(name: &str) -> Option<Variant> {
-        Some(match name.trim() {
-            "wide" => Variant::Wide,
-            "mid" => Variant::Mid,
-            "overlapped" => Variant::Overlapped,
-            "narrow" => Variant::Narrow,
-            _ => return None,
-        })
-    }
-}
+pub use waves::Tiles as Variant;
 
 /// The tile size for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow` overrides
 /// [`choose`] (for tuning).
@@ -383,7 +360,7 @@ pub fn variant(x: &[usize], w: &[usize]) -> Variant {
 /// rank lacks count as 0, for the launch to report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
     let (m, n) = (x.first().copied().unwrap_or(0), w.first().copied().unwrap_or(0));
-    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow))
+    waves::fastest(m, n)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

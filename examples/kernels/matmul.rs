@@ -351,17 +351,25 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 }
 
 impl Variant {
-    /// The variant `TESSEL_MATMUL` names: `wide`, `mid`, `pair`, `overlapped`, `narrow` or `split`.
+    /// The variant `TESSEL_MATMUL` names: a tile size (`wide`, `mid`, `overlapped`, `narrow`),
+    /// `pair` or `split`.
     pub fn named(name: &str) -> Option<Variant> {
-        Some(match name.trim() {
-            "wide" => Variant::Wide,
-            "mid" => Variant::Mid,
-            "pair" => Variant::Pair,
-            "overlapped" => Variant::Overlapped,
-            "narrow" => Variant::Narrow,
-            "split" => Variant::Split,
-            _ => return None,
-        })
+        match name.trim() {
+            "pair" => Some(Variant::Pair),
+            "split" => Some(Variant::Split),
+            other => waves::Tiles::named(other).map(Variant::from),
+        }
+    }
+}
+
+impl From<waves::Tiles> for Variant {
+    fn from(t: waves::Tiles) -> Variant {
+        match t {
+            waves::Tiles::Wide => Variant::Wide,
+            waves::Tiles::Mid => Variant::Mid,
+            waves::Tiles::Overlapped => Variant::Overlapped,
+            waves::Tiles::Narrow => Variant::Narrow,
+        }
     }
 }
 
@@ -379,7 +387,7 @@ pub fn choose(m: usize, n: usize, k: usize) -> Variant {
     if m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
         return Variant::Split;
     }
-    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow))
+    waves::fastest(m, n).into()
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

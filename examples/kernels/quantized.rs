@@ -328,34 +328,8 @@ dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
           Wide => scaled_matmul_i8, Mid => scaled_matmul_i8_n192, Overlapped => scaled_matmul_i8_overlapped,
           Narrow => scaled_matmul_i8_narrow);
 
-/// The kernels `dispatch!` chooses from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// 128 x 256 tiles.
-    Wide,
-    /// 128 x 192 tiles (four stages): where wide tiles leave SMs idle and these do not make
-    /// another wave.
-    Mid,
-    /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
-    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or waste
-    /// much of a last, partial column of tiles.
-    Overlapped,
-    /// 128 x 64 tiles with eight stages, for skinny shapes.
-    Narrow,
-}
-
-impl Variant {
-    /// The variant `TESSEL_QMATMUL` names: `wide`, `mid`, `overlapped` or `narrow`.
-    pub fn named(name: &str) -> Option<Variant> {
-        Some(match name.trim() {
-            "wide" => Variant::Wide,
-            "mid" => Variant::Mid,
-            "overlapped" => Variant::Overlapped,
-            "narrow" => Variant::Narrow,
-            _ => return None,
-        })
-    }
-}
+/// The kernels `dispatch!` chooses from: one per tile size.
+pub use waves::Tiles as Variant;
 
 /// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow` overrides [`choose`] (for tuning).
 pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
@@ -372,7 +346,7 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 /// them.
 pub fn choose(m: Option<&usize>, n: Option<&usize>, _k: Option<&usize>) -> Variant {
     let (Some(&m), Some(&n)) = (m, n) else { return Variant::Wide };
-    waves::fastest(m, n, &waves::candidates(Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow))
+    waves::fastest(m, n)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

@@ -20,28 +20,56 @@
 /// The SMs of an H100 / H200, one persistent program on each.
 pub const SMS: usize = 132;
 
-/// A kernel choice: its tile width (tiles are 128 rows high) and a tile's time, in wide tiles'.
-pub struct Tiles<V> {
-    pub variant: V,
-    pub width: usize,
-    pub time: f64,
+/// The tile sizes of the persistent GEMMs (all 128 rows high), which every dispatcher has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tiles {
+    /// 128 x 256 tiles.
+    Wide,
+    /// 128 x 192 tiles (four stages): where wide tiles leave SMs idle and these do not make
+    /// another wave.
+    Mid,
+    /// 128 x 128 tiles taking turns in the accumulator, so that each tile's epilogue runs under
+    /// the next one's first wgmmas: where wide tiles leave the last wave part-empty, or waste
+    /// much of a last, partial column of tiles.
+    Overlapped,
+    /// 128 x 64 tiles with eight stages, for skinny shapes.
+    Narrow,
 }
 
-/// The kernels of a dispatcher, widest first: wide, mid 128 x 192, overlapped 128 x 128, narrow
-/// 128 x 64.
-pub fn candidates<V>(wide: V, mid: V, overlapped: V, narrow: V) -> [Tiles<V>; 4] {
-    [
-        Tiles { variant: wide, width: 256, time: 1.0 },
-        Tiles { variant: mid, width: 192, time: 0.79 },
-        Tiles { variant: overlapped, width: 128, time: 0.54 },
-        Tiles { variant: narrow, width: 64, time: 0.36 },
-    ]
+impl Tiles {
+    /// Widest first.
+    pub const ALL: [Tiles; 4] = [Tiles::Wide, Tiles::Mid, Tiles::Overlapped, Tiles::Narrow];
+
+    /// The tile's width (N).
+    pub fn width(self) -> usize {
+        match self {
+            Tiles::Wide => 256,
+            Tiles::Mid => 192,
+            Tiles::Overlapped => 128,
+            Tiles::Narrow => 64,
+        }
+    }
+
+    /// A tile's time, in wide tiles' (measured: see the module documentation).
+    pub fn time(self) -> f64 {
+        match self {
+            Tiles::Wide => 1.0,
+            Tiles::Mid => 0.79,
+            Tiles::Overlapped => 0.54,
+            Tiles::Narrow => 0.36,
+        }
+    }
+
+    /// The tile size an environment variable or `BENCH_VARIANTS` names: `wide`, `mid`,
+    /// `overlapped` or `narrow`.
+    pub fn named(name: &str) -> Option<Tiles> {
+        Tiles::ALL.into_iter().find(|t| format!("{t:?}").to_lowercase() == name.trim())
+    }
 }
 
-/// The kernel whose busiest program finishes first for an M x N output (the wider on a tie). The
-/// last row and column of tiles may overhang the output: they take a whole tile's time.
-pub fn fastest<V: Copy>(m: usize, n: usize, kernels: &[Tiles<V>; 4]) -> V {
-    let time = |t: &Tiles<V>| (m.div_ceil(128) * n.div_ceil(t.width)).div_ceil(SMS) as f64 * t.time;
-    let best = kernels.iter().min_by(|x, y| time(x).total_cmp(&time(y)));
-    best.unwrap_or(&kernels[0]).variant
+/// The tile size whose busiest program finishes first for an M x N output (the wider on a tie).
+/// The last row and column of tiles may overhang the output: they take a whole tile's time.
+pub fn fastest(m: usize, n: usize) -> Tiles {
+    let time = |t: &Tiles| (m.div_ceil(128) * n.div_ceil(t.width())).div_ceil(SMS) as f64 * t.time();
+    Tiles::ALL.into_iter().min_by(|x, y| time(x).total_cmp(&time(y))).unwrap_or(Tiles::Wide)
 }

@@ -33,8 +33,8 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
         let tile = usize::try_from(*tile).unwrap_or(0);
         quote!(::tessel::__private::check_divisible(#dim, #value, #tile, #why)?;)
     });
-    let ragged = kernel.attr.ragged.iter().filter(|d| facts.runtime_dims.contains(&d.to_string())).map(|d| {
-        let (dim, value) = (d.to_string(), local(&format!("dim_{d}")));
+    let ragged = facts.ragged.iter().map(|dim| {
+        let value = local(&format!("dim_{dim}"));
         quote!(::tessel::__private::check_ragged(#dim, #value)?;)
     });
     let grid = grid::grid(ctx, kernel, facts);

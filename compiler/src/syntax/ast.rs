@@ -56,11 +56,6 @@ pub struct KernelAttr {
 }
 
 impl KernelAttr {
-    /// Whether `ragged(..)` names the dimension `name`.
-    pub fn is_ragged(&self, name: &str) -> bool {
-        self.ragged.iter().any(|d| d == name)
-    }
-
     /// Programs per cluster, saturating (an attribute may say anything until it is checked).
     pub fn cluster_size(&self) -> u32 {
         self.cluster.value.iter().fold(1u32, |n, d| n.saturating_mul(*d))

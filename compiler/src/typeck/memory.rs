@@ -72,7 +72,7 @@ fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: impl In
             ),
             DimVal::Static(_) => {}
             // The last tile along a ragged dimension may overhang it (TMA fills and clips).
-            DimVal::Runtime(name) if ck.kernel.attr.is_ragged(name) => {}
+            DimVal::Runtime(name) if ck.facts.ragged.contains(name) => {}
             DimVal::Runtime(name) => {
                 let need = (name.clone(), *t);
                 if !ck.facts.divisibility.contains(&need) {

@@ -53,6 +53,9 @@ pub struct Facts {
     pub tma_of: HashMap<ExprId, usize>,
     /// Runtime dimensions that tiles cover exactly: (dimension, tile extent), checked at launch.
     pub divisibility: Vec<(String, i64)>,
+    /// The runtime dimensions `ragged(..)` names (checked to be ones): tiles may overhang them,
+    /// and the launch checks their room in 32-bit indices instead.
+    pub ragged: Vec<String>,
     /// The value of each slice bound (`acc.slice([.., a..b])`), by the bound's expression: a
     /// literal, a const or an immutable `let` of them, which the PTX writer and the interpreter
     /// read from here rather than evaluate again.
@@ -142,6 +145,7 @@ pub fn check(ctx: &Ctxt, kernel: &Kernel) -> Facts {
             tensor_maps: Vec::new(),
             tma_of: HashMap::new(),
             divisibility: Vec::new(),
+            ragged: Vec::new(),
             slice_bounds: HashMap::new(),
         },
         smem_cursor: 0,

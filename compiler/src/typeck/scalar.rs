@@ -140,7 +140,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
 fn check_ragged_division(ck: &mut Checker, e: &Expr, lhs: &Expr) {
     let ExprKind::Var(name) = &lhs.kind else { return };
     let key = name.to_string();
-    if ck.kernel.attr.is_ragged(&key) && ck.lookup(&key).is_none() && ck.facts.runtime_dims.contains(&key) {
+    if ck.facts.ragged.contains(&key) && ck.lookup(&key).is_none() {
         ck.ctx.type_error(
             e,
             format!("`{name}` is ragged, so this division leaves out its last, partial tile"),
@@ -268,41 +268,30 @@ pub(super) fn check_grid_axis(ck: &mut Checker, axis: &Spanned<u32>) -> Ty {
 /// The value of an integer expression known at compile time: `None` for a runtime value, and for an
 /// overflow, a division by zero or an out-of-range shift (`BinOp::eval_i64`).
 pub(super) fn eval_const(ck: &Checker, e: &Expr) -> Option<i64> {
-    match &e.kind {
-        ExprKind::Int(v, _) => Some(*v),
-        ExprKind::Var(n) => {
-            let key = n.to_string();
-            if ck.lookup(&key).is_some() {
-                return None;
-            }
-            ck.facts.consts.get(&key).copied()
-        }
-        ExprKind::Unary { op: UnOp::Neg, operand } => eval_const(ck, operand)?.checked_neg(),
-        ExprKind::Binary { op, lhs, rhs } => {
-            let (a, b) = (eval_const(ck, lhs)?, eval_const(ck, rhs)?);
-            op.eval_i64(a, b)
-        }
-        _ => None,
-    }
+    evaluate(ck, e, false)
 }
 
 /// [`eval_const`], where an immutable `let` of known integers is known too (slice bounds).
 pub(super) fn eval_known(ck: &Checker, e: &Expr) -> Option<i64> {
+    evaluate(ck, e, true)
+}
+
+/// Integer arithmetic over literals and consts, and with `lets` over the known values of local
+/// names (a local name shadows a const of the same name either way).
+fn evaluate(ck: &Checker, e: &Expr, lets: bool) -> Option<i64> {
     match &e.kind {
+        ExprKind::Int(v, _) => Some(*v),
         ExprKind::Var(n) => {
             let key = n.to_string();
             match ck.lookup(&key) {
-                Some(var) if matches!(var.ty, Ty::Scalar(d) if d.is_int()) => var.known,
+                Some(var) if lets && matches!(var.ty, Ty::Scalar(d) if d.is_int()) => var.known,
                 Some(_) => None,
                 None => ck.facts.consts.get(&key).copied(),
             }
         }
-        ExprKind::Unary { op: UnOp::Neg, operand } => eval_known(ck, operand)?.checked_neg(),
-        ExprKind::Binary { op, lhs, rhs } => {
-            let (a, b) = (eval_known(ck, lhs)?, eval_known(ck, rhs)?);
-            op.eval_i64(a, b)
-        }
-        _ => eval_const(ck, e),
+        ExprKind::Unary { op: UnOp::Neg, operand } => evaluate(ck, operand, lets)?.checked_neg(),
+        ExprKind::Binary { op, lhs, rhs } => op.eval_i64(evaluate(ck, lhs, lets)?, evaluate(ck, rhs, lets)?),
+        _ => None,
     }
 }
 

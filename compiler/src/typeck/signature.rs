@@ -78,6 +78,8 @@ impl Checker<'_> {
                     format!("`{name}` is not a dimension of this kernel's arrays"),
                     "name runtime dimensions of the signature, e.g. `ragged(M)` for `a: Gmem<bf16, M, K>`",
                 );
+            } else {
+                self.facts.ragged.push(name);
             }
         }
     }

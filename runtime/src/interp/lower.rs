@@ -74,7 +74,8 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
         })
         .collect::<Result<_>>()?;
     let tensor_maps = facts.tensor_maps.iter().map(map_use).collect::<Result<_>>()?;
-    let ragged = k.attr.ragged.iter().filter_map(|d| dim_index(&d.to_string())).collect();
+    let ragged = facts.ragged.iter().map(|d| dim_index(d).ok_or_else(|| internal(format!("unknown dimension {d}"))));
+    let ragged = ragged.collect::<Result<_>>()?;
     let [cx, cy, cz] = k.attr.cluster.value;
     Ok(Program {
         name: k.name.to_string(),
@@ -95,13 +96,8 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
 }
 
 fn map_use(map: &TensorMapUse) -> Result<MapUse> {
-    let swizzle = match map.swizzle {
-        0 => Swizzle::None,
-        32 => Swizzle::B32,
-        64 => Swizzle::B64,
-        128 => Swizzle::B128,
-        other => return Err(internal(format!("a {other}-byte swizzle"))),
-    };
+    let swizzle =
+        Swizzle::from_span_bytes(map.swizzle).ok_or_else(|| internal(format!("a {}-byte swizzle", map.swizzle)))?;
     let box_shape = map.box_shape.iter().map(|&b| u32::try_from(b)).collect::<std::result::Result<_, _>>();
     let box_shape = box_shape.map_err(|_| internal(format!("the box {:?}", map.box_shape)))?;
     Ok(MapUse { param: map.param, box_shape, swizzle })

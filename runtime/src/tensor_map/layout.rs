@@ -36,6 +36,13 @@ impl Swizzle {
         }
     }
 
+    /// The swizzle of a span of `bytes` (0: none), as the kernel's facts record it.
+    pub fn from_span_bytes(bytes: u32) -> Option<Swizzle> {
+        [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
+            .into_iter()
+            .find(|s| s.span_bytes().unwrap_or(0) == u64::from(bytes))
+    }
+
     /// The driver's enum value.
     pub fn to_sys(self) -> CUtensorMapSwizzle {
         match self {
