@@ -10,6 +10,7 @@ mod common;
 mod kernels;
 
 use common::{assert_close, matmul, values, Rng};
+use kernels::waves::{Rows, Spread};
 use kernels::{choose, Variant};
 use tessel::prelude::*;
 
@@ -35,6 +36,13 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     // ...else the waves decide.
     assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);
     assert_eq!(choose(128, 8192, 8128), Variant::Split);
+    // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
+    assert_eq!(choose(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));
+    assert_eq!(choose(48, 14336, 4096), Variant::Skinny(Rows::R64, Spread::Two));
+    assert_eq!(choose(16, 2048, 8192), Variant::Skinny(Rows::R16, Spread::SplitK2));
+    assert_eq!(choose(32, 1024, 4096), Variant::Skinny(Rows::R32, Spread::SplitK4));
+    // Four 128-wide steps of K are too few to split four ways.
+    assert_eq!(choose(32, 1024, 512), Variant::Skinny(Rows::R32, Spread::SplitK2));
     // A single 64-wide step of K leaves nothing to split.
     assert_eq!(choose(128, 8192, 64), Variant::Narrow);
 }
@@ -52,13 +60,25 @@ fn operands_of_the_wrong_rank_are_the_launchs_error() {
 type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>) -> tessel::Result<()>;
 
 /// Every kernel of the dispatcher, by name, in the interpreter.
-const BF16_KERNELS: [(&str, Interpret<bf16>); 6] = [
+const BF16_KERNELS: [(&str, Interpret<bf16>); 18] = [
     ("wide", kernels::matmul_bf16::interpret),
     ("mid", kernels::matmul_bf16_n192::interpret),
     ("pair", kernels::matmul_bf16_2x1::interpret),
     ("overlapped", kernels::matmul_bf16_overlapped::interpret),
     ("narrow", kernels::matmul_bf16_n64::interpret),
     ("split", kernels::matmul_bf16_split::interpret),
+    ("skinny16", kernels::matmul_bf16_skinny16::interpret),
+    ("skinny16x2", kernels::matmul_bf16_skinny16x2::interpret),
+    ("skinny16k2", kernels::matmul_bf16_skinny16k2::interpret),
+    ("skinny16k4", kernels::matmul_bf16_skinny16k4::interpret),
+    ("skinny32", kernels::matmul_bf16_skinny32::interpret),
+    ("skinny32x2", kernels::matmul_bf16_skinny32x2::interpret),
+    ("skinny32k2", kernels::matmul_bf16_skinny32k2::interpret),
+    ("skinny32k4", kernels::matmul_bf16_skinny32k4::interpret),
+    ("skinny64", kernels::matmul_bf16_skinny64::interpret),
+    ("skinny64x2", kernels::matmul_bf16_skinny64x2::interpret),
+    ("skinny64k2", kernels::matmul_bf16_skinny64k2::interpret),
+    ("skinny64k4", kernels::matmul_bf16_skinny64k4::interpret),
 ];
 
 #[test]
@@ -150,15 +170,33 @@ fn overlapped_tiles_on_the_gpu() {
 fn partial_tiles_on_the_gpu() {
     let dev = Device::new(0).expect("an sm_90 GPU");
     let mut rng = Rng::new(305);
-    let variants = [Variant::Wide, Variant::Mid, Variant::Pair, Variant::Overlapped, Variant::Narrow, Variant::Split];
+    let mut variants =
+        vec![Variant::Wide, Variant::Mid, Variant::Pair, Variant::Overlapped, Variant::Narrow, Variant::Split];
+    variants.extend(
+        [
+            "skinny16",
+            "skinny16x2",
+            "skinny16k2",
+            "skinny16k4",
+            "skinny32",
+            "skinny32x2",
+            "skinny32k2",
+            "skinny32k4",
+            "skinny64",
+            "skinny64x2",
+            "skinny64k2",
+            "skinny64k4",
+        ]
+        .map(|n| Variant::named(n).unwrap()),
+    );
     // Last tiles overhanging M, N and K in every kernel (K: 15 steps of 64, the last 40 wide, so
     // the split's halves differ by one); one row (A's box is 64 rows of a 1-row array).
-    for (m, n, k) in [(1000, 1000, 1000), (1, 8, 8)] {
+    for (m, n, k) in [(1000, 1000, 1000), (1, 8, 8), (16, 2048, 4096)] {
         let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
         let expect = matmul(&values(&a), &values(&b), m, n, k, true);
         let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
         let (da, db) = (up(&a), up(&b));
-        for v in variants {
+        for &v in &variants {
             let mut c = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
             kernels::matmul_bf16_variant(v, &dev, &da, &db, &mut c).unwrap();
             let what = format!("{v:?} {m} x {n} x {k} on the GPU");

@@ -10,10 +10,8 @@ mod common;
 mod kernels;
 
 use common::{assert_close, values, Rng};
-use kernels::{
-    choose, scaled_matmul_fp8, scaled_matmul_fp8_n192, scaled_matmul_fp8_narrow, scaled_matmul_fp8_overlapped,
-    scaled_matmul_i8, scaled_matmul_i8_n192, scaled_matmul_i8_narrow, scaled_matmul_i8_overlapped, Variant,
-};
+use kernels::waves::{Rows, Spread};
+use kernels::*;
 use tessel::prelude::*;
 use tessel::Element;
 
@@ -116,6 +114,14 @@ fn each_shape_gets_its_kernel() {
     assert_eq!(pick(4096, 4160, 4096), Variant::Overlapped);
     assert_eq!(pick(128, 4096, 4096), Variant::Narrow);
     assert_eq!(pick(1152, 2048, 4096), Variant::Mid);
+    // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`), rows to cover M; two
+    // slabs of W per program where one would make more programs than SMs; K split where they
+    // would leave most SMs idle.
+    assert_eq!(pick(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));
+    assert_eq!(pick(32, 4096, 14336), Variant::Skinny(Rows::R32, Spread::One));
+    assert_eq!(pick(64, 14336, 4096), Variant::Skinny(Rows::R64, Spread::Two));
+    assert_eq!(pick(16, 2048, 8192), Variant::Skinny(Rows::R16, Spread::SplitK2));
+    assert_eq!(pick(8, 1024, 4096), Variant::Skinny(Rows::R16, Spread::SplitK4));
     // A missing dimension goes to the wide kernel, whose launch reports it.
     assert_eq!(choose(Some(&128), None, Some(&256)), Variant::Wide);
     // Through the dispatcher: 128 x 256 is one wide tile, so four narrow ones.
@@ -152,6 +158,38 @@ fn partial_tiles_overhang_every_dimension() {
     interpreted!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 9));
     interpreted!(scaled_matmul_i8_n192, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 16));
     interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 15));
+}
+
+/// Every skinny kernel (fp8 then int8) with the name of its variant.
+macro_rules! each_skinny {
+    ($check:ident) => {
+        $check!(scaled_matmul_fp8_skinny16, scaled_matmul_i8_skinny16, "skinny16");
+        $check!(scaled_matmul_fp8_skinny16x2, scaled_matmul_i8_skinny16x2, "skinny16x2");
+        $check!(scaled_matmul_fp8_skinny16k2, scaled_matmul_i8_skinny16k2, "skinny16k2");
+        $check!(scaled_matmul_fp8_skinny16k4, scaled_matmul_i8_skinny16k4, "skinny16k4");
+        $check!(scaled_matmul_fp8_skinny32, scaled_matmul_i8_skinny32, "skinny32");
+        $check!(scaled_matmul_fp8_skinny32x2, scaled_matmul_i8_skinny32x2, "skinny32x2");
+        $check!(scaled_matmul_fp8_skinny32k2, scaled_matmul_i8_skinny32k2, "skinny32k2");
+        $check!(scaled_matmul_fp8_skinny32k4, scaled_matmul_i8_skinny32k4, "skinny32k4");
+        $check!(scaled_matmul_fp8_skinny64, scaled_matmul_i8_skinny64, "skinny64");
+        $check!(scaled_matmul_fp8_skinny64x2, scaled_matmul_i8_skinny64x2, "skinny64x2");
+        $check!(scaled_matmul_fp8_skinny64k2, scaled_matmul_i8_skinny64k2, "skinny64k2");
+        $check!(scaled_matmul_fp8_skinny64k4, scaled_matmul_i8_skinny64k4, "skinny64k4");
+    };
+}
+
+#[test]
+fn skinny_kernels_match_the_reference() {
+    // M below and above one program's rows, N overhanging the last slab of W, K in 5 steps of
+    // 128 (the last 112 wide), so that split shares differ.
+    macro_rules! check {
+        ($fp8:ident, $i8:ident, $name:literal) => {
+            assert!(Variant::named($name).is_some(), $name);
+            interpreted!($fp8, Inputs::<F8E4M3>::new(20, 200, 624, 1.0, 0.1, 40));
+            interpreted!($i8, Inputs::<i8>::new(20, 200, 624, 50.0, 1e-4, 41));
+        };
+    }
+    each_skinny!(check);
 }
 
 #[test]
@@ -255,4 +293,19 @@ fn partial_tiles_on_the_gpu() {
     on_the_gpu!(scaled_matmul_fp8_n192, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 33), exact = false);
     on_the_gpu!(scaled_matmul_i8_n192, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 34), exact = true);
     on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(1, 8, 16, 1.0, 1.0, 32), exact = false);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn skinny_on_the_gpu() {
+    // Every skinny kernel on a decoding-sized M that overhangs its rows, N and K overhanging
+    // the last slab and step; then one row of C.
+    macro_rules! check {
+        ($fp8:ident, $i8:ident, $name:literal) => {
+            on_the_gpu!($fp8, Inputs::<F8E4M3>::new(40, 1000, 2000, 1.0, 0.03, 42), exact = false);
+            on_the_gpu!($i8, Inputs::<i8>::new(40, 1000, 2000, 50.0, 1e-4, 43), exact = true);
+            on_the_gpu!($i8, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 44), exact = true);
+        };
+    }
+    each_skinny!(check);
 }

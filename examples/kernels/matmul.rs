@@ -17,6 +17,11 @@
 //! 64 x 256 accumulator, so that one tile's epilogue runs under the next one's first wgmmas
 //! ([`choose`] weighs the waves).
 //!
+//! For decoding-sized M (64 rows or fewer), `skinny!` computes C^T = B^T A^T instead, so that 64
+//! columns of B fill the wgmma's rows and the few rows of A its N, streaming each 64-column slab
+//! of B through a deep ring of stages ([`waves::skinny`] picks rows, slabs per program and a
+//! split of K).
+//!
 //! Every kernel is `ragged(M, N, K)`: any M, N and K (N and K in TMA's 16-byte rows), the last
 //! tiles overhanging the arrays.
 //!
@@ -33,6 +38,8 @@ use tessel::prelude::*;
 #[allow(clippy::duplicate_mod)]
 #[path = "waves.rs"]
 pub mod waves;
+
+use waves::{Rows, Spread};
 
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
 /// 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
@@ -258,6 +265,93 @@ macro_rules! split_k {
     };
 }
 
+/// C = A @ B for decoding-sized M (at most RN rows of A per program), computed as C^T = B^T A^T:
+/// 64 columns of B fill the wgmma's 64 rows (an MN-major operand, read straight from B's rows)
+/// and the RN rows of A its N, so the stages hold B, not the 64 - M zero rows a 64-row tile of A
+/// would add. The product is bound by how many of B's bytes are in flight, so each program streams
+/// its slabs of B through a deep ring: WN consumer warpgroups take a 64-column slab each, and
+/// with SPLIT > 1 the programs of a cluster take shares of K and pass their f32 partial sums
+/// down the cluster (program SPLIT - 1 sends to SPLIT - 2, which adds its own and sends on),
+/// until program 0 adds its share and stores. Any M, N and K, as for `matmul!`.
+macro_rules! skinny {
+    ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
+     STAGES = $stages:literal, SPLIT = 1) => {
+        skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, 1, cluster = (1,), part = (), exchange = ());
+    };
+    ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
+     STAGES = $stages:literal, SPLIT = $split:literal) => {
+        skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split, cluster = ($split,),
+                // The next program's partial sum, one 64 x RN block per consumer.
+                part = (part: Smem<f32, WN, 64, RN>, received: Barrier<WN>,),
+                exchange = (
+                    if rank + 1 < SPLIT {
+                        barrier_wait(received);
+                        acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
+                    }
+                    if rank > 0 {
+                        part.at(h).store(acc.load());
+                        commit_smem();
+                        copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
+                    }
+                ));
+    };
+    (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
+     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
+        #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
+                 warpgroup_axis = wg, max_registers = 168,
+                 consts(RN = $rn, WN = $wgs - 1, KSUB = $ksub, COPIES = $wgs * $ksub, BK = 64 * $ksub,
+                        STAGES = $stages, SPLIT = $split),
+                 ragged(M, N, K))]
+        pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
+            // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
+            let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
+            let first = rank * all_steps / SPLIT;
+            let steps = (rank + 1) * all_steps / SPLIT - first;
+            let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+            run_scoped(
+                collective_axes = [wg],
+                // A step is KSUB 64-wide slices of K: RN x 64 of A, and 64 x 64 of B per consumer.
+                |a_s: Smem<$t, STAGES, KSUB, RN, 64, Swizzle128>,
+                 b_s: Smem<$t, STAGES, KSUB, WN, 64, 64, Swizzle128>,
+                 ring: Pipeline<STAGES, COPIES, WN>,
+                 $($part)*
+                 c_s: Smem<$t, WN, 64, RN>| {
+                    if warpgroup_id() == 0 {
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            #[unroll]
+                            for q in 0..KSUB {
+                                let kk = KSUB * (first + k) + q;
+                                copy_gmem_to_smem(a.tile([ti, kk]), a_s.at(s).at(q), bar);
+                                #[unroll]
+                                for w in 0..WN {
+                                    copy_gmem_to_smem(b.tile([kk, WN * tj + w]), b_s.at(s).at(q).at(w), bar);
+                                }
+                            }
+                        });
+                    } else {
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<f32, 64, RN>| {
+                            pipeline_consume(ring, steps, |k, s| {
+                                #[unroll]
+                                for q in 0..KSUB {
+                                    wgmma(acc, b_s.at(s).at(q).at(h).t(), a_s.at(s).at(q).t());
+                                }
+                            });
+                            $($exchange)*
+                            if rank == 0 {
+                                // The 64 x RN block of C^T, through shared memory into C's RN x 64 tile.
+                                c_s.at(h).store(acc.load().cast::<$t>());
+                                commit_smem();
+                                c.tile([ti, WN * tj + h], [RN, 64]).store(c_s.at(h).t().load(Layout::Strided));
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
 matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 3);
 matmul!(single, matmul_f16, f16, BN = 256, STAGES = 3);
 matmul!(single, matmul_bf16_n192, bf16, BN = 192, STAGES = 4);
@@ -270,11 +364,35 @@ matmul_overlapped!(matmul_bf16_overlapped, bf16, STAGES = 6, PROGRAMS = 132);
 matmul_overlapped!(matmul_f16_overlapped, f16, STAGES = 6, PROGRAMS = 132);
 split_k!(matmul_bf16_split, bf16);
 split_k!(matmul_f16_split, f16);
+skinny!(matmul_bf16_skinny16, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
+skinny!(matmul_bf16_skinny16x2, bf16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+skinny!(matmul_bf16_skinny16k2, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
+skinny!(matmul_bf16_skinny16k4, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
+skinny!(matmul_bf16_skinny32, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
+skinny!(matmul_bf16_skinny32x2, bf16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+skinny!(matmul_bf16_skinny32k2, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+skinny!(matmul_bf16_skinny32k4, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+skinny!(matmul_bf16_skinny64, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
+skinny!(matmul_bf16_skinny64x2, bf16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
+skinny!(matmul_bf16_skinny64k2, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+skinny!(matmul_bf16_skinny64k4, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+skinny!(matmul_f16_skinny16, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
+skinny!(matmul_f16_skinny16x2, f16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+skinny!(matmul_f16_skinny16k2, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
+skinny!(matmul_f16_skinny16k4, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
+skinny!(matmul_f16_skinny32, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
+skinny!(matmul_f16_skinny32x2, f16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+skinny!(matmul_f16_skinny32k2, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+skinny!(matmul_f16_skinny32k4, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+skinny!(matmul_f16_skinny64, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
+skinny!(matmul_f16_skinny64x2, f16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
+skinny!(matmul_f16_skinny64k2, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+skinny!(matmul_f16_skinny64k4, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
 
 /// Picks the variant for a shape (see [`variant`]): one function launches it on the GPU, one runs
 /// it in the interpreter, and one launches a variant named by the caller (for tuning).
 macro_rules! dispatch {
-    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:ident => $kernel:ident),*) => {
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:pat => $kernel:ident),*) => {
         /// C = A @ B on the GPU with the variant for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -295,7 +413,7 @@ macro_rules! dispatch {
             c: &mut DeviceTensor<$t>,
         ) -> tessel::Result<()> {
             match v {
-                $(Variant::$variant => $kernel::launch(stream, a, b, c),)*
+                $($variant => $kernel::launch(stream, a, b, c),)*
             }
         }
 
@@ -303,18 +421,50 @@ macro_rules! dispatch {
         pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
             let (m, n, k) = dims(a.shape(), b.shape());
             match variant(m, n, k) {
-                $(Variant::$variant => $kernel::interpret(a, b, c),)*
+                $($variant => $kernel::interpret(a, b, c),)*
             }
         }
     };
 }
 
 dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, bf16,
-          Wide => matmul_bf16, Mid => matmul_bf16_n192, Pair => matmul_bf16_2x1,
-          Overlapped => matmul_bf16_overlapped, Narrow => matmul_bf16_n64, Split => matmul_bf16_split);
+          Variant::Wide => matmul_bf16,
+          Variant::Mid => matmul_bf16_n192,
+          Variant::Pair => matmul_bf16_2x1,
+          Variant::Overlapped => matmul_bf16_overlapped,
+          Variant::Narrow => matmul_bf16_n64,
+          Variant::Split => matmul_bf16_split,
+          Variant::Skinny(Rows::R16, Spread::One) => matmul_bf16_skinny16,
+          Variant::Skinny(Rows::R16, Spread::Two) => matmul_bf16_skinny16x2,
+          Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_bf16_skinny16k2,
+          Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_bf16_skinny16k4,
+          Variant::Skinny(Rows::R32, Spread::One) => matmul_bf16_skinny32,
+          Variant::Skinny(Rows::R32, Spread::Two) => matmul_bf16_skinny32x2,
+          Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_bf16_skinny32k2,
+          Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_bf16_skinny32k4,
+          Variant::Skinny(Rows::R64, Spread::One) => matmul_bf16_skinny64,
+          Variant::Skinny(Rows::R64, Spread::Two) => matmul_bf16_skinny64x2,
+          Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_bf16_skinny64k2,
+          Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_bf16_skinny64k4);
 dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, f16,
-          Wide => matmul_f16, Mid => matmul_f16_n192, Pair => matmul_f16_2x1,
-          Overlapped => matmul_f16_overlapped, Narrow => matmul_f16_n64, Split => matmul_f16_split);
+          Variant::Wide => matmul_f16,
+          Variant::Mid => matmul_f16_n192,
+          Variant::Pair => matmul_f16_2x1,
+          Variant::Overlapped => matmul_f16_overlapped,
+          Variant::Narrow => matmul_f16_n64,
+          Variant::Split => matmul_f16_split,
+          Variant::Skinny(Rows::R16, Spread::One) => matmul_f16_skinny16,
+          Variant::Skinny(Rows::R16, Spread::Two) => matmul_f16_skinny16x2,
+          Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_f16_skinny16k2,
+          Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_f16_skinny16k4,
+          Variant::Skinny(Rows::R32, Spread::One) => matmul_f16_skinny32,
+          Variant::Skinny(Rows::R32, Spread::Two) => matmul_f16_skinny32x2,
+          Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_f16_skinny32k2,
+          Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_f16_skinny32k4,
+          Variant::Skinny(Rows::R64, Spread::One) => matmul_f16_skinny64,
+          Variant::Skinny(Rows::R64, Spread::Two) => matmul_f16_skinny64x2,
+          Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_f16_skinny64k2,
+          Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_f16_skinny64k4);
 
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
 /// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
@@ -341,9 +491,12 @@ pub enum Variant {
     Narrow,
     /// 128 x 128 tiles, K split between the two programs of a 2 x 1 cluster: for a skinny M.
     Split,
+    /// Decoding-sized M: C^T = B^T A^T, 64-column slabs of B streamed through deep rings.
+    Skinny(waves::Rows, waves::Spread),
 }
 
 /// The variant for C = A @ B with A M x K and B K x N: `TESSEL_MATMUL=wide|mid|pair|overlapped|narrow|split`
+/// or a skinny kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`: [`waves::skinny_named`])
 /// overrides [`choose`] (for tuning).
 pub fn variant(m: usize, n: usize, k: usize) -> Variant {
     let chosen = std::env::var("TESSEL_MATMUL").ok().and_then(|name| Variant::named(&name));
@@ -352,11 +505,12 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 
 impl Variant {
     /// The variant `TESSEL_MATMUL` names: a tile size (`wide`, `mid`, `overlapped`, `narrow`),
-    /// `pair` or `split`.
+    /// `pair`, `split` or a skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`).
     pub fn named(name: &str) -> Option<Variant> {
         match name.trim() {
             "pair" => Some(Variant::Pair),
             "split" => Some(Variant::Split),
+            other if other.starts_with("skinny") => waves::skinny_named(other).map(|(r, s)| Variant::Skinny(r, s)),
             other => waves::Tiles::named(other).map(Variant::from),
         }
     }
@@ -373,9 +527,10 @@ impl From<waves::Tiles> for Variant {
     }
 }
 
-/// The variant for a shape, without the override. Where wide tiles would leave more than half the
-/// 132 SMs idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those fill at most the 132
-/// SMs and K has two 64-wide steps or more; otherwise the tiles whose waves finish first
+/// The variant for a shape, without the override. A decoding-sized M (64 rows or fewer) gets a
+/// skinny kernel ([`waves::skinny`]). Otherwise, where wide tiles would leave more than half the 132 SMs
+/// idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those fill at most the 132 SMs and
+/// K has two 64-wide steps or more; otherwise the tiles whose waves finish first
 /// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
 /// 128 x 64 ones.
 ///
@@ -383,6 +538,10 @@ impl From<waves::Tiles> for Variant {
 /// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
+    if m <= 64 {
+        let (rows, spread) = waves::skinny(m, n, k);
+        return Variant::Skinny(rows, spread);
+    }
     let split_fits = k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= 132;
     if m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
         return Variant::Split;
@@ -404,4 +563,28 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("matmul_f16_overlapped", matmul_f16_overlapped::PTX),
     ("matmul_bf16_split", matmul_bf16_split::PTX),
     ("matmul_f16_split", matmul_f16_split::PTX),
+    ("matmul_bf16_skinny16", matmul_bf16_skinny16::PTX),
+    ("matmul_bf16_skinny16x2", matmul_bf16_skinny16x2::PTX),
+    ("matmul_bf16_skinny16k2", matmul_bf16_skinny16k2::PTX),
+    ("matmul_bf16_skinny16k4", matmul_bf16_skinny16k4::PTX),
+    ("matmul_bf16_skinny32", matmul_bf16_skinny32::PTX),
+    ("matmul_bf16_skinny32x2", matmul_bf16_skinny32x2::PTX),
+    ("matmul_bf16_skinny32k2", matmul_bf16_skinny32k2::PTX),
+    ("matmul_bf16_skinny32k4", matmul_bf16_skinny32k4::PTX),
+    ("matmul_bf16_skinny64", matmul_bf16_skinny64::PTX),
+    ("matmul_bf16_skinny64x2", matmul_bf16_skinny64x2::PTX),
+    ("matmul_bf16_skinny64k2", matmul_bf16_skinny64k2::PTX),
+    ("matmul_bf16_skinny64k4", matmul_bf16_skinny64k4::PTX),
+    ("matmul_f16_skinny16", matmul_f16_skinny16::PTX),
+    ("matmul_f16_skinny16x2", matmul_f16_skinny16x2::PTX),
+    ("matmul_f16_skinny16k2", matmul_f16_skinny16k2::PTX),
+    ("matmul_f16_skinny16k4", matmul_f16_skinny16k4::PTX),
+    ("matmul_f16_skinny32", matmul_f16_skinny32::PTX),
+    ("matmul_f16_skinny32x2", matmul_f16_skinny32x2::PTX),
+    ("matmul_f16_skinny32k2", matmul_f16_skinny32k2::PTX),
+    ("matmul_f16_skinny32k4", matmul_f16_skinny32k4::PTX),
+    ("matmul_f16_skinny64", matmul_f16_skinny64::PTX),
+    ("matmul_f16_skinny64x2", matmul_f16_skinny64x2::PTX),
+    ("matmul_f16_skinny64k2", matmul_f16_skinny64k2::PTX),
+    ("matmul_f16_skinny64k4", matmul_f16_skinny64k4::PTX),
 ];

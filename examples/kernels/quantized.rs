@@ -18,7 +18,9 @@
 //! leave the last wave part-empty 128 x 192 ones (the same again) or 128 x 128 ones
 //! (`scaled_matmul_overlapped!`, two at a time in each consumer's accumulator, so that one tile's
 //! epilogue runs under the next one's first wgmmas): [`choose`] weighs the waves. Every kernel is
-//! `ragged(M, N, K)`: any M, and N and K in TMA's 16-byte rows.
+//! `ragged(M, N, K)`: any M, and N and K in TMA's 16-byte rows. For decoding-sized M (64 rows or
+//! fewer), `scaled_skinny!` computes C^T = W A^T, streaming 64-row slabs of W through deep rings,
+//! as `kernels/matmul.rs`'s `skinny!` does.
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
@@ -32,6 +34,8 @@ use tessel::prelude::*;
 #[allow(clippy::duplicate_mod)]
 #[path = "waves.rs"]
 pub mod waves;
+
+use waves::{Rows, Spread};
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
 /// `$acc`, with 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA
@@ -265,6 +269,103 @@ macro_rules! scaled_matmul_overlapped {
     };
 }
 
+/// C = diag(a_scale) (A W^T) diag(w_scale) for decoding-sized M (at most RN rows of A per program),
+/// computed as C^T = W A^T, the skinny GEMM of `kernels/matmul.rs` with 8-bit, 128-wide K steps:
+/// 64 rows of W fill the wgmma's 64 rows and the RN rows of A its N, so the stages hold W, not
+/// the zero rows a 64-row tile of A would add. WN consumer warpgroups take 64 rows of W each;
+/// with SPLIT > 1 the programs of a cluster take shares of K and pass their partial sums down
+/// the cluster to program 0, which scales the sum and stores it. Any M, N and K, as for
+/// `scaled_matmul!`.
+macro_rules! scaled_skinny {
+    ($name:ident, $t:ident, $acc:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, STAGES = $stages:literal,
+     SPLIT = 1) => {
+        scaled_skinny!(@kernel $name, $t, $acc, $rn, $wgs, $stages, 1, cluster = (1,), part = (), exchange = ());
+    };
+    ($name:ident, $t:ident, $acc:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, STAGES = $stages:literal,
+     SPLIT = $split:literal) => {
+        scaled_skinny!(@kernel $name, $t, $acc, $rn, $wgs, $stages, $split, cluster = ($split,),
+                       // The next program's partial sum, one 64 x RN block per consumer.
+                       part = (part: Smem<$acc, WN, 64, RN>, received: Barrier<WN>,),
+                       exchange = (
+                           if rank + 1 < SPLIT {
+                               barrier_wait(received);
+                               acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
+                           }
+                           if rank > 0 {
+                               part.at(h).store(acc.load());
+                               commit_smem();
+                               copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
+                           }
+                       ));
+    };
+    (@kernel $name:ident, $t:ident, $acc:ident, $rn:literal, $wgs:literal, $stages:literal, $split:literal,
+     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
+        #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
+                 warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                 consts(RN = $rn, WN = $wgs - 1, COPIES = $wgs, BK = 128, STAGES = $stages, SPLIT = $split))]
+        pub fn $name(
+            a: Gmem<$t, M, K>,
+            w: Gmem<$t, N, K>,
+            a_scale: Gmem<f32, M>,
+            w_scale: Gmem<f32, N>,
+            c: GmemMut<bf16, M, N>,
+        ) {
+            // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
+            let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
+            let first = rank * all_steps / SPLIT;
+            let steps = (rank + 1) * all_steps / SPLIT - first;
+            let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+            run_scoped(
+                collective_axes = [wg],
+                |a_s: Smem<$t, STAGES, RN, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, WN, 64, BK, Swizzle128>,
+                 ring: Pipeline<STAGES, COPIES, WN>,
+                 $($part)*
+                 // The tile's scales: A's RN and W's 64 per consumer, copied first (COPIES arrivals).
+                 a_scale_s: Smem<f32, RN>,
+                 w_scale_s: Smem<f32, WN, 64>,
+                 scales: Barrier<COPIES>,
+                 c_s: Smem<bf16, WN, 64, RN>| {
+                    if warpgroup_id() == 0 {
+                        copy_gmem_to_smem(a_scale.tile([ti]), a_scale_s, scales);
+                        #[unroll]
+                        for v in 0..WN {
+                            copy_gmem_to_smem(w_scale.tile([WN * tj + v]), w_scale_s.at(v), scales);
+                        }
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            copy_gmem_to_smem(a.tile([ti, first + k]), a_s.at(s), bar);
+                            #[unroll]
+                            for v in 0..WN {
+                                copy_gmem_to_smem(w.tile([WN * tj + v, first + k]), w_s.at(s).at(v), bar);
+                            }
+                        });
+                    } else {
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<$acc, 64, RN>| {
+                            pipeline_consume(ring, steps, |k, s| {
+                                // A's stage is RN x K: `.t()` is the K x RN operand, K-major.
+                                wgmma(acc, w_s.at(s).at(h), a_s.at(s).t());
+                            });
+                            $($exchange)*
+                            if rank == 0 {
+                                // The 64 x RN block of C^T, scaled (W's scales along its rows,
+                                // A's along its columns), through shared memory into C's RN x 64 tile.
+                                barrier_wait(scales);
+                                let y = acc.load().cast::<f32>()
+                                    * w_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, RN], Layout::Wgmma)
+                                    * a_scale_s.load(Layout::WgmmaCol).broadcast([64, RN], Layout::Wgmma);
+                                c_s.at(h).store(y.cast::<bf16>());
+                                commit_smem();
+                                c.tile([ti, WN * tj + h], [RN, 64]).store(c_s.at(h).t().load(Layout::Strided));
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
 scaled_matmul!(scaled_matmul_fp8, f8e4m3, f32, BN = 256, STAGES = 3);
 scaled_matmul!(scaled_matmul_i8, i8, i32, BN = 256, STAGES = 3);
 scaled_matmul!(scaled_matmul_fp8_n192, f8e4m3, f32, BN = 192, STAGES = 4);
@@ -273,11 +374,35 @@ scaled_matmul!(scaled_matmul_fp8_narrow, f8e4m3, f32, BN = 64, STAGES = 8);
 scaled_matmul!(scaled_matmul_i8_narrow, i8, i32, BN = 64, STAGES = 8);
 scaled_matmul_overlapped!(scaled_matmul_fp8_overlapped, f8e4m3, f32, STAGES = 5, PROGRAMS = 132);
 scaled_matmul_overlapped!(scaled_matmul_i8_overlapped, i8, i32, STAGES = 5, PROGRAMS = 132);
+scaled_skinny!(scaled_matmul_fp8_skinny16, f8e4m3, f32, RN = 16, WARPGROUPS = 2, STAGES = 18, SPLIT = 1);
+scaled_skinny!(scaled_matmul_fp8_skinny16x2, f8e4m3, f32, RN = 16, WARPGROUPS = 3, STAGES = 10, SPLIT = 1);
+scaled_skinny!(scaled_matmul_fp8_skinny16k2, f8e4m3, f32, RN = 16, WARPGROUPS = 2, STAGES = 17, SPLIT = 2);
+scaled_skinny!(scaled_matmul_fp8_skinny16k4, f8e4m3, f32, RN = 16, WARPGROUPS = 2, STAGES = 17, SPLIT = 4);
+scaled_skinny!(scaled_matmul_fp8_skinny32, f8e4m3, f32, RN = 32, WARPGROUPS = 2, STAGES = 15, SPLIT = 1);
+scaled_skinny!(scaled_matmul_fp8_skinny32x2, f8e4m3, f32, RN = 32, WARPGROUPS = 3, STAGES = 9, SPLIT = 1);
+scaled_skinny!(scaled_matmul_fp8_skinny32k2, f8e4m3, f32, RN = 32, WARPGROUPS = 2, STAGES = 14, SPLIT = 2);
+scaled_skinny!(scaled_matmul_fp8_skinny32k4, f8e4m3, f32, RN = 32, WARPGROUPS = 2, STAGES = 14, SPLIT = 4);
+scaled_skinny!(scaled_matmul_fp8_skinny64, f8e4m3, f32, RN = 64, WARPGROUPS = 2, STAGES = 11, SPLIT = 1);
+scaled_skinny!(scaled_matmul_fp8_skinny64x2, f8e4m3, f32, RN = 64, WARPGROUPS = 3, STAGES = 8, SPLIT = 1);
+scaled_skinny!(scaled_matmul_fp8_skinny64k2, f8e4m3, f32, RN = 64, WARPGROUPS = 2, STAGES = 10, SPLIT = 2);
+scaled_skinny!(scaled_matmul_fp8_skinny64k4, f8e4m3, f32, RN = 64, WARPGROUPS = 2, STAGES = 10, SPLIT = 4);
+scaled_skinny!(scaled_matmul_i8_skinny16, i8, i32, RN = 16, WARPGROUPS = 2, STAGES = 18, SPLIT = 1);
+scaled_skinny!(scaled_matmul_i8_skinny16x2, i8, i32, RN = 16, WARPGROUPS = 3, STAGES = 10, SPLIT = 1);
+scaled_skinny!(scaled_matmul_i8_skinny16k2, i8, i32, RN = 16, WARPGROUPS = 2, STAGES = 17, SPLIT = 2);
+scaled_skinny!(scaled_matmul_i8_skinny16k4, i8, i32, RN = 16, WARPGROUPS = 2, STAGES = 17, SPLIT = 4);
+scaled_skinny!(scaled_matmul_i8_skinny32, i8, i32, RN = 32, WARPGROUPS = 2, STAGES = 15, SPLIT = 1);
+scaled_skinny!(scaled_matmul_i8_skinny32x2, i8, i32, RN = 32, WARPGROUPS = 3, STAGES = 9, SPLIT = 1);
+scaled_skinny!(scaled_matmul_i8_skinny32k2, i8, i32, RN = 32, WARPGROUPS = 2, STAGES = 14, SPLIT = 2);
+scaled_skinny!(scaled_matmul_i8_skinny32k4, i8, i32, RN = 32, WARPGROUPS = 2, STAGES = 14, SPLIT = 4);
+scaled_skinny!(scaled_matmul_i8_skinny64, i8, i32, RN = 64, WARPGROUPS = 2, STAGES = 11, SPLIT = 1);
+scaled_skinny!(scaled_matmul_i8_skinny64x2, i8, i32, RN = 64, WARPGROUPS = 3, STAGES = 8, SPLIT = 1);
+scaled_skinny!(scaled_matmul_i8_skinny64k2, i8, i32, RN = 64, WARPGROUPS = 2, STAGES = 10, SPLIT = 2);
+scaled_skinny!(scaled_matmul_i8_skinny64k4, i8, i32, RN = 64, WARPGROUPS = 2, STAGES = 10, SPLIT = 4);
 
 /// Picks the kernel for a shape (see [`Variant`]): one function launches it on the GPU, one runs it
 /// in the interpreter, and one launches a variant named by the caller (for tuning).
 macro_rules! dispatch {
-    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:ident => $kernel:ident),*) => {
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:pat => $kernel:ident),*) => {
         /// C = diag(a_scale) (A W^T) diag(w_scale) on the GPU with the kernel for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -302,7 +427,7 @@ macro_rules! dispatch {
             c: &mut DeviceTensor<bf16>,
         ) -> tessel::Result<()> {
             match v {
-                $(Variant::$variant => $kernel::launch(stream, a, w, a_scale, w_scale, c),)*
+                $($variant => $kernel::launch(stream, a, w, a_scale, w_scale, c),)*
             }
         }
 
@@ -315,38 +440,105 @@ macro_rules! dispatch {
             c: &mut HostTensor<bf16>,
         ) -> tessel::Result<()> {
             match variant(a.shape().first(), w.shape().first(), a.shape().get(1)) {
-                $(Variant::$variant => $kernel::interpret(a, w, a_scale, w_scale, c),)*
+                $($variant => $kernel::interpret(a, w, a_scale, w_scale, c),)*
             }
         }
     };
 }
 
 dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, F8E4M3,
-          Wide => scaled_matmul_fp8, Mid => scaled_matmul_fp8_n192, Overlapped => scaled_matmul_fp8_overlapped,
-          Narrow => scaled_matmul_fp8_narrow);
+          Variant::Wide => scaled_matmul_fp8,
+          Variant::Mid => scaled_matmul_fp8_n192,
+          Variant::Overlapped => scaled_matmul_fp8_overlapped,
+          Variant::Narrow => scaled_matmul_fp8_narrow,
+          Variant::Skinny(Rows::R16, Spread::One) => scaled_matmul_fp8_skinny16,
+          Variant::Skinny(Rows::R16, Spread::Two) => scaled_matmul_fp8_skinny16x2,
+          Variant::Skinny(Rows::R16, Spread::SplitK2) => scaled_matmul_fp8_skinny16k2,
+          Variant::Skinny(Rows::R16, Spread::SplitK4) => scaled_matmul_fp8_skinny16k4,
+          Variant::Skinny(Rows::R32, Spread::One) => scaled_matmul_fp8_skinny32,
+          Variant::Skinny(Rows::R32, Spread::Two) => scaled_matmul_fp8_skinny32x2,
+          Variant::Skinny(Rows::R32, Spread::SplitK2) => scaled_matmul_fp8_skinny32k2,
+          Variant::Skinny(Rows::R32, Spread::SplitK4) => scaled_matmul_fp8_skinny32k4,
+          Variant::Skinny(Rows::R64, Spread::One) => scaled_matmul_fp8_skinny64,
+          Variant::Skinny(Rows::R64, Spread::Two) => scaled_matmul_fp8_skinny64x2,
+          Variant::Skinny(Rows::R64, Spread::SplitK2) => scaled_matmul_fp8_skinny64k2,
+          Variant::Skinny(Rows::R64, Spread::SplitK4) => scaled_matmul_fp8_skinny64k4);
 dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
-          Wide => scaled_matmul_i8, Mid => scaled_matmul_i8_n192, Overlapped => scaled_matmul_i8_overlapped,
-          Narrow => scaled_matmul_i8_narrow);
+          Variant::Wide => scaled_matmul_i8,
+          Variant::Mid => scaled_matmul_i8_n192,
+          Variant::Overlapped => scaled_matmul_i8_overlapped,
+          Variant::Narrow => scaled_matmul_i8_narrow,
+          Variant::Skinny(Rows::R16, Spread::One) => scaled_matmul_i8_skinny16,
+          Variant::Skinny(Rows::R16, Spread::Two) => scaled_matmul_i8_skinny16x2,
+          Variant::Skinny(Rows::R16, Spread::SplitK2) => scaled_matmul_i8_skinny16k2,
+          Variant::Skinny(Rows::R16, Spread::SplitK4) => scaled_matmul_i8_skinny16k4,
+          Variant::Skinny(Rows::R32, Spread::One) => scaled_matmul_i8_skinny32,
+          Variant::Skinny(Rows::R32, Spread::Two) => scaled_matmul_i8_skinny32x2,
+          Variant::Skinny(Rows::R32, Spread::SplitK2) => scaled_matmul_i8_skinny32k2,
+          Variant::Skinny(Rows::R32, Spread::SplitK4) => scaled_matmul_i8_skinny32k4,
+          Variant::Skinny(Rows::R64, Spread::One) => scaled_matmul_i8_skinny64,
+          Variant::Skinny(Rows::R64, Spread::Two) => scaled_matmul_i8_skinny64x2,
+          Variant::Skinny(Rows::R64, Spread::SplitK2) => scaled_matmul_i8_skinny64k2,
+          Variant::Skinny(Rows::R64, Spread::SplitK4) => scaled_matmul_i8_skinny64k4);
 
-/// The kernels `dispatch!` chooses from: one per tile size.
-pub use waves::Tiles as Variant;
+/// The kernels `dispatch!` chooses from: one per tile size, and the skinny ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// 128 x 256 tiles.
+    Wide,
+    /// 128 x 192 tiles.
+    Mid,
+    /// 128 x 128 tiles taking turns in the accumulator.
+    Overlapped,
+    /// 128 x 64 tiles with eight stages.
+    Narrow,
+    /// Decoding-sized M: C^T = W A^T, 64-row slabs of W streamed through deep rings.
+    Skinny(Rows, Spread),
+}
 
-/// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow` overrides [`choose`] (for tuning).
+impl Variant {
+    /// The variant a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`) or a
+    /// skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`: [`waves::skinny_named`]).
+    pub fn named(name: &str) -> Option<Variant> {
+        let skinny = waves::skinny_named(name).map(|(rows, spread)| Variant::Skinny(rows, spread));
+        skinny.or_else(|| waves::Tiles::named(name).map(Variant::from))
+    }
+}
+
+impl From<waves::Tiles> for Variant {
+    fn from(t: waves::Tiles) -> Variant {
+        match t {
+            waves::Tiles::Wide => Variant::Wide,
+            waves::Tiles::Mid => Variant::Mid,
+            waves::Tiles::Overlapped => Variant::Overlapped,
+            waves::Tiles::Narrow => Variant::Narrow,
+        }
+    }
+}
+
+/// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow` or a skinny kernel's name
+/// (`skinny16`, `skinny64x2`, `skinny32k4`) overrides [`choose`] (for tuning).
 pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
     let chosen = std::env::var("TESSEL_QMATMUL").ok().and_then(|name| Variant::named(&name));
     chosen.unwrap_or_else(|| choose(m, n, k))
 }
 
-/// The tiles whose waves finish first ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128
-/// ones with overlapped epilogues, or 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
+/// A skinny kernel for M <= 64 ([`waves::skinny`]: 1.06-2.1x faster than 128 x 64 tiles at
+/// M = 1 to 64 on the H200, `bench/results/skinny/`); otherwise the tiles whose waves finish first
+/// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
+/// 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
 /// 1.3-1.9x faster than wide ones at M = 128 and 256, N = K = 8192, and at M = 128 1.13-1.17x
 /// faster than K split across a 2 x 1 cluster as the bf16 GEMM does.)
 ///
 /// Dimensions the shapes lack (a tensor of the wrong rank) choose `Wide`, whose launch reports
 /// them.
-pub fn choose(m: Option<&usize>, n: Option<&usize>, _k: Option<&usize>) -> Variant {
-    let (Some(&m), Some(&n)) = (m, n) else { return Variant::Wide };
-    waves::fastest(m, n)
+pub fn choose(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
+    let (Some(&m), Some(&n), Some(&k)) = (m, n, k) else { return Variant::Wide };
+    if m <= 64 {
+        let (rows, spread) = waves::skinny(m, n, k);
+        return Variant::Skinny(rows, spread);
+    }
+    waves::fastest(m, n).into()
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
@@ -359,4 +551,28 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("scaled_matmul_i8_narrow", scaled_matmul_i8_narrow::PTX),
     ("scaled_matmul_fp8_overlapped", scaled_matmul_fp8_overlapped::PTX),
     ("scaled_matmul_i8_overlapped", scaled_matmul_i8_overlapped::PTX),
+    ("scaled_matmul_fp8_skinny16", scaled_matmul_fp8_skinny16::PTX),
+    ("scaled_matmul_fp8_skinny16x2", scaled_matmul_fp8_skinny16x2::PTX),
+    ("scaled_matmul_fp8_skinny16k2", scaled_matmul_fp8_skinny16k2::PTX),
+    ("scaled_matmul_fp8_skinny16k4", scaled_matmul_fp8_skinny16k4::PTX),
+    ("scaled_matmul_fp8_skinny32", scaled_matmul_fp8_skinny32::PTX),
+    ("scaled_matmul_fp8_skinny32x2", scaled_matmul_fp8_skinny32x2::PTX),
+    ("scaled_matmul_fp8_skinny32k2", scaled_matmul_fp8_skinny32k2::PTX),
+    ("scaled_matmul_fp8_skinny32k4", scaled_matmul_fp8_skinny32k4::PTX),
+    ("scaled_matmul_fp8_skinny64", scaled_matmul_fp8_skinny64::PTX),
+    ("scaled_matmul_fp8_skinny64x2", scaled_matmul_fp8_skinny64x2::PTX),
+    ("scaled_matmul_fp8_skinny64k2", scaled_matmul_fp8_skinny64k2::PTX),
+    ("scaled_matmul_fp8_skinny64k4", scaled_matmul_fp8_skinny64k4::PTX),
+    ("scaled_matmul_i8_skinny16", scaled_matmul_i8_skinny16::PTX),
+    ("scaled_matmul_i8_skinny16x2", scaled_matmul_i8_skinny16x2::PTX),
+    ("scaled_matmul_i8_skinny16k2", scaled_matmul_i8_skinny16k2::PTX),
+    ("scaled_matmul_i8_skinny16k4", scaled_matmul_i8_skinny16k4::PTX),
+    ("scaled_matmul_i8_skinny32", scaled_matmul_i8_skinny32::PTX),
+    ("scaled_matmul_i8_skinny32x2", scaled_matmul_i8_skinny32x2::PTX),
+    ("scaled_matmul_i8_skinny32k2", scaled_matmul_i8_skinny32k2::PTX),
+    ("scaled_matmul_i8_skinny32k4", scaled_matmul_i8_skinny32k4::PTX),
+    ("scaled_matmul_i8_skinny64", scaled_matmul_i8_skinny64::PTX),
+    ("scaled_matmul_i8_skinny64x2", scaled_matmul_i8_skinny64x2::PTX),
+    ("scaled_matmul_i8_skinny64k2", scaled_matmul_i8_skinny64k2::PTX),
+    ("scaled_matmul_i8_skinny64k4", scaled_matmul_i8_skinny64k4::PTX),
 ];

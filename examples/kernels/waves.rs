@@ -1,4 +1,5 @@
-//! Choosing a GEMM's tile size by the waves it makes on the GPU's 132 SMs.
+//! Choosing a GEMM's tile size by the waves it makes on the GPU's 132 SMs, and the skinny kernel
+//! for a decoding-sized M ([`skinny`]).
 //!
 //! A persistent GEMM takes as long as its busiest program: `ceil(tiles / 132)` tiles, each taking
 //! a time that grows with the tile's area, less than in proportion for small tiles. Wide tiles
@@ -72,4 +73,76 @@ impl Tiles {
 pub fn fastest(m: usize, n: usize) -> Tiles {
     let time = |t: &Tiles| (m.div_ceil(128) * n.div_ceil(t.width())).div_ceil(SMS) as f64 * t.time();
     Tiles::ALL.into_iter().min_by(|x, y| time(x).total_cmp(&time(y))).unwrap_or(Tiles::Wide)
+}
+
+/// How many rows of A a skinny program multiplies (the wgmma's N): the fewest that cover M.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rows {
+    /// 16 rows: M <= 16.
+    R16,
+    /// 32 rows: M <= 32.
+    R32,
+    /// 64 rows: M <= 64.
+    R64,
+}
+
+/// How a skinny kernel spreads the work of a row of tiles over programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// One 64-column slab of B per program, all of K.
+    One,
+    /// Two slabs per program (a consumer warpgroup each), all of K: where one per program would
+    /// make more programs than SMs.
+    Two,
+    /// One slab per program, K split between the two programs of a 2 x 1 cluster: where one per
+    /// program would leave most SMs idle.
+    SplitK2,
+    /// One slab per program, K split between the four programs of a 4 x 1 cluster.
+    SplitK4,
+}
+
+/// The skinny kernel a name chooses: `skinny`, its rows, then `x2`, `k2`, `k4` or nothing
+/// (`skinny16`, `skinny64x2`, `skinny32k4`).
+pub fn skinny_named(name: &str) -> Option<(Rows, Spread)> {
+    let name = name.trim().strip_prefix("skinny")?;
+    let digits = name.find(|c: char| !c.is_ascii_digit()).unwrap_or(name.len());
+    let rows = match &name[..digits] {
+        "16" => Rows::R16,
+        "32" => Rows::R32,
+        "64" => Rows::R64,
+        _ => return None,
+    };
+    let spread = match &name[digits..] {
+        "" => Spread::One,
+        "x2" => Spread::Two,
+        "k2" => Spread::SplitK2,
+        "k4" => Spread::SplitK4,
+        _ => return None,
+    };
+    Some((rows, spread))
+}
+
+/// The skinny kernel for M <= 64 rows: the fewest rows that cover M (16 rows at M = 1 leave
+/// stages for 10% more of B in flight than 32); a program per 64-column slab of B, two slabs
+/// per program where that would make more programs than SMs, and K split across 2 or 4 programs
+/// while the programs would number fewer than 64 (if each share keeps two steps). Measured on
+/// the H200 (`bench/results/skinny/`): one slab per program is as fast as two programs sharing
+/// K at 64 slabs (N = 4096), split K is 1.4x faster at 32 slabs (N = 2048).
+pub fn skinny(m: usize, n: usize, k: usize) -> (Rows, Spread) {
+    let rows = match m {
+        0..=16 => Rows::R16,
+        17..=32 => Rows::R32,
+        _ => Rows::R64,
+    };
+    let (slabs, steps) = (n.div_ceil(64), k.div_ceil(128));
+    let spread = if slabs > SMS {
+        Spread::Two
+    } else if 4 * slabs <= 64 && steps >= 8 {
+        Spread::SplitK4
+    } else if 2 * slabs <= 64 && steps >= 4 {
+        Spread::SplitK2
+    } else {
+        Spread::One
+    };
+    (rows, spread)
 }
