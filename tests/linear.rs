@@ -9,6 +9,7 @@ mod common;
 mod kernels;
 
 use common::{assert_close, values, Rng};
+use kernels::waves::{Rows, Spread};
 use kernels::{Activation, Variant};
 use tessel::prelude::*;
 
@@ -97,6 +98,58 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
     assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Narrow);
     // A last, partial column of tiles: 17 wide columns make 5 waves, 33 of 128 x 128 8 shorter ones.
     assert_eq!(choose(&[4096, 4096], &[4224, 4096]), Variant::Overlapped);
+    // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
+    assert_eq!(choose(&[1, 4096], &[14336, 4096]), Variant::Skinny(Rows::R16, Spread::Two));
+    assert_eq!(choose(&[64, 14336], &[4096, 14336]), Variant::Skinny(Rows::R64, Spread::One));
+    assert_eq!(choose(&[24, 4096], &[1024, 4096]), Variant::Skinny(Rows::R32, Spread::SplitK4));
+}
+
+/// The skinny kernels' names (as `TESSEL_LINEAR` takes them).
+const SKINNY: [&str; 12] = [
+    "skinny16",
+    "skinny16x2",
+    "skinny16k2",
+    "skinny16k4",
+    "skinny32",
+    "skinny32x2",
+    "skinny32k2",
+    "skinny32k4",
+    "skinny64",
+    "skinny64x2",
+    "skinny64k2",
+    "skinny64k4",
+];
+
+#[test]
+fn skinny_kernels_match_the_reference() {
+    // M below and above one program's rows, N overhanging the last slab of W, K in 5 steps of
+    // 128 (the last 112 wide), so that split shares differ; every activation through the
+    // runtime `act` of one kernel.
+    type Interpret =
+        fn(&HostTensor<bf16>, &HostTensor<bf16>, &HostTensor<bf16>, &mut HostTensor<bf16>, i32) -> Result<()>;
+    let kernels: [Interpret; 12] = [
+        kernels::linear_bf16_skinny16::interpret,
+        kernels::linear_bf16_skinny16x2::interpret,
+        kernels::linear_bf16_skinny16k2::interpret,
+        kernels::linear_bf16_skinny16k4::interpret,
+        kernels::linear_bf16_skinny32::interpret,
+        kernels::linear_bf16_skinny32x2::interpret,
+        kernels::linear_bf16_skinny32k2::interpret,
+        kernels::linear_bf16_skinny32k4::interpret,
+        kernels::linear_bf16_skinny64::interpret,
+        kernels::linear_bf16_skinny64x2::interpret,
+        kernels::linear_bf16_skinny64k2::interpret,
+        kernels::linear_bf16_skinny64k4::interpret,
+    ];
+    let io = inputs(40, 200, 624, 9);
+    for (name, interpret) in SKINNY.into_iter().zip(kernels) {
+        assert!(Variant::named(name).is_some(), "{name}");
+        for act in ALL {
+            let mut y = HostTensor::new([40, 200], vec![bf16::NAN; 40 * 200]).unwrap();
+            interpret(&io[0], &io[1], &io[2], &mut y, act.code()).unwrap();
+            assert_close(&format!("linear {name} {act:?}"), &values(&y), &reference(&io, act), TOLERANCE);
+        }
+    }
 }
 
 #[test]
@@ -115,18 +168,19 @@ fn the_bias_is_per_output_column() {
 fn partial_tiles_and_refusals() {
     // M, N and K that no tile size divides: the last tiles overhang X, W, b and Y.
     let inputs_ragged = inputs(200, 136, 72, 4);
-    for v in [Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow] {
+    type Interpret = fn(&HostTensor<bf16>, &HostTensor<bf16>, &HostTensor<bf16>, &mut HostTensor<bf16>) -> Result<()>;
+    let tiles: [(&str, Interpret); 4] = [
+        ("wide", kernels::linear_gelu_bf16::interpret),
+        ("mid", kernels::linear_gelu_bf16_n192::interpret),
+        ("overlapped", kernels::linear_gelu_bf16_overlapped::interpret),
+        ("narrow", kernels::linear_gelu_bf16_n64::interpret),
+    ];
+    for (v, interpret) in tiles {
         let [x, w, b] = &inputs_ragged;
         let mut y = HostTensor::new([200, 136], vec![bf16::NAN; 200 * 136]).unwrap();
-        let interpret = match v {
-            Variant::Wide => kernels::linear_gelu_bf16::interpret,
-            Variant::Mid => kernels::linear_gelu_bf16_n192::interpret,
-            Variant::Overlapped => kernels::linear_gelu_bf16_overlapped::interpret,
-            Variant::Narrow => kernels::linear_gelu_bf16_n64::interpret,
-        };
         interpret(x, w, b, &mut y).unwrap();
         let expect = reference(&inputs_ragged, Activation::Gelu);
-        assert_close(&format!("linear GELU {v:?} 200 x 136 x 72"), &values(&y), &expect, TOLERANCE);
+        assert_close(&format!("linear GELU {v} 200 x 136 x 72"), &values(&y), &expect, TOLERANCE);
     }
     // Rows of 100 elements are not whole 16-byte units, which TMA needs.
     let [x, w, b] = inputs(128, 256, 100, 4);
@@ -149,16 +203,26 @@ fn every_activation_on_the_gpu() {
     let dev = Device::new(0).expect("an sm_90 GPU");
     // 17 x 4 wide tiles on 132 programs (17 x 8 of 128 x 128: some programs take two; 17 x 16 of
     // 128 x 64: two or three); 8 steps of K. Then tiles overhanging M, N and K.
-    for (m, n, k) in [(2176, 1024, 512), (1000, 1000, 1000)] {
+    // The skinny kernels on a decoding-sized M overhanging their rows and on one row.
+    let tiles = [Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow];
+    let skinny = SKINNY.map(|name| Variant::named(name).unwrap());
+    let cases = [
+        ((2176, 1024, 512), &tiles[..]),
+        ((1000, 1000, 1000), &tiles[..]),
+        ((40, 1000, 2000), &skinny[..]),
+        ((1, 8, 8), &skinny[..]),
+    ];
+    for ((m, n, k), variants) in cases {
         let io = inputs(m, n, k, 6);
         let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
         let (x, w, b) = (up(&io[0]), up(&io[1]), up(&io[2]));
-        for v in [Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow] {
-            for act in ALL {
+        let expect = ALL.map(|act| reference(&io, act));
+        for &v in variants {
+            for (act, expect) in ALL.into_iter().zip(&expect) {
                 let mut y = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
                 kernels::linear_bf16_variant(v, &dev, &x, &w, &b, &mut y, act).unwrap();
                 let what = format!("linear {v:?} {act:?} {m} x {n} x {k} on the GPU");
-                assert_close(&what, &values(&y.to_host().unwrap()), &reference(&io, act), TOLERANCE);
+                assert_close(&what, &values(&y.to_host().unwrap()), expect, TOLERANCE);
                 println!("{what}: OK");
             }
         }

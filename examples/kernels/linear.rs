@@ -10,14 +10,20 @@
 //! and cuBLASLt's GELU epilogue) or SiLU, or none. The activation is an expression of the
 //! pre-activation `z` that each instantiation passes to the kernel text (`linear_kernels!`), so
 //! each kernel carries only its own. Four tile sizes, 128 x 256, 128 x 192, 128 x 128 with
-//! overlapped epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`).
+//! overlapped epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`); a
+//! decoding-sized M (64 tokens or fewer) gets `linear_skinny!`, which computes Y^T = W X^T with
+//! 64-row slabs of W streamed through deep rings, as the GEMMs' skinny kernels do, and takes the
+//! activation at launch.
 
 use tessel::prelude::*;
 
 // Each kernel file is included on its own (benchmarks, tests), so each declares the tile model.
 #[allow(clippy::duplicate_mod)]
+#[macro_use]
 #[path = "waves.rs"]
 pub mod waves;
+
+use waves::{Rows, Spread};
 
 /// Y = act(X W^T + b) with 128 x BN tiles, `act = |z| ..` the activation of the f32
 /// pre-activation `z`. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
@@ -220,6 +226,96 @@ macro_rules! linear_overlapped {
     };
 }
 
+/// Y = act(X W^T + b) for decoding-sized M (at most RN rows of X per program), computed as
+/// Y^T = W X^T, the skinny GEMM of `kernels/quantized.rs` with 16-bit operands: 64 rows of W fill
+/// the wgmma's 64 rows and the RN rows of X its N, streamed through a deep ring of KSUB x 64-wide
+/// steps; WN consumer warpgroups take 64 rows of W each, and with SPLIT > 1 the programs of a
+/// cluster take shares of K and pass their partial sums down the cluster to program 0, which adds
+/// the biases, applies the activation and stores. The activation is chosen at launch (`act`, an
+/// [`Activation::code`]): one uniform branch in an epilogue that the stream of W dwarfs, where a
+/// kernel per activation would make four times the kernels. Any M, N and K, as for `linear!`.
+macro_rules! linear_skinny {
+    ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
+     STAGES = $stages:literal, SPLIT = $split:tt) => {
+        skinny_split!(linear_skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split), f32, SPLIT = $split);
+    };
+    (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
+     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
+        #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
+                 warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                 consts(RN = $rn, WN = $wgs - 1, KSUB = $ksub, COPIES = $wgs * $ksub, BK = 64 * $ksub,
+                        STAGES = $stages, SPLIT = $split))]
+        pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>, act: i32) {
+            // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
+            let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
+            let first = rank * all_steps / SPLIT;
+            let steps = (rank + 1) * all_steps / SPLIT - first;
+            let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+            run_scoped(
+                collective_axes = [wg],
+                // A step is KSUB 64-wide slices of K: RN x 64 of X, and 64 x 64 of W per consumer.
+                |x_s: Smem<$t, STAGES, KSUB, RN, 64, Swizzle128>,
+                 w_s: Smem<$t, STAGES, KSUB, WN, 64, 64, Swizzle128>,
+                 ring: Pipeline<STAGES, COPIES, WN>,
+                 $($part)*
+                 // Each consumer's 64 biases, copied first (one arrival each).
+                 b_s: Smem<$t, WN, 64>,
+                 biases: Barrier<WN>,
+                 y_s: Smem<$t, WN, 64, RN>| {
+                    if warpgroup_id() == 0 {
+                        #[unroll]
+                        for v in 0..WN {
+                            copy_gmem_to_smem(b.tile([WN * tj + v]), b_s.at(v), biases);
+                        }
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            #[unroll]
+                            for q in 0..KSUB {
+                                let kk = KSUB * (first + k) + q;
+                                copy_gmem_to_smem(x.tile([ti, kk]), x_s.at(s).at(q), bar);
+                                #[unroll]
+                                for v in 0..WN {
+                                    copy_gmem_to_smem(w.tile([WN * tj + v, kk]), w_s.at(s).at(q).at(v), bar);
+                                }
+                            }
+                        });
+                    } else {
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<f32, 64, RN>| {
+                            pipeline_consume(ring, steps, |k, s| {
+                                #[unroll]
+                                for q in 0..KSUB {
+                                    // X's slice is RN x 64: `.t()` is the 64 x RN operand, K-major.
+                                    wgmma(acc, w_s.at(s).at(q).at(h), x_s.at(s).at(q).t());
+                                }
+                            });
+                            $($exchange)*
+                            if rank == 0 {
+                                // The 64 x RN block of Y^T: biases along its rows, the activation,
+                                // then through shared memory into Y's RN x 64 tile.
+                                barrier_wait(biases);
+                                let z = acc.load()
+                                    + b_s.at(h).load(Layout::WgmmaRow).cast::<f32>().broadcast([64, RN], Layout::Wgmma);
+                                let out = if act == 1 {
+                                    max(z, 0.0)
+                                } else if act == 2 {
+                                    0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)))
+                                } else if act == 3 {
+                                    z * recip(1.0 + exp(-z))
+                                } else {
+                                    z
+                                };
+                                y_s.at(h).store(out.cast::<$t>());
+                                commit_smem();
+                                y.tile([ti, WN * tj + h], [RN, 64]).store(y_s.at(h).t().load(Layout::Strided));
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
 /// The kernels of one element type: for each activation (an expression of the pre-activation
 /// `z`, f32 registers) the four tile sizes, 128 x 256, 128 x 192, 128 x 64 and 128 x 128
 /// (overlapped).
@@ -250,6 +346,31 @@ linear_kernels!(f16,
     [linear_silu_f16, linear_silu_f16_n192, linear_silu_f16_n64, linear_silu_f16_overlapped] = |z| z * recip(1.0 + exp(-z));
 );
 
+linear_skinny!(linear_bf16_skinny16, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
+linear_skinny!(linear_bf16_skinny16x2, bf16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+linear_skinny!(linear_bf16_skinny16k2, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
+linear_skinny!(linear_bf16_skinny16k4, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
+linear_skinny!(linear_bf16_skinny32, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
+linear_skinny!(linear_bf16_skinny32x2, bf16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+linear_skinny!(linear_bf16_skinny32k2, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+linear_skinny!(linear_bf16_skinny32k4, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+linear_skinny!(linear_bf16_skinny64, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
+linear_skinny!(linear_bf16_skinny64x2, bf16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
+linear_skinny!(linear_bf16_skinny64k2, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+linear_skinny!(linear_bf16_skinny64k4, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+linear_skinny!(linear_f16_skinny16, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
+linear_skinny!(linear_f16_skinny16x2, f16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+linear_skinny!(linear_f16_skinny16k2, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
+linear_skinny!(linear_f16_skinny16k4, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
+linear_skinny!(linear_f16_skinny32, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
+linear_skinny!(linear_f16_skinny32x2, f16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
+linear_skinny!(linear_f16_skinny32k2, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+linear_skinny!(linear_f16_skinny32k4, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+linear_skinny!(linear_f16_skinny64, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
+linear_skinny!(linear_f16_skinny64x2, f16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
+linear_skinny!(linear_f16_skinny64k2, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
+linear_skinny!(linear_f16_skinny64k4, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+
 /// The activation after the bias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Activation {
@@ -262,6 +383,16 @@ pub enum Activation {
 }
 
 impl Activation {
+    /// The number a skinny kernel's `act` takes for it.
+    pub fn code(self) -> i32 {
+        match self {
+            Activation::None => 0,
+            Activation::Relu => 1,
+            Activation::Gelu => 2,
+            Activation::Silu => 3,
+        }
+    }
+
     /// Its value on one f64, the reference the tests and benchmarks check against.
     pub fn apply(self, z: f64) -> f64 {
         match self {
@@ -280,7 +411,8 @@ impl Activation {
 /// launch of a given tile size (for tuning).
 macro_rules! linear_fns {
     ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident,
-     $($variant:ident => [$none:ident, $relu:ident, $gelu:ident, $silu:ident]),*) => {
+     $($variant:ident => [$none:ident, $relu:ident, $gelu:ident, $silu:ident]),*;
+     skinny: $(($rows:ident, $spread:ident) => $skinny:ident),*) => {
         /// Y = act(X W^T + b) on the GPU, with the tile size for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -310,6 +442,9 @@ macro_rules! linear_fns {
                     (Variant::$variant, Activation::Gelu) => $gelu::launch(stream, x, w, b, y),
                     (Variant::$variant, Activation::Silu) => $silu::launch(stream, x, w, b, y),
                 )*
+                $(
+                    (Variant::Skinny(Rows::$rows, Spread::$spread), act) => $skinny::launch(stream, x, w, b, y, act.code()),
+                )*
             }
         }
 
@@ -328,6 +463,9 @@ macro_rules! linear_fns {
                     (Variant::$variant, Activation::Gelu) => $gelu::interpret(x, w, b, y),
                     (Variant::$variant, Activation::Silu) => $silu::interpret(x, w, b, y),
                 )*
+                $(
+                    (Variant::Skinny(Rows::$rows, Spread::$spread), act) => $skinny::interpret(x, w, b, y, act.code()),
+                )*
             }
         }
     };
@@ -338,29 +476,54 @@ linear_fns!(linear_bf16, linear_bf16_variant, interpret_linear_bf16, bf16,
             Mid => [linear_none_bf16_n192, linear_relu_bf16_n192, linear_gelu_bf16_n192, linear_silu_bf16_n192],
             Overlapped => [linear_none_bf16_overlapped, linear_relu_bf16_overlapped, linear_gelu_bf16_overlapped,
                            linear_silu_bf16_overlapped],
-            Narrow => [linear_none_bf16_n64, linear_relu_bf16_n64, linear_gelu_bf16_n64, linear_silu_bf16_n64]);
+            Narrow => [linear_none_bf16_n64, linear_relu_bf16_n64, linear_gelu_bf16_n64, linear_silu_bf16_n64];
+            skinny: (R16, One) => linear_bf16_skinny16,
+                    (R16, Two) => linear_bf16_skinny16x2,
+                    (R16, SplitK2) => linear_bf16_skinny16k2,
+                    (R16, SplitK4) => linear_bf16_skinny16k4,
+                    (R32, One) => linear_bf16_skinny32,
+                    (R32, Two) => linear_bf16_skinny32x2,
+                    (R32, SplitK2) => linear_bf16_skinny32k2,
+                    (R32, SplitK4) => linear_bf16_skinny32k4,
+                    (R64, One) => linear_bf16_skinny64,
+                    (R64, Two) => linear_bf16_skinny64x2,
+                    (R64, SplitK2) => linear_bf16_skinny64k2,
+                    (R64, SplitK4) => linear_bf16_skinny64k4);
 linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
             Wide => [linear_none_f16, linear_relu_f16, linear_gelu_f16, linear_silu_f16],
             Mid => [linear_none_f16_n192, linear_relu_f16_n192, linear_gelu_f16_n192, linear_silu_f16_n192],
             Overlapped => [linear_none_f16_overlapped, linear_relu_f16_overlapped, linear_gelu_f16_overlapped,
                            linear_silu_f16_overlapped],
-            Narrow => [linear_none_f16_n64, linear_relu_f16_n64, linear_gelu_f16_n64, linear_silu_f16_n64]);
+            Narrow => [linear_none_f16_n64, linear_relu_f16_n64, linear_gelu_f16_n64, linear_silu_f16_n64];
+            skinny: (R16, One) => linear_f16_skinny16,
+                    (R16, Two) => linear_f16_skinny16x2,
+                    (R16, SplitK2) => linear_f16_skinny16k2,
+                    (R16, SplitK4) => linear_f16_skinny16k4,
+                    (R32, One) => linear_f16_skinny32,
+                    (R32, Two) => linear_f16_skinny32x2,
+                    (R32, SplitK2) => linear_f16_skinny32k2,
+                    (R32, SplitK4) => linear_f16_skinny32k4,
+                    (R64, One) => linear_f16_skinny64,
+                    (R64, Two) => linear_f16_skinny64x2,
+                    (R64, SplitK2) => linear_f16_skinny64k2,
+                    (R64, SplitK4) => linear_f16_skinny64k4);
 
-/// The tile sizes of the layer's kernels.
-pub use waves::Tiles as Variant;
+/// The layer's kernels: one per tile size (and activation), and the skinny ones.
+pub use waves::Kernel as Variant;
 
-/// The tile size for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow` overrides
-/// [`choose`] (for tuning).
+/// The kernel for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow` or a skinny
+/// kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`) overrides [`choose`] (for tuning).
 pub fn variant(x: &[usize], w: &[usize]) -> Variant {
     let chosen = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name));
     chosen.unwrap_or_else(|| choose(x, w))
 }
 
-/// The tile size whose waves finish first (`waves::fastest`). Dimensions a tensor of the wrong
-/// rank lacks count as 0, for the launch to report.
+/// A skinny kernel for M <= 64 (`waves::skinny`), otherwise the tile size whose waves finish
+/// first (`waves::fastest`). Dimensions a tensor of the wrong rank lacks count as 0, for the
+/// launch to report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
-    let (m, n) = (x.first().copied().unwrap_or(0), w.first().copied().unwrap_or(0));
-    waves::fastest(m, n)
+    let dim = |shape: &[usize], i: usize| shape.get(i).copied().unwrap_or(0);
+    Variant::choose(dim(x, 0), dim(w, 0), dim(x, 1))
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
@@ -397,4 +560,28 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("linear_relu_f16_overlapped", linear_relu_f16_overlapped::PTX),
     ("linear_gelu_f16_overlapped", linear_gelu_f16_overlapped::PTX),
     ("linear_silu_f16_overlapped", linear_silu_f16_overlapped::PTX),
+    ("linear_bf16_skinny16", linear_bf16_skinny16::PTX),
+    ("linear_bf16_skinny16x2", linear_bf16_skinny16x2::PTX),
+    ("linear_bf16_skinny16k2", linear_bf16_skinny16k2::PTX),
+    ("linear_bf16_skinny16k4", linear_bf16_skinny16k4::PTX),
+    ("linear_bf16_skinny32", linear_bf16_skinny32::PTX),
+    ("linear_bf16_skinny32x2", linear_bf16_skinny32x2::PTX),
+    ("linear_bf16_skinny32k2", linear_bf16_skinny32k2::PTX),
+    ("linear_bf16_skinny32k4", linear_bf16_skinny32k4::PTX),
+    ("linear_bf16_skinny64", linear_bf16_skinny64::PTX),
+    ("linear_bf16_skinny64x2", linear_bf16_skinny64x2::PTX),
+    ("linear_bf16_skinny64k2", linear_bf16_skinny64k2::PTX),
+    ("linear_bf16_skinny64k4", linear_bf16_skinny64k4::PTX),
+    ("linear_f16_skinny16", linear_f16_skinny16::PTX),
+    ("linear_f16_skinny16x2", linear_f16_skinny16x2::PTX),
+    ("linear_f16_skinny16k2", linear_f16_skinny16k2::PTX),
+    ("linear_f16_skinny16k4", linear_f16_skinny16k4::PTX),
+    ("linear_f16_skinny32", linear_f16_skinny32::PTX),
+    ("linear_f16_skinny32x2", linear_f16_skinny32x2::PTX),
+    ("linear_f16_skinny32k2", linear_f16_skinny32k2::PTX),
+    ("linear_f16_skinny32k4", linear_f16_skinny32k4::PTX),
+    ("linear_f16_skinny64", linear_f16_skinny64::PTX),
+    ("linear_f16_skinny64x2", linear_f16_skinny64x2::PTX),
+    ("linear_f16_skinny64k2", linear_f16_skinny64k2::PTX),
+    ("linear_f16_skinny64k4", linear_f16_skinny64k4::PTX),
 ];

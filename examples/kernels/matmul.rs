@@ -36,6 +36,7 @@ use tessel::prelude::*;
 // Each kernel file is included on its own (benchmarks, tests), so each declares the tile model;
 // a crate that includes both loads it twice.
 #[allow(clippy::duplicate_mod)]
+#[macro_use]
 #[path = "waves.rs"]
 pub mod waves;
 
@@ -275,25 +276,8 @@ macro_rules! split_k {
 /// until program 0 adds its share and stores. Any M, N and K, as for `matmul!`.
 macro_rules! skinny {
     ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
-     STAGES = $stages:literal, SPLIT = 1) => {
-        skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, 1, cluster = (1,), part = (), exchange = ());
-    };
-    ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
-     STAGES = $stages:literal, SPLIT = $split:literal) => {
-        skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split, cluster = ($split,),
-                // The next program's partial sum, one 64 x RN block per consumer.
-                part = (part: Smem<f32, WN, 64, RN>, received: Barrier<WN>,),
-                exchange = (
-                    if rank + 1 < SPLIT {
-                        barrier_wait(received);
-                        acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                    }
-                    if rank > 0 {
-                        part.at(h).store(acc.load());
-                        commit_smem();
-                        copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
-                    }
-                ));
+     STAGES = $stages:literal, SPLIT = $split:tt) => {
+        skinny_split!(skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split), f32, SPLIT = $split);
     };
     (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
      cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {

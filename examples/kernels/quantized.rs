@@ -32,6 +32,7 @@ use tessel::prelude::*;
 // Each kernel file is included on its own (benchmarks, tests), so each declares the tile model;
 // a crate that includes both loads it twice.
 #[allow(clippy::duplicate_mod)]
+#[macro_use]
 #[path = "waves.rs"]
 pub mod waves;
 
@@ -278,25 +279,8 @@ macro_rules! scaled_matmul_overlapped {
 /// `scaled_matmul!`.
 macro_rules! scaled_skinny {
     ($name:ident, $t:ident, $acc:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, STAGES = $stages:literal,
-     SPLIT = 1) => {
-        scaled_skinny!(@kernel $name, $t, $acc, $rn, $wgs, $stages, 1, cluster = (1,), part = (), exchange = ());
-    };
-    ($name:ident, $t:ident, $acc:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, STAGES = $stages:literal,
-     SPLIT = $split:literal) => {
-        scaled_skinny!(@kernel $name, $t, $acc, $rn, $wgs, $stages, $split, cluster = ($split,),
-                       // The next program's partial sum, one 64 x RN block per consumer.
-                       part = (part: Smem<$acc, WN, 64, RN>, received: Barrier<WN>,),
-                       exchange = (
-                           if rank + 1 < SPLIT {
-                               barrier_wait(received);
-                               acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                           }
-                           if rank > 0 {
-                               part.at(h).store(acc.load());
-                               commit_smem();
-                               copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
-                           }
-                       ));
+     SPLIT = $split:tt) => {
+        skinny_split!(scaled_skinny!(@kernel $name, $t, $acc, $rn, $wgs, $stages, $split), $acc, SPLIT = $split);
     };
     (@kernel $name:ident, $t:ident, $acc:ident, $rn:literal, $wgs:literal, $stages:literal, $split:literal,
      cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
@@ -482,39 +466,7 @@ dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
           Variant::Skinny(Rows::R64, Spread::SplitK4) => scaled_matmul_i8_skinny64k4);
 
 /// The kernels `dispatch!` chooses from: one per tile size, and the skinny ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// 128 x 256 tiles.
-    Wide,
-    /// 128 x 192 tiles.
-    Mid,
-    /// 128 x 128 tiles taking turns in the accumulator.
-    Overlapped,
-    /// 128 x 64 tiles with eight stages.
-    Narrow,
-    /// Decoding-sized M: C^T = W A^T, 64-row slabs of W streamed through deep rings.
-    Skinny(Rows, Spread),
-}
-
-impl Variant {
-    /// The variant a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`) or a
-    /// skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`: [`waves::skinny_named`]).
-    pub fn named(name: &str) -> Option<Variant> {
-        let skinny = waves::skinny_named(name).map(|(rows, spread)| Variant::Skinny(rows, spread));
-        skinny.or_else(|| waves::Tiles::named(name).map(Variant::from))
-    }
-}
-
-impl From<waves::Tiles> for Variant {
-    fn from(t: waves::Tiles) -> Variant {
-        match t {
-            waves::Tiles::Wide => Variant::Wide,
-            waves::Tiles::Mid => Variant::Mid,
-            waves::Tiles::Overlapped => Variant::Overlapped,
-            waves::Tiles::Narrow => Variant::Narrow,
-        }
-    }
-}
+pub use waves::Kernel as Variant;
 
 /// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow` or a skinny kernel's name
 /// (`skinny16`, `skinny64x2`, `skinny32k4`) overrides [`choose`] (for tuning).
@@ -534,11 +486,7 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 /// them.
 pub fn choose(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
     let (Some(&m), Some(&n), Some(&k)) = (m, n, k) else { return Variant::Wide };
-    if m <= 64 {
-        let (rows, spread) = waves::skinny(m, n, k);
-        return Variant::Skinny(rows, spread);
-    }
-    waves::fastest(m, n).into()
+    Variant::choose(m, n, k)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

@@ -146,3 +146,79 @@ pub fn skinny(m: usize, n: usize, k: usize) -> (Rows, Spread) {
     };
     (rows, spread)
 }
+
+/// The kernels of a dispatcher that has every tile size and the skinny kernels (the quantized
+/// GEMMs, the linear layer; the bf16 GEMM's `Variant` adds two more, so `kernels/matmul.rs` has
+/// no use for this one).
+#[allow(dead_code)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// 128 x 256 tiles.
+    Wide,
+    /// 128 x 192 tiles.
+    Mid,
+    /// 128 x 128 tiles taking turns in the accumulator.
+    Overlapped,
+    /// 128 x 64 tiles with eight stages.
+    Narrow,
+    /// Decoding-sized M: the transposed product, 64-row slabs of the weights streamed through
+    /// deep rings ([`skinny`]).
+    Skinny(Rows, Spread),
+}
+
+#[allow(dead_code)]
+impl Kernel {
+    /// The kernel a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`) or a skinny
+    /// kernel (`skinny16`, `skinny64x2`, `skinny32k4`: [`skinny_named`]).
+    pub fn named(name: &str) -> Option<Kernel> {
+        let skinny = skinny_named(name).map(|(rows, spread)| Kernel::Skinny(rows, spread));
+        skinny.or_else(|| Tiles::named(name).map(Kernel::from))
+    }
+
+    /// A skinny kernel for M <= 64 ([`skinny`]), otherwise the tiles whose waves finish first
+    /// ([`fastest`]).
+    pub fn choose(m: usize, n: usize, k: usize) -> Kernel {
+        if m <= 64 {
+            let (rows, spread) = skinny(m, n, k);
+            return Kernel::Skinny(rows, spread);
+        }
+        fastest(m, n).into()
+    }
+}
+
+impl From<Tiles> for Kernel {
+    fn from(t: Tiles) -> Kernel {
+        match t {
+            Tiles::Wide => Kernel::Wide,
+            Tiles::Mid => Kernel::Mid,
+            Tiles::Overlapped => Kernel::Overlapped,
+            Tiles::Narrow => Kernel::Narrow,
+        }
+    }
+}
+
+/// Instantiates a skinny kernel text (the `@kernel` arm of `skinny!`, `scaled_skinny!` and
+/// `linear_skinny!`) with its share of K: all of it (`SPLIT = 1`), or a cluster's programs each
+/// taking a share and passing their partial sums (`$acc`, one 64 x RN block per consumer) down
+/// the cluster: program SPLIT - 1 sends its sum into SPLIT - 2's `part` (`copy_smem_to_peer`),
+/// which adds its own and sends on, until program 0 holds the whole sum in its accumulator.
+macro_rules! skinny_split {
+    ($text:ident!(@kernel $($args:tt)*), $acc:ident, SPLIT = 1) => {
+        $text!(@kernel $($args)*, cluster = (1,), part = (), exchange = ());
+    };
+    ($text:ident!(@kernel $($args:tt)*), $acc:ident, SPLIT = $split:tt) => {
+        $text!(@kernel $($args)*, cluster = ($split,),
+               part = (part: Smem<$acc, WN, 64, RN>, received: Barrier<WN>,),
+               exchange = (
+                   if rank + 1 < SPLIT {
+                       barrier_wait(received);
+                       acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
+                   }
+                   if rank > 0 {
+                       part.at(h).store(acc.load());
+                       commit_smem();
+                       copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
+                   }
+               ));
+    };
+}
