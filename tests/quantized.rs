@@ -118,7 +118,10 @@ fn each_shape_gets_its_kernel() {
     // slabs of W per program where one would make more programs than SMs; K split where they
     // would leave most SMs idle.
     assert_eq!(pick(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));
-    assert_eq!(pick(32, 4096, 14336), Variant::Skinny(Rows::R32, Spread::One));
+    assert_eq!(pick(32, 4096, 4096), Variant::Skinny(Rows::R32, Spread::One));
+    // 8-bit programs sharing a long K two ways are faster, while they fit the SMs.
+    assert_eq!(pick(32, 4096, 14336), Variant::Skinny(Rows::R32, Spread::SplitK2));
+    assert_eq!(pick(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));
     assert_eq!(pick(64, 14336, 4096), Variant::Skinny(Rows::R64, Spread::Two));
     assert_eq!(pick(16, 2048, 8192), Variant::Skinny(Rows::R16, Spread::SplitK2));
     assert_eq!(pick(8, 1024, 4096), Variant::Skinny(Rows::R16, Spread::SplitK4));

@@ -523,7 +523,7 @@ pub fn variant(x: &[usize], w: &[usize]) -> Variant {
 /// launch to report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
     let dim = |shape: &[usize], i: usize| shape.get(i).copied().unwrap_or(0);
-    Variant::choose(dim(x, 0), dim(w, 0), dim(x, 1))
+    Variant::choose(dim(x, 0), dim(w, 0), dim(x, 1), 2)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

@@ -523,7 +523,7 @@ impl From<waves::Tiles> for Variant {
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
     if m <= 64 {
-        let (rows, spread) = waves::skinny(m, n, k);
+        let (rows, spread) = waves::skinny(m, n, k, 2);
         return Variant::Skinny(rows, spread);
     }
     let split_fits = k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= 132;

@@ -475,7 +475,7 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
     chosen.unwrap_or_else(|| choose(m, n, k))
 }
 
-/// A skinny kernel for M <= 64 ([`waves::skinny`]: 1.06-2.1x faster than 128 x 64 tiles at
+/// A skinny kernel for M <= 64 ([`waves::skinny`]: 1.06-2.3x faster than 128 x 64 tiles at
 /// M = 1 to 64 on the H200, `bench/results/skinny/`); otherwise the tiles whose waves finish first
 /// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
 /// 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
@@ -486,7 +486,7 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 /// them.
 pub fn choose(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
     let (Some(&m), Some(&n), Some(&k)) = (m, n, k) else { return Variant::Wide };
-    Variant::choose(m, n, k)
+    Variant::choose(m, n, k, 1)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

@@ -122,24 +122,28 @@ pub fn skinny_named(name: &str) -> Option<(Rows, Spread)> {
     Some((rows, spread))
 }
 
-/// The skinny kernel for M <= 64 rows: the fewest rows that cover M (16 rows at M = 1 leave
-/// stages for 10% more of B in flight than 32); a program per 64-column slab of B, two slabs
-/// per program where that would make more programs than SMs, and K split across 2 or 4 programs
-/// while the programs would number fewer than 64 (if each share keeps two steps). Measured on
-/// the H200 (`bench/results/skinny/`): one slab per program is as fast as two programs sharing
-/// K at 64 slabs (N = 4096), split K is 1.4x faster at 32 slabs (N = 2048).
-pub fn skinny(m: usize, n: usize, k: usize) -> (Rows, Spread) {
+/// The skinny kernel for M <= 64 rows of `elem_bytes`-byte operands: the fewest rows that cover
+/// M (16 rows at M = 1 leave stages for 10% more of B in flight than 32); a program per
+/// 64-column slab of B, two slabs per program where that would make more programs than SMs, and
+/// K split across 2 or 4 programs while the programs would number fewer than 64 (if each share
+/// keeps two 128-wide steps), or, for 8-bit operands and a K of 64 steps or more, across 2
+/// programs while they fit the SMs. Measured on the H200 (`bench/results/skinny/`): at 64 slabs
+/// (N = 4096), one slab per program is as fast as two programs sharing K in bf16 (1% either way
+/// at K = 8192 and 14336, 8% faster at K = 4096), while 8-bit programs sharing K are 6% faster
+/// at K = 8192 and 9-14% at 14336; at 32 slabs (N = 2048), split K is 1.4x faster.
+pub fn skinny(m: usize, n: usize, k: usize, elem_bytes: usize) -> (Rows, Spread) {
     let rows = match m {
         0..=16 => Rows::R16,
         17..=32 => Rows::R32,
         _ => Rows::R64,
     };
     let (slabs, steps) = (n.div_ceil(64), k.div_ceil(128));
+    let long_k = elem_bytes == 1 && steps >= 64;
     let spread = if slabs > SMS {
         Spread::Two
     } else if 4 * slabs <= 64 && steps >= 8 {
         Spread::SplitK4
-    } else if 2 * slabs <= 64 && steps >= 4 {
+    } else if (2 * slabs <= 64 && steps >= 4) || (2 * slabs <= SMS && long_k) {
         Spread::SplitK2
     } else {
         Spread::One
@@ -175,11 +179,11 @@ impl Kernel {
         skinny.or_else(|| Tiles::named(name).map(Kernel::from))
     }
 
-    /// A skinny kernel for M <= 64 ([`skinny`]), otherwise the tiles whose waves finish first
-    /// ([`fastest`]).
-    pub fn choose(m: usize, n: usize, k: usize) -> Kernel {
+    /// A skinny kernel for M <= 64 ([`skinny`], `elem_bytes` the operands' size), otherwise the
+    /// tiles whose waves finish first ([`fastest`]).
+    pub fn choose(m: usize, n: usize, k: usize, elem_bytes: usize) -> Kernel {
         if m <= 64 {
-            let (rows, spread) = skinny(m, n, k);
+            let (rows, spread) = skinny(m, n, k, elem_bytes);
             return Kernel::Skinny(rows, spread);
         }
         fastest(m, n).into()
