@@ -8,7 +8,7 @@ mod common;
 #[allow(dead_code)] // ALL_PTX is for the ptxas test.
 mod kernels;
 
-use common::{assert_close, values, Rng};
+use common::{assert_close, values, Rng, SKINNY};
 use kernels::waves::{Rows, Spread};
 use kernels::{Activation, Variant};
 use tessel::prelude::*;
@@ -103,22 +103,6 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
     assert_eq!(choose(&[64, 14336], &[4096, 14336]), Variant::Skinny(Rows::R64, Spread::One));
     assert_eq!(choose(&[24, 4096], &[1024, 4096]), Variant::Skinny(Rows::R32, Spread::SplitK4));
 }
-
-/// The skinny kernels' names (as `TESSEL_LINEAR` takes them).
-const SKINNY: [&str; 12] = [
-    "skinny16",
-    "skinny16x2",
-    "skinny16k2",
-    "skinny16k4",
-    "skinny32",
-    "skinny32x2",
-    "skinny32k2",
-    "skinny32k4",
-    "skinny64",
-    "skinny64x2",
-    "skinny64k2",
-    "skinny64k4",
-];
 
 #[test]
 fn skinny_kernels_match_the_reference() {

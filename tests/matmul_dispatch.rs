@@ -9,7 +9,7 @@ mod common;
 #[macro_use]
 mod kernels;
 
-use common::{assert_close, matmul, values, Rng};
+use common::{assert_close, matmul, values, Rng, SKINNY};
 use kernels::waves::{Rows, Spread};
 use kernels::{choose, Variant};
 use tessel::prelude::*;
@@ -172,23 +172,7 @@ fn partial_tiles_on_the_gpu() {
     let mut rng = Rng::new(305);
     let mut variants =
         vec![Variant::Wide, Variant::Mid, Variant::Pair, Variant::Overlapped, Variant::Narrow, Variant::Split];
-    variants.extend(
-        [
-            "skinny16",
-            "skinny16x2",
-            "skinny16k2",
-            "skinny16k4",
-            "skinny32",
-            "skinny32x2",
-            "skinny32k2",
-            "skinny32k4",
-            "skinny64",
-            "skinny64x2",
-            "skinny64k2",
-            "skinny64k4",
-        ]
-        .map(|n| Variant::named(n).unwrap()),
-    );
+    variants.extend(SKINNY.map(|n| Variant::named(n).unwrap()));
     // Last tiles overhanging M, N and K in every kernel (K: 15 steps of 64, the last 40 wide, so
     // the split's halves differ by one); one row (A's box is 64 rows of a 1-row array).
     for (m, n, k) in [(1000, 1000, 1000), (1, 8, 8), (16, 2048, 4096)] {

@@ -263,9 +263,12 @@ macro_rules! linear_skinny {
                  biases: Barrier<WN>,
                  y_s: Smem<$t, WN, 64, RN>| {
                     if warpgroup_id() == 0 {
-                        #[unroll]
-                        for v in 0..WN {
-                            copy_gmem_to_smem(b.tile([WN * tj + v]), b_s.at(v), biases);
+                        // Only program 0 stores (and waits for its biases to land).
+                        if rank == 0 {
+                            #[unroll]
+                            for v in 0..WN {
+                                copy_gmem_to_smem(b.tile([WN * tj + v]), b_s.at(v), biases);
+                            }
                         }
                         pipeline_produce(ring, steps, |k, s, bar| {
                             #[unroll]

@@ -311,10 +311,13 @@ macro_rules! scaled_skinny {
                  scales: Barrier<COPIES>,
                  c_s: Smem<bf16, WN, 64, RN>| {
                     if warpgroup_id() == 0 {
-                        copy_gmem_to_smem(a_scale.tile([ti]), a_scale_s, scales);
-                        #[unroll]
-                        for v in 0..WN {
-                            copy_gmem_to_smem(w_scale.tile([WN * tj + v]), w_scale_s.at(v), scales);
+                        // Only program 0 stores (and waits for its scales to land).
+                        if rank == 0 {
+                            copy_gmem_to_smem(a_scale.tile([ti]), a_scale_s, scales);
+                            #[unroll]
+                            for v in 0..WN {
+                                copy_gmem_to_smem(w_scale.tile([WN * tj + v]), w_scale_s.at(v), scales);
+                            }
                         }
                         pipeline_produce(ring, steps, |k, s, bar| {
                             copy_gmem_to_smem(a.tile([ti, first + k]), a_s.at(s), bar);

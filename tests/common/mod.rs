@@ -3,6 +3,23 @@
 
 use tessel::{Element, HostTensor};
 
+/// The skinny kernels of the example dispatchers, by the names `TESSEL_MATMUL`, `TESSEL_QMATMUL`
+/// and `TESSEL_LINEAR` take: rows, then two slabs per program (`x2`) or K split 2 or 4 ways.
+pub const SKINNY: [&str; 12] = [
+    "skinny16",
+    "skinny16x2",
+    "skinny16k2",
+    "skinny16k4",
+    "skinny32",
+    "skinny32x2",
+    "skinny32k2",
+    "skinny32k4",
+    "skinny64",
+    "skinny64x2",
+    "skinny64k2",
+    "skinny64k4",
+];
+
 /// xorshift64* with Box-Muller: N(0,1) samples from a fixed seed.
 pub struct Rng(u64);
 
