@@ -95,7 +95,7 @@ pub enum Spread {
     /// make more programs than SMs.
     Two,
     /// One slab per program, K split between the two programs of a 2 x 1 cluster: where one per
-    /// program would leave most SMs idle.
+    /// program would leave SMs idle.
     SplitK2,
     /// One slab per program, K split between the four programs of a 4 x 1 cluster.
     SplitK4,
@@ -125,7 +125,7 @@ pub fn skinny_named(name: &str) -> Option<(Rows, Spread)> {
 /// The skinny kernel for M <= 64 rows of `elem_bytes`-byte operands: the fewest rows that cover
 /// M (16 rows at M = 1 leave stages for 10% more of B in flight than 32); a program per
 /// 64-column slab of B, two slabs per program where that would make more programs than SMs, and
-/// K split across 2 or 4 programs while the programs would number fewer than 64 (if each share
+/// K split across 2 or 4 programs while the programs would number 64 at most (if each share
 /// keeps two 128-wide steps), or, for 8-bit operands and a K of 64 steps or more, across 2
 /// programs while they fit the SMs. Measured on the H200 (`bench/results/skinny/`): at 64 slabs
 /// (N = 4096), one slab per program is as fast as two programs sharing K in bf16 (1% either way
