@@ -54,10 +54,10 @@
 //! TMA's 16-byte rows; default
 //! `bench_matmul`'s six shapes), `BENCH_DTYPES` (`fp8,int8`), `BENCH_RUNS`, `BENCH_GAP_MS`,
 //! `BENCH_OUT` (the directory of `bench_qmatmul.csv`; default `bench/results`),
-//! `TESSEL_QMATMUL=wide|mid|overlapped|narrow` (force a kernel), `BENCH_VARIANTS` (other tessel
-//! kernels, e.g. `wide,overlapped`, timed in the same rounds and printed on the shape's line,
-//! never the baseline). The table is the last lines of the output. Without a GPU the benchmark
-//! says so and exits 0; exit status 1 means a check or a run failed.
+//! `TESSEL_QMATMUL=wide|mid|overlapped|narrow|skinny16|..` (force a kernel), `BENCH_VARIANTS`
+//! (other tessel kernels, e.g. `wide,skinny16k2`, timed in the same rounds and printed on the
+//! shape's line, never the baseline). The table is the last lines of the output. Without a GPU
+//! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 
 #[path = "kernels/quantized.rs"]
 #[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret` or `ALL_PTX`.

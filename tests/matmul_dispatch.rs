@@ -43,6 +43,12 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     assert_eq!(choose(32, 1024, 4096), Variant::Skinny(Rows::R32, Spread::SplitK4));
     // Four 128-wide steps of K are too few to split four ways.
     assert_eq!(choose(32, 1024, 512), Variant::Skinny(Rows::R32, Spread::SplitK2));
+    // `TESSEL_MATMUL` names every skinny kernel, and no other.
+    assert_eq!(Variant::named("skinny64x2"), Some(Variant::Skinny(Rows::R64, Spread::Two)));
+    assert_eq!(Variant::named(" skinny16k4 "), Some(Variant::Skinny(Rows::R16, Spread::SplitK4)));
+    for stray in ["skinny", "skinny8", "skinny128", "skinny16x4", "skinny16k3", "skinny 16"] {
+        assert_eq!(Variant::named(stray), None, "{stray}");
+    }
     // A single 64-wide step of K leaves nothing to split.
     assert_eq!(choose(128, 8192, 64), Variant::Narrow);
 }
