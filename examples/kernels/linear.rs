@@ -8,8 +8,8 @@
 //! two-stage `Pipeline`). The epilogue, 64 columns at a time, adds the bias and applies the
 //! activation in f32 before rounding: ReLU, GELU (tanh form, as PyTorch's `approximate="tanh"`
 //! and cuBLASLt's GELU epilogue) or SiLU, or none. The activation is an expression of the
-//! pre-activation `z` that each instantiation passes to the kernel text (`linear_kernels!`), so
-//! each kernel carries only its own. Four tile sizes, 128 x 256, 128 x 192, 128 x 128 with
+//! pre-activation `z`, written once (`activations!`) and passed to each instantiation of the
+//! kernel text (`linear_kernels!`), so each kernel carries only its own. Four tile sizes, 128 x 256, 128 x 192, 128 x 128 with
 //! overlapped epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`); a
 //! decoding-sized M (64 tokens or fewer) gets `linear_skinny!`, which computes Y^T = W X^T with
 //! 64-row slabs of W streamed through deep rings, as the GEMMs' skinny kernels do, and takes the
@@ -236,10 +236,11 @@ macro_rules! linear_overlapped {
 /// kernel per activation would make four times the kernels. Any M, N and K, as for `linear!`.
 macro_rules! linear_skinny {
     ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
-     STAGES = $stages:literal, SPLIT = $split:tt) => {
-        skinny_split!(linear_skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split), f32, SPLIT = $split);
+     STAGES = $stages:literal, SPLIT = $split:tt, acts = $acts:tt) => {
+        skinny_split!(linear_skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split, $acts), f32, SPLIT = $split);
     };
     (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
+     (none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr, silu = |z| $silu:expr),
      cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
@@ -298,14 +299,15 @@ macro_rules! linear_skinny {
                                 barrier_wait(biases);
                                 let z = acc.load()
                                     + b_s.at(h).load(Layout::WgmmaRow).cast::<f32>().broadcast([64, RN], Layout::Wgmma);
+                                // In `Activation::code` order.
                                 let out = if act == 1 {
-                                    max(z, 0.0)
+                                    $relu
                                 } else if act == 2 {
-                                    0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)))
+                                    $gelu
                                 } else if act == 3 {
-                                    z * recip(1.0 + exp(-z))
+                                    $silu
                                 } else {
-                                    z
+                                    $none
                                 };
                                 y_s.at(h).store(out.cast::<$t>());
                                 commit_smem();
@@ -319,60 +321,97 @@ macro_rules! linear_skinny {
     };
 }
 
-/// The kernels of one element type: for each activation (an expression of the pre-activation
-/// `z`, f32 registers) the four tile sizes, 128 x 256, 128 x 192, 128 x 64 and 128 x 128
-/// (overlapped).
-macro_rules! linear_kernels {
-    ($t:ident, $([$wide:ident, $mid:ident, $narrow:ident, $overlapped:ident] = |$z:ident| $act:expr;)*) => {
-        $(
-            linear!($wide, $t, BN = 256, STAGES = 3, act = |$z| $act);
-            linear!($mid, $t, BN = 192, STAGES = 4, act = |$z| $act);
-            linear!($narrow, $t, BN = 64, STAGES = 8, act = |$z| $act);
-            linear_overlapped!($overlapped, $t, act = |$z| $act);
-        )*
+/// The activations, each an expression of the f32 pre-activation `z`, written once for every
+/// kernel of the layer: `activations!(family!(args..))` is `family!(args.. none = .., relu = ..,
+/// gelu = .., silu = ..)`. GELU in its tanh form: 0.5 z (1 + tanh(sqrt(2 / pi) (z + 0.044715 z^3))).
+macro_rules! activations {
+    ($family:ident!($($args:tt)*)) => {
+        $family!($($args)*
+                 none = |z| z,
+                 relu = |z| max(z, 0.0),
+                 gelu = |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z))),
+                 silu = |z| z * recip(1.0 + exp(-z)));
     };
 }
 
-// GELU in its tanh form: 0.5 z (1 + tanh(sqrt(2 / pi) (z + 0.044715 z^3))).
-linear_kernels!(bf16,
-    [linear_none_bf16, linear_none_bf16_n192, linear_none_bf16_n64, linear_none_bf16_overlapped] = |z| z;
-    [linear_relu_bf16, linear_relu_bf16_n192, linear_relu_bf16_n64, linear_relu_bf16_overlapped] = |z| max(z, 0.0);
-    [linear_gelu_bf16, linear_gelu_bf16_n192, linear_gelu_bf16_n64, linear_gelu_bf16_overlapped] =
-        |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)));
-    [linear_silu_bf16, linear_silu_bf16_n192, linear_silu_bf16_n64, linear_silu_bf16_overlapped] = |z| z * recip(1.0 + exp(-z));
-);
-linear_kernels!(f16,
-    [linear_none_f16, linear_none_f16_n192, linear_none_f16_n64, linear_none_f16_overlapped] = |z| z;
-    [linear_relu_f16, linear_relu_f16_n192, linear_relu_f16_n64, linear_relu_f16_overlapped] = |z| max(z, 0.0);
-    [linear_gelu_f16, linear_gelu_f16_n192, linear_gelu_f16_n64, linear_gelu_f16_overlapped] =
-        |z| 0.5 * z * (1.0 + tanh(z * (0.7978846 + 0.035677407 * z * z)));
-    [linear_silu_f16, linear_silu_f16_n192, linear_silu_f16_n64, linear_silu_f16_overlapped] = |z| z * recip(1.0 + exp(-z));
-);
+/// The kernels of one element type: for each activation the four tile sizes, 128 x 256,
+/// 128 x 192, 128 x 64 and 128 x 128 (overlapped), each carrying only its own activation; and the
+/// skinny kernels, which take the activation at launch (`linear_skinny!`).
+macro_rules! linear_kernels {
+    ($t:ident, none = $none:tt, relu = $relu:tt, gelu = $gelu:tt, silu = $silu:tt, skinny = $skinny:tt,
+     none = |z| $a0:expr, relu = |z| $a1:expr, gelu = |z| $a2:expr, silu = |z| $a3:expr) => {
+        linear_kernels!(@tiles $t, $none, |z| $a0);
+        linear_kernels!(@tiles $t, $relu, |z| $a1);
+        linear_kernels!(@tiles $t, $gelu, |z| $a2);
+        linear_kernels!(@tiles $t, $silu, |z| $a3);
+        linear_kernels!(@skinny $t, $skinny, (none = |z| $a0, relu = |z| $a1, gelu = |z| $a2, silu = |z| $a3));
+    };
+    (@tiles $t:ident, [$wide:ident, $mid:ident, $narrow:ident, $overlapped:ident], |z| $act:expr) => {
+        linear!($wide, $t, BN = 256, STAGES = 3, act = |z| $act);
+        linear!($mid, $t, BN = 192, STAGES = 4, act = |z| $act);
+        linear!($narrow, $t, BN = 64, STAGES = 8, act = |z| $act);
+        linear_overlapped!($overlapped, $t, act = |z| $act);
+    };
+    // Rows, then one slab per program, two, or K split two or four ways (`waves::Spread`).
+    (@skinny $t:ident, [$r16:ident, $r16x2:ident, $r16k2:ident, $r16k4:ident, $r32:ident, $r32x2:ident,
+                        $r32k2:ident, $r32k4:ident, $r64:ident, $r64x2:ident, $r64k2:ident, $r64k4:ident], $acts:tt) => {
+        linear_skinny!($r16, $t, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1, acts = $acts);
+        linear_skinny!($r16x2, $t, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1, acts = $acts);
+        linear_skinny!($r16k2, $t, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2, acts = $acts);
+        linear_skinny!($r16k4, $t, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4, acts = $acts);
+        linear_skinny!($r32, $t, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1, acts = $acts);
+        linear_skinny!($r32x2, $t, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1, acts = $acts);
+        linear_skinny!($r32k2, $t, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2, acts = $acts);
+        linear_skinny!($r32k4, $t, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4, acts = $acts);
+        linear_skinny!($r64, $t, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1, acts = $acts);
+        linear_skinny!($r64x2, $t, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1, acts = $acts);
+        linear_skinny!($r64k2, $t, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2, acts = $acts);
+        linear_skinny!($r64k4, $t, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4, acts = $acts);
+    };
+}
 
-linear_skinny!(linear_bf16_skinny16, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
-linear_skinny!(linear_bf16_skinny16x2, bf16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-linear_skinny!(linear_bf16_skinny16k2, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
-linear_skinny!(linear_bf16_skinny16k4, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
-linear_skinny!(linear_bf16_skinny32, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
-linear_skinny!(linear_bf16_skinny32x2, bf16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-linear_skinny!(linear_bf16_skinny32k2, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-linear_skinny!(linear_bf16_skinny32k4, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
-linear_skinny!(linear_bf16_skinny64, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
-linear_skinny!(linear_bf16_skinny64x2, bf16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
-linear_skinny!(linear_bf16_skinny64k2, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-linear_skinny!(linear_bf16_skinny64k4, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
-linear_skinny!(linear_f16_skinny16, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
-linear_skinny!(linear_f16_skinny16x2, f16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-linear_skinny!(linear_f16_skinny16k2, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
-linear_skinny!(linear_f16_skinny16k4, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
-linear_skinny!(linear_f16_skinny32, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
-linear_skinny!(linear_f16_skinny32x2, f16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-linear_skinny!(linear_f16_skinny32k2, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-linear_skinny!(linear_f16_skinny32k4, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
-linear_skinny!(linear_f16_skinny64, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
-linear_skinny!(linear_f16_skinny64x2, f16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
-linear_skinny!(linear_f16_skinny64k2, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-linear_skinny!(linear_f16_skinny64k4, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+activations!(linear_kernels!(
+    bf16,
+    none = [linear_none_bf16, linear_none_bf16_n192, linear_none_bf16_n64, linear_none_bf16_overlapped],
+    relu = [linear_relu_bf16, linear_relu_bf16_n192, linear_relu_bf16_n64, linear_relu_bf16_overlapped],
+    gelu = [linear_gelu_bf16, linear_gelu_bf16_n192, linear_gelu_bf16_n64, linear_gelu_bf16_overlapped],
+    silu = [linear_silu_bf16, linear_silu_bf16_n192, linear_silu_bf16_n64, linear_silu_bf16_overlapped],
+    skinny = [
+        linear_bf16_skinny16,
+        linear_bf16_skinny16x2,
+        linear_bf16_skinny16k2,
+        linear_bf16_skinny16k4,
+        linear_bf16_skinny32,
+        linear_bf16_skinny32x2,
+        linear_bf16_skinny32k2,
+        linear_bf16_skinny32k4,
+        linear_bf16_skinny64,
+        linear_bf16_skinny64x2,
+        linear_bf16_skinny64k2,
+        linear_bf16_skinny64k4
+    ],
+));
+activations!(linear_kernels!(
+    f16,
+    none = [linear_none_f16, linear_none_f16_n192, linear_none_f16_n64, linear_none_f16_overlapped],
+    relu = [linear_relu_f16, linear_relu_f16_n192, linear_relu_f16_n64, linear_relu_f16_overlapped],
+    gelu = [linear_gelu_f16, linear_gelu_f16_n192, linear_gelu_f16_n64, linear_gelu_f16_overlapped],
+    silu = [linear_silu_f16, linear_silu_f16_n192, linear_silu_f16_n64, linear_silu_f16_overlapped],
+    skinny = [
+        linear_f16_skinny16,
+        linear_f16_skinny16x2,
+        linear_f16_skinny16k2,
+        linear_f16_skinny16k4,
+        linear_f16_skinny32,
+        linear_f16_skinny32x2,
+        linear_f16_skinny32k2,
+        linear_f16_skinny32k4,
+        linear_f16_skinny64,
+        linear_f16_skinny64x2,
+        linear_f16_skinny64k2,
+        linear_f16_skinny64k4
+    ],
+));
 
 /// The activation after the bias.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -488,49 +488,47 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 }
 
 impl Variant {
-    /// The variant `TESSEL_MATMUL` names: a tile size (`wide`, `mid`, `overlapped`, `narrow`),
-    /// `pair`, `split` or a skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`).
+    /// The variant `TESSEL_MATMUL` names: `pair`, `split`, or a kernel every dispatcher has: a
+    /// tile size (`wide`, `mid`, `overlapped`, `narrow`) or a skinny kernel (`skinny16`,
+    /// `skinny64x2`, `skinny32k4`; [`waves::Kernel::named`]).
     pub fn named(name: &str) -> Option<Variant> {
         match name.trim() {
             "pair" => Some(Variant::Pair),
             "split" => Some(Variant::Split),
-            other if other.starts_with("skinny") => waves::skinny_named(other).map(|(r, s)| Variant::Skinny(r, s)),
-            other => waves::Tiles::named(other).map(Variant::from),
+            other => waves::Kernel::named(other).map(Variant::from),
         }
     }
 }
 
-impl From<waves::Tiles> for Variant {
-    fn from(t: waves::Tiles) -> Variant {
-        match t {
-            waves::Tiles::Wide => Variant::Wide,
-            waves::Tiles::Mid => Variant::Mid,
-            waves::Tiles::Overlapped => Variant::Overlapped,
-            waves::Tiles::Narrow => Variant::Narrow,
+/// The kernels every dispatcher has are variants of this one too.
+impl From<waves::Kernel> for Variant {
+    fn from(k: waves::Kernel) -> Variant {
+        match k {
+            waves::Kernel::Wide => Variant::Wide,
+            waves::Kernel::Mid => Variant::Mid,
+            waves::Kernel::Overlapped => Variant::Overlapped,
+            waves::Kernel::Narrow => Variant::Narrow,
+            waves::Kernel::Skinny(rows, spread) => Variant::Skinny(rows, spread),
         }
     }
 }
 
-/// The variant for a shape, without the override. A decoding-sized M (64 rows or fewer) gets a
-/// skinny kernel ([`waves::skinny`]). Otherwise, where wide tiles would leave more than half the 132 SMs
-/// idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those fill at most the 132 SMs and
-/// K has two 64-wide steps or more; otherwise the tiles whose waves finish first
-/// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
-/// 128 x 64 ones.
+/// The variant for a shape, without the override. Above 64 rows, where wide tiles would leave
+/// more than half the 132 SMs idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those
+/// fill at most the 132 SMs and K has two 64-wide steps or more; otherwise what every dispatcher
+/// chooses ([`waves::Kernel::choose`]): a skinny kernel for a decoding-sized M (64 rows or
+/// fewer), else the tiles whose waves finish first: wide ones, 128 x 192 ones, 128 x 128 ones
+/// with overlapped epilogues, or 128 x 64 ones.
 ///
 /// (`Pair` measured the same as `Wide` on the H200 under a sustained load, within a percent
 /// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
-    if m <= 64 {
-        let (rows, spread) = waves::skinny(m, n, k, 2);
-        return Variant::Skinny(rows, spread);
-    }
     let split_fits = k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= 132;
-    if m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
+    if m > 64 && m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
         return Variant::Split;
     }
-    waves::fastest(m, n).into()
+    waves::Kernel::choose(m, n, k, 2).into()
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

@@ -151,10 +151,8 @@ pub fn skinny(m: usize, n: usize, k: usize, elem_bytes: usize) -> (Rows, Spread)
     (rows, spread)
 }
 
-/// The kernels of a dispatcher that has every tile size and the skinny kernels (the quantized
-/// GEMMs, the linear layer; the bf16 GEMM's `Variant` adds two more, so `kernels/matmul.rs` has
-/// no use for this one).
-#[allow(dead_code)]
+/// The kernels every dispatcher has: one per tile size, and the skinny ones (the quantized GEMMs'
+/// and the linear layer's variants; the bf16 GEMM's `Variant` adds two more).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// 128 x 256 tiles.
@@ -170,7 +168,6 @@ pub enum Kernel {
     Skinny(Rows, Spread),
 }
 
-#[allow(dead_code)]
 impl Kernel {
     /// The kernel a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`) or a skinny
     /// kernel (`skinny16`, `skinny64x2`, `skinny32k4`: [`skinny_named`]).
