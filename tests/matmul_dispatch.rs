@@ -32,10 +32,17 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     assert_eq!(choose(4096, 4224, 4096), Variant::Overlapped);
     assert_eq!(choose(4096, 4160, 4096), Variant::Overlapped);
     // Skinny: split K over 2 x 1 clusters of 128 x 128 tiles when those fit in one wave...
-    assert_eq!(choose(128, 8192, 8192), Variant::Split);
+    assert_eq!(choose(128, 8192, 8192), Variant::Split(2));
+    assert_eq!(choose(128, 8192, 8128), Variant::Split(2));
+    // ...over pairs of them where two per tile leave SMs idle: as many as fill the SMs (32
+    // tiles: 4 programs each; 8 tiles: 16, but at most 8)...
+    assert_eq!(choose(128, 4096, 14336), Variant::Split(4));
+    assert_eq!(choose(96, 1024, 8192), Variant::Split(8));
+    // ...while each keeps 16 steps of K (64 steps: 4 programs, not 16; 31: 2)...
+    assert_eq!(choose(128, 1024, 4096), Variant::Split(4));
+    assert_eq!(choose(128, 1024, 1984), Variant::Split(2));
     // ...else the waves decide.
     assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);
-    assert_eq!(choose(128, 8192, 8128), Variant::Split);
     // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
     assert_eq!(choose(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));
     assert_eq!(choose(48, 14336, 4096), Variant::Skinny(Rows::R64, Spread::Two));
@@ -47,6 +54,13 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     assert_eq!(Variant::named("skinny64x2"), Some(Variant::Skinny(Rows::R64, Spread::Two)));
     assert_eq!(Variant::named(" skinny16k4 "), Some(Variant::Skinny(Rows::R16, Spread::SplitK4)));
     for stray in ["skinny", "skinny8", "skinny128", "skinny16x4", "skinny16k3", "skinny 16"] {
+        assert_eq!(Variant::named(stray), None, "{stray}");
+    }
+    // ...and every even split from 2 to 32 ways.
+    assert_eq!(Variant::named("split"), Some(Variant::Split(2)));
+    assert_eq!(Variant::named("split8"), Some(Variant::Split(8)));
+    assert_eq!(Variant::named("split32"), Some(Variant::Split(32)));
+    for stray in ["split0", "split3", "split34", "split 4", "split-2"] {
         assert_eq!(Variant::named(stray), None, "{stray}");
     }
     // A single 64-wide step of K leaves nothing to split.
@@ -63,29 +77,9 @@ fn operands_of_the_wrong_rank_are_the_launchs_error() {
     assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
 }
 
-type Interpret<T> = fn(&HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>) -> tessel::Result<()>;
-
-/// Every kernel of the dispatcher, by name, in the interpreter.
-const BF16_KERNELS: [(&str, Interpret<bf16>); 18] = [
-    ("wide", kernels::matmul_bf16::interpret),
-    ("mid", kernels::matmul_bf16_n192::interpret),
-    ("pair", kernels::matmul_bf16_2x1::interpret),
-    ("overlapped", kernels::matmul_bf16_overlapped::interpret),
-    ("narrow", kernels::matmul_bf16_n64::interpret),
-    ("split", kernels::matmul_bf16_split::interpret),
-    ("skinny16", kernels::matmul_bf16_skinny16::interpret),
-    ("skinny16x2", kernels::matmul_bf16_skinny16x2::interpret),
-    ("skinny16k2", kernels::matmul_bf16_skinny16k2::interpret),
-    ("skinny16k4", kernels::matmul_bf16_skinny16k4::interpret),
-    ("skinny32", kernels::matmul_bf16_skinny32::interpret),
-    ("skinny32x2", kernels::matmul_bf16_skinny32x2::interpret),
-    ("skinny32k2", kernels::matmul_bf16_skinny32k2::interpret),
-    ("skinny32k4", kernels::matmul_bf16_skinny32k4::interpret),
-    ("skinny64", kernels::matmul_bf16_skinny64::interpret),
-    ("skinny64x2", kernels::matmul_bf16_skinny64x2::interpret),
-    ("skinny64k2", kernels::matmul_bf16_skinny64k2::interpret),
-    ("skinny64k4", kernels::matmul_bf16_skinny64k4::interpret),
-];
+/// Every kernel of the dispatcher, by the name `TESSEL_MATMUL` gives it (the skinny ones in
+/// `SKINNY`).
+const BF16_KERNELS: [&str; 8] = ["wide", "mid", "pair", "overlapped", "narrow", "split", "split4", "split8"];
 
 #[test]
 fn every_kernel_takes_shapes_its_tiles_do_not_divide() {
@@ -95,9 +89,9 @@ fn every_kernel_takes_shapes_its_tiles_do_not_divide() {
     for (m, n, k) in [(200, 328, 200), (1, 8, 8)] {
         let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
         let expect = matmul(&values(&a), &values(&b), m, n, k, true);
-        for (name, interpret) in BF16_KERNELS {
+        for name in BF16_KERNELS.into_iter().chain(SKINNY) {
             let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
-            interpret(&a, &b, &mut c).unwrap();
+            kernels::interpret_bf16_variant(Variant::named(name).unwrap(), &a, &b, &mut c).unwrap();
             assert_close(&format!("{name} {m} x {n} x {k}"), &values(&c), &expect, 1e-2);
         }
     }
@@ -125,12 +119,34 @@ fn rows_tma_cannot_stride_are_refused() {
 fn a_skinny_product_splits_k_and_matches_the_reference() {
     let mut rng = Rng::new(301);
     let (m, n, k) = (128, 256, 512);
-    assert_eq!(choose(m, n, k), Variant::Split);
+    assert_eq!(choose(m, n, k), Variant::Split(2));
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
     kernels::interpret_bf16_any(&a, &b, &mut c).unwrap();
     // bf16 output: half an ulp of bf16 (2^-9) on top of the f32 accumulation.
     assert_close("split-K matmul", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+}
+
+#[test]
+fn k_splits_over_pairs_of_clusters_through_global_memory() {
+    let mut rng = Rng::new(306);
+    // 2 x 2 tiles (the last overhanging M and N), 17 steps of K, the last one 8 wide: shares of
+    // 8 and 9 steps (2 ways), 2 and 3 (6 ways), 0 and 1 (32 ways), so that pairs whose programs
+    // multiply nothing still hand on zeros.
+    let (m, n, k) = (130, 136, 1032);
+    let (a, b) = (rng.tensor::<f16>(&[m, k], 1.0), rng.tensor::<f16>(&[k, n], 1.0));
+    let expect = matmul(&values(&a), &values(&b), m, n, k, true);
+    for ways in [2, 4, 6, 32] {
+        let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
+        kernels::interpret_f16_variant(Variant::Split(ways), &a, &b, &mut c).unwrap();
+        assert_close(&format!("split {ways} ways"), &values(&c), &expect, 1e-2);
+    }
+    // An odd split, or none, is the launch's error.
+    let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
+    for ways in [0, 3, 34] {
+        let err = kernels::interpret_f16_variant(Variant::Split(ways), &a, &b, &mut c).unwrap_err();
+        assert!(matches!(err, Error::InvalidArgument { argument: "variant", .. }), "{err}");
+    }
 }
 
 // The overlapped kernel on a few programs, so that each takes several tiles: odd and even
@@ -176,9 +192,7 @@ fn overlapped_tiles_on_the_gpu() {
 fn partial_tiles_on_the_gpu() {
     let dev = Device::new(0).expect("an sm_90 GPU");
     let mut rng = Rng::new(305);
-    let mut variants =
-        vec![Variant::Wide, Variant::Mid, Variant::Pair, Variant::Overlapped, Variant::Narrow, Variant::Split];
-    variants.extend(SKINNY.map(|n| Variant::named(n).unwrap()));
+    let variants = BF16_KERNELS.into_iter().chain(SKINNY).map(|name| Variant::named(name).unwrap());
     // Last tiles overhanging M, N and K in every kernel (K: 15 steps of 64, the last 40 wide, so
     // the split's halves differ by one); one row (A's box is 64 rows of a 1-row array).
     for (m, n, k) in [(1000, 1000, 1000), (1, 8, 8), (16, 2048, 4096)] {
@@ -186,7 +200,7 @@ fn partial_tiles_on_the_gpu() {
         let expect = matmul(&values(&a), &values(&b), m, n, k, true);
         let up = |t: &HostTensor<bf16>| DeviceTensor::from_host(&dev, t).unwrap();
         let (da, db) = (up(&a), up(&b));
-        for &v in &variants {
+        for v in variants.clone() {
             let mut c = up(&HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap());
             kernels::matmul_bf16_variant(v, &dev, &da, &db, &mut c).unwrap();
             let what = format!("{v:?} {m} x {n} x {k} on the GPU");

@@ -8,9 +8,11 @@
 //! C through shared memory (`stmatrix`) with a TMA store that runs on during the next tile.
 //!
 //! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, `split_k!` splits K
-//! instead: a 2 x 1 cluster computes one 128 x 128 tile, each program half of K, and the second
-//! program sends its f32 partial product into the first one's shared memory (`copy_smem_to_peer`),
-//! which adds it and stores the tile.
+//! instead: one or more 2 x 1 clusters compute one 128 x 128 tile, each program a share of K. In
+//! each cluster the second program sends its f32 partial product into the first one's shared
+//! memory (`copy_smem_to_peer`), which adds it; with more than one cluster per tile, all but the
+//! last hand their sums to the last one through global memory ([`Workspace`]) and semaphores, and
+//! the last one adds them and stores the tile.
 //!
 //! Where wide tiles would leave the last wave part-empty, 128 x 192 tiles may fill it (the same
 //! kernel text), or `matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
@@ -211,18 +213,34 @@ macro_rules! matmul_overlapped {
     };
 }
 
-/// C = A @ B for skinny shapes: one 2 x 1 cluster per 128 x 128 tile of C, each program
-/// multiplying half of K. Any M, N and K, as for `matmul!`.
+/// C = A @ B for skinny shapes: K split over `2 * pairs` programs per 128 x 128 tile of C, pairs
+/// of 2 x 1 clusters, each program multiplying an equal share of K. In each cluster the second
+/// program sends its f32 partial product into the first one's shared memory
+/// (`copy_smem_to_peer`), which adds it. Every pair but the last stores that sum into global
+/// memory (`partial`: `pairs - 1` blocks of 64 rows for each consumer of each tile) and signals
+/// the consumer's semaphore (`sems`: two per tile, left at zero); the last pair waits for them
+/// all, adds their sums to its own and stores the tile. Any M, N and K, as for `matmul!`.
 macro_rules! split_k {
     ($name:ident, $t:ident) => {
-        #[kernel(grid = (2 * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3, warpgroup_axis = wg,
-                                 max_registers = 168, consts(BM = 128, BN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
-        pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            // Program 0 takes the first half of K's steps (one more, for an odd count), program 1 the rest.
-            let (half, unit, all_steps) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK));
-            let first_half = (all_steps + 1) / 2;
-            let steps = if half == 0 { first_half } else { all_steps - first_half };
-            let (ti, tj) = (unit / cdiv(N, BN), unit % cdiv(N, BN));
+        #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
+                                                 warpgroup_axis = wg, max_registers = 168,
+                                                 consts(BM = 128, BN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
+        pub fn $name(
+            a: Gmem<$t, M, K>,
+            b: Gmem<$t, K, N>,
+            c: GmemMut<$t, M, N>,
+            partial: GmemMut<f32, P, BN>,
+            sems: GmemMut<u32, S>,
+            pairs: i32,
+        ) {
+            // Pair `pair` of the tile's clusters; its program `rank` takes share 2 * pair + rank of
+            // K's steps: [share * all / ways, (share + 1) * all / ways).
+            let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
+            let (tile, pair) = (unit / pairs, unit % pairs);
+            let share = 2 * pair + rank;
+            let first = share * all_steps / ways;
+            let steps = (share + 1) * all_steps / ways - first;
+            let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
             run_scoped(
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
@@ -235,10 +253,9 @@ macro_rules! split_k {
                     if warpgroup_id() == 0 {
                         set_max_registers(40);
                         pipeline_produce(ring, steps, |k, s, bar| {
-                            let kk = half * first_half + k;
-                            copy_gmem_to_smem(a.tile([2 * ti, kk]), a_s.at(s).at(0), bar);
-                            copy_gmem_to_smem(a.tile([2 * ti + 1, kk]), a_s.at(s).at(1), bar);
-                            copy_gmem_to_smem(b.tile([kk, tj]), b_s.at(s), bar);
+                            copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
+                            copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
+                            copy_gmem_to_smem(b.tile([first + k, tj]), b_s.at(s), bar);
                         });
                     } else {
                         set_max_registers(232);
@@ -247,16 +264,32 @@ macro_rules! split_k {
                             pipeline_consume(ring, steps, |k, s| {
                                 wgmma(acc, a_s.at(s).at(h), b_s.at(s));
                             });
-                            if half == 1 {
+                            if rank == 1 {
                                 part.at(h).store(acc.load());
                                 commit_smem();
                                 copy_smem_to_peer(part.at(h), part.at(h), received, 0);
                             } else {
                                 barrier_wait(received);
                                 let sum = acc.load() + part.at(h).load(Layout::Wgmma);
-                                c_s.at(h).store(sum.cast::<$t>());
-                                commit_smem();
-                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
+                                // This consumer's half of the tile: its semaphore, and its blocks
+                                // of `partial`, one per pair but the last.
+                                let slot = 2 * tile + h;
+                                if pair + 1 < pairs {
+                                    partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(sum);
+                                    semaphore_signal(sems, slot);
+                                } else {
+                                    let mut total = sum;
+                                    if pairs > 1 {
+                                        semaphore_wait(sems, slot, pairs - 1);
+                                        for q in 0..pairs - 1 {
+                                            let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
+                                            total = total + other.load(Layout::Wgmma);
+                                        }
+                                    }
+                                    c_s.at(h).store(total.cast::<$t>());
+                                    commit_smem();
+                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
+                                }
                             }
                         });
                     }
@@ -374,9 +407,12 @@ skinny!(matmul_f16_skinny64k2, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 
 skinny!(matmul_f16_skinny64k4, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
 
 /// Picks the variant for a shape (see [`variant`]): one function launches it on the GPU, one runs
-/// it in the interpreter, and one launches a variant named by the caller (for tuning).
+/// it in the interpreter, and one launches a variant named by the caller (for tuning). `Split`
+/// takes a workspace besides the operands ([`Workspace`]).
 macro_rules! dispatch {
-    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:pat => $kernel:ident),*) => {
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident, $t:ident,
+     split = $split:ident,
+     $($variant:pat => $kernel:ident),*) => {
         /// C = A @ B on the GPU with the variant for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -397,6 +433,13 @@ macro_rules! dispatch {
             c: &mut DeviceTensor<$t>,
         ) -> tessel::Result<()> {
             match v {
+                Variant::Split(ways) => {
+                    let (m, n, _) = dims(a.shape(), b.shape());
+                    let pairs = split_pairs(ways)?;
+                    Workspace::with(stream, m, n, pairs, |w| {
+                        $split::launch(stream, a, b, c, &mut w.partial, &mut w.sems, pairs)
+                    })
+                }
                 $($variant => $kernel::launch(stream, a, b, c),)*
             }
         }
@@ -404,20 +447,36 @@ macro_rules! dispatch {
         /// C = A @ B in the interpreter, with the variant the GPU would run.
         pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
             let (m, n, k) = dims(a.shape(), b.shape());
-            match variant(m, n, k) {
+            $interpret_variant(variant(m, n, k), a, b, c)
+        }
+
+        /// C = A @ B in the interpreter with variant `v`.
+        pub fn $interpret_variant(
+            v: Variant,
+            a: &HostTensor<$t>,
+            b: &HostTensor<$t>,
+            c: &mut HostTensor<$t>,
+        ) -> tessel::Result<()> {
+            match v {
+                Variant::Split(ways) => {
+                    let (m, n, _) = dims(a.shape(), b.shape());
+                    let pairs = split_pairs(ways)?;
+                    let [partial, sems] = Workspace::shapes(m, n, pairs);
+                    let (mut partial, mut sems) = (HostTensor::zeros(partial)?, HostTensor::zeros(sems)?);
+                    $split::interpret(a, b, c, &mut partial, &mut sems, pairs)
+                }
                 $($variant => $kernel::interpret(a, b, c),)*
             }
         }
     };
 }
 
-dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, bf16,
+dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant, bf16, split = matmul_bf16_split,
           Variant::Wide => matmul_bf16,
           Variant::Mid => matmul_bf16_n192,
           Variant::Pair => matmul_bf16_2x1,
           Variant::Overlapped => matmul_bf16_overlapped,
           Variant::Narrow => matmul_bf16_n64,
-          Variant::Split => matmul_bf16_split,
           Variant::Skinny(Rows::R16, Spread::One) => matmul_bf16_skinny16,
           Variant::Skinny(Rows::R16, Spread::Two) => matmul_bf16_skinny16x2,
           Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_bf16_skinny16k2,
@@ -430,13 +489,12 @@ dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, bf16,
           Variant::Skinny(Rows::R64, Spread::Two) => matmul_bf16_skinny64x2,
           Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_bf16_skinny64k2,
           Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_bf16_skinny64k4);
-dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, f16,
+dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant, f16, split = matmul_f16_split,
           Variant::Wide => matmul_f16,
           Variant::Mid => matmul_f16_n192,
           Variant::Pair => matmul_f16_2x1,
           Variant::Overlapped => matmul_f16_overlapped,
           Variant::Narrow => matmul_f16_n64,
-          Variant::Split => matmul_f16_split,
           Variant::Skinny(Rows::R16, Spread::One) => matmul_f16_skinny16,
           Variant::Skinny(Rows::R16, Spread::Two) => matmul_f16_skinny16x2,
           Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_f16_skinny16k2,
@@ -449,6 +507,73 @@ dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, f16,
           Variant::Skinny(Rows::R64, Spread::Two) => matmul_f16_skinny64x2,
           Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_f16_skinny64k2,
           Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_f16_skinny64k4);
+
+/// The split-K kernel's pairs of clusters per tile for `ways` programs per tile (an even number).
+fn split_pairs(ways: usize) -> tessel::Result<i32> {
+    match i32::try_from(ways / 2) {
+        Ok(pairs) if ways % 2 == 0 && (1..=MAX_SPLIT_PAIRS).contains(&pairs) => Ok(pairs),
+        _ => Err(Error::InvalidArgument {
+            argument: "variant",
+            reason: format!(
+                "Split({ways}): K splits into an even number of programs per tile, 2 to {}",
+                2 * MAX_SPLIT_PAIRS
+            ),
+        }),
+    }
+}
+
+/// The most pairs of clusters per tile the split-K GEMM takes: 32 programs per tile, four times
+/// the most [`choose`] picks.
+const MAX_SPLIT_PAIRS: i32 = 16;
+
+/// The global memory the split-K GEMM hands partial products through: f32 blocks (64 rows per
+/// consumer of each tile, for every pair but the last) and semaphores (two per tile) that every
+/// launch leaves at zero. One per device, kept for the process and grown for larger shapes; a
+/// launch on another stream than the one it was first used on is ordered after the earlier
+/// launches by the tensors' stream tracking, so launches never share it at the same time.
+pub struct Workspace {
+    partial: DeviceTensor<f32>,
+    sems: DeviceTensor<u32>,
+}
+
+/// The workspaces, one per device that has launched the split-K GEMM.
+static WORKSPACES: std::sync::Mutex<Vec<Workspace>> = std::sync::Mutex::new(Vec::new());
+
+impl Workspace {
+    /// The shapes of `partial` and `sems` for an M x N output, K split over `pairs` pairs.
+    pub fn shapes(m: usize, n: usize, pairs: i32) -> [Vec<usize>; 2] {
+        let tiles = m.div_ceil(128) * n.div_ceil(128);
+        let blocks = 2 * tiles * usize::try_from(pairs - 1).unwrap_or(0);
+        // One block at least (unused with one pair): a tensor has no empty dimension.
+        [vec![64 * blocks.max(1), 128], vec![2 * tiles]]
+    }
+
+    /// Runs `f` with this device's workspace, large enough for an M x N output split `pairs` ways.
+    fn with(
+        stream: &impl tessel::AsStream,
+        m: usize,
+        n: usize,
+        pairs: i32,
+        f: impl FnOnce(&mut Workspace) -> tessel::Result<()>,
+    ) -> tessel::Result<()> {
+        let ordinal = stream.as_stream().context().ordinal();
+        let [partial, sems] = Workspace::shapes(m, n, pairs);
+        // A poisoned lock only means that another thread panicked holding it; the workspace is
+        // intact (every launch that completes leaves the semaphores at zero).
+        let mut all = WORKSPACES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let fits = |w: &Workspace| w.partial.shape()[0] >= partial[0] && w.sems.shape()[0] >= sems[0];
+        all.retain(|w| w.partial.ordinal() != ordinal || fits(w));
+        let i = match all.iter().position(|w| w.partial.ordinal() == ordinal) {
+            Some(i) => i,
+            None => {
+                let (partial, sems) = (DeviceTensor::zeros(stream, partial)?, DeviceTensor::zeros(stream, sems)?);
+                all.push(Workspace { partial, sems });
+                all.len() - 1
+            }
+        };
+        f(&mut all[i])
+    }
+}
 
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
 /// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
@@ -473,29 +598,35 @@ pub enum Variant {
     Overlapped,
     /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle.
     Narrow,
-    /// 128 x 128 tiles, K split between the two programs of a 2 x 1 cluster: for a skinny M.
-    Split,
+    /// 128 x 128 tiles, K split between this many programs per tile (an even number: pairs of
+    /// 2 x 1 clusters, the sums of all but the last pair handed to it through global memory,
+    /// [`Workspace`]): for a skinny M.
+    Split(usize),
     /// Decoding-sized M: C^T = B^T A^T, 64-column slabs of B streamed through deep rings.
     Skinny(waves::Rows, waves::Spread),
 }
 
-/// The variant for C = A @ B with A M x K and B K x N: `TESSEL_MATMUL=wide|mid|pair|overlapped|narrow|split`
-/// or a skinny kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`: [`waves::skinny_named`])
-/// overrides [`choose`] (for tuning).
+/// The variant for C = A @ B with A M x K and B K x N: `TESSEL_MATMUL=wide|mid|pair|overlapped|narrow`,
+/// a split of K (`split`, `split4`, .. `split32`) or a skinny kernel's name (`skinny16`,
+/// `skinny64x2`, `skinny32k4`: [`waves::skinny_named`]) overrides [`choose`] (for tuning).
 pub fn variant(m: usize, n: usize, k: usize) -> Variant {
     let chosen = std::env::var("TESSEL_MATMUL").ok().and_then(|name| Variant::named(&name));
     chosen.unwrap_or_else(|| choose(m, n, k))
 }
 
 impl Variant {
-    /// The variant `TESSEL_MATMUL` names: `pair`, `split`, or a kernel every dispatcher has: a
-    /// tile size (`wide`, `mid`, `overlapped`, `narrow`) or a skinny kernel (`skinny16`,
-    /// `skinny64x2`, `skinny32k4`; [`waves::Kernel::named`]).
+    /// The variant `TESSEL_MATMUL` names: `pair`; `split` (2 ways) or `split<ways>` (an even
+    /// number up to 32); or a kernel every dispatcher has: a tile size (`wide`, `mid`,
+    /// `overlapped`, `narrow`) or a skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`;
+    /// [`waves::Kernel::named`]).
     pub fn named(name: &str) -> Option<Variant> {
         match name.trim() {
             "pair" => Some(Variant::Pair),
-            "split" => Some(Variant::Split),
-            other => waves::Kernel::named(other).map(Variant::from),
+            "split" => Some(Variant::Split(2)),
+            other => match other.strip_prefix("split") {
+                Some(ways) => ways.parse().ok().filter(|&ways| split_pairs(ways).is_ok()).map(Variant::Split),
+                None => waves::Kernel::named(other).map(Variant::from),
+            },
         }
     }
 }
@@ -514,19 +645,26 @@ impl From<waves::Kernel> for Variant {
 }
 
 /// The variant for a shape, without the override. Above 64 rows, where wide tiles would leave
-/// more than half the 132 SMs idle, K split across 2 x 1 clusters of 128 x 128 tiles, if those
-/// fill at most the 132 SMs and K has two 64-wide steps or more; otherwise what every dispatcher
+/// more than half the 132 SMs idle, K split over the programs of 128 x 128 tiles, if two per tile
+/// fit in the 132 SMs and K has two 64-wide steps or more: as many programs per tile as fill the
+/// SMs, up to 8, while each keeps 16 steps of K (two otherwise). Otherwise what every dispatcher
 /// chooses ([`waves::Kernel::choose`]): a skinny kernel for a decoding-sized M (64 rows or
 /// fewer), else the tiles whose waves finish first: wide ones, 128 x 192 ones, 128 x 128 ones
 /// with overlapped epilogues, or 128 x 64 ones.
+///
+/// Measured on the H200 (`bench/results/split/`): 4-way splits ran 1.15-1.3x faster than 2-way
+/// ones at 80-128 x 4096 x 8192-14336, 8-way ones 1.25-1.7x at 96-128 x 1024-2048 x 8192-14336;
+/// handing more sums to the last pair costs more than the shorter shares gain (16 ways are slower
+/// than 8 everywhere measured), and at 128 x 4096 x 4096 four ways are no faster than two.
 ///
 /// (`Pair` measured the same as `Wide` on the H200 under a sustained load, within a percent
 /// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
-    let split_fits = k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= 132;
-    if m > 64 && m.div_ceil(128) * n.div_ceil(256) < 66 && split_fits {
-        return Variant::Split;
+    let (tiles, steps) = (m.div_ceil(128) * n.div_ceil(128), k.div_ceil(64));
+    if m > 64 && m.div_ceil(128) * n.div_ceil(256) < 66 && steps >= 2 && 2 * tiles <= waves::SMS {
+        let ways = (waves::SMS / tiles.max(1)).min(steps / 16).min(8) / 2 * 2;
+        return Variant::Split(ways.max(2));
     }
     waves::Kernel::choose(m, n, k, 2).into()
 }
