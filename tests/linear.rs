@@ -96,6 +96,11 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
     assert_eq!(choose(&[2560, 4096], &[4096, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 4096], &[14336, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Narrow);
+    // Few tiles and a long K (12 KiB a row): K split over as many programs per 128 x 128 tile
+    // as fill the SMs, at most 8 (kernels/waves.rs, `split_ways`); not where that makes 2.
+    assert_eq!(choose(&[80, 14336], &[4096, 14336]), Variant::Split(4));
+    assert_eq!(choose(&[128, 8192], &[2048, 8192]), Variant::Split(8));
+    assert_eq!(choose(&[128, 8192], &[8192, 8192]), Variant::Narrow);
     // A last, partial column of tiles: 17 wide columns make 5 waves, 33 of 128 x 128 8 shorter ones.
     assert_eq!(choose(&[4096, 4096], &[4224, 4096]), Variant::Overlapped);
     // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
@@ -133,6 +138,20 @@ fn skinny_kernels_match_the_reference() {
             interpret(&io[0], &io[1], &io[2], &mut y, act.code()).unwrap();
             assert_close(&format!("linear {name} {act:?}"), &values(&y), &reference(&io, act), TOLERANCE);
         }
+    }
+}
+
+#[test]
+fn k_splits_over_pairs_of_clusters() {
+    // 2 x 2 tiles of 128 x 128, the last overhanging M and N; 9 steps of K, the last 8 wide:
+    // shares of 4 and 5 steps (2 ways), 1 and 2 (6 ways); each activation once, through the
+    // runtime `act` of one kernel.
+    let (m, n, k) = (130, 136, 520);
+    let io = inputs(m, n, k, 10);
+    for (ways, act) in [(2, Activation::None), (2, Activation::Gelu), (6, Activation::Relu), (6, Activation::Silu)] {
+        let mut y = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+        kernels::interpret_linear_bf16_variant(Variant::Split(ways), &io[0], &io[1], &io[2], &mut y, act).unwrap();
+        assert_close(&format!("linear split {ways} {act:?}"), &values(&y), &reference(&io, act), TOLERANCE);
     }
 }
 
@@ -187,14 +206,17 @@ fn every_activation_on_the_gpu() {
     let dev = Device::new(0).expect("an sm_90 GPU");
     // 17 x 4 wide tiles on 132 programs (17 x 8 of 128 x 128: some programs take two; 17 x 16 of
     // 128 x 64: two or three); 8 steps of K. Then tiles overhanging M, N and K.
-    // The skinny kernels on a decoding-sized M overhanging their rows and on one row.
-    let tiles = [Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow];
+    // The skinny kernels on a decoding-sized M overhanging their rows and on one row, and the
+    // split kernel on one row too (programs whose share of K is empty).
+    let tiles =
+        [Variant::Wide, Variant::Mid, Variant::Overlapped, Variant::Narrow, Variant::Split(4), Variant::Split(8)];
     let skinny = SKINNY.map(|name| Variant::named(name).unwrap());
     let cases = [
         ((2176, 1024, 512), &tiles[..]),
         ((1000, 1000, 1000), &tiles[..]),
         ((40, 1000, 2000), &skinny[..]),
         ((1, 8, 8), &skinny[..]),
+        ((1, 8, 8), &tiles[4..]),
     ];
     for ((m, n, k), variants) in cases {
         let io = inputs(m, n, k, 6);

@@ -34,12 +34,15 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     // Skinny: split K over 2 x 1 clusters of 128 x 128 tiles when those fit in one wave...
     assert_eq!(choose(128, 8192, 8192), Variant::Split(2));
     assert_eq!(choose(128, 8192, 8128), Variant::Split(2));
-    // ...over pairs of them where two per tile leave SMs idle: as many as fill the SMs (32
-    // tiles: 4 programs each; 8 tiles: 16, but at most 8)...
+    // ...over pairs of them where two per tile leave SMs idle and K is long (12 KiB a row): as
+    // many as fill the SMs (32 tiles: 4 programs each; 8 tiles: 16, but at most 8)...
     assert_eq!(choose(128, 4096, 14336), Variant::Split(4));
     assert_eq!(choose(96, 1024, 8192), Variant::Split(8));
-    // ...while each keeps 16 steps of K (64 steps: 4 programs, not 16; 31: 2)...
-    assert_eq!(choose(128, 1024, 4096), Variant::Split(4));
+    assert_eq!(choose(256, 2048, 8192), Variant::Split(4));
+    // ...while each keeps 1024 of K (6144: 6 programs, not 8)...
+    assert_eq!(choose(96, 1024, 6144), Variant::Split(6));
+    // ...and two ways where K is shorter, or four programs per tile would not fit.
+    assert_eq!(choose(128, 1024, 4096), Variant::Split(2));
     assert_eq!(choose(128, 1024, 1984), Variant::Split(2));
     // ...else the waves decide.
     assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);

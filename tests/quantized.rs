@@ -114,6 +114,11 @@ fn each_shape_gets_its_kernel() {
     assert_eq!(pick(4096, 4160, 4096), Variant::Overlapped);
     assert_eq!(pick(128, 4096, 4096), Variant::Narrow);
     assert_eq!(pick(1152, 2048, 4096), Variant::Mid);
+    // Few tiles and a long K (12 KiB a row): K split over as many programs per 128 x 128 tile
+    // as fill the SMs, at most 8 (kernels/waves.rs, `split_ways`); a shorter one keeps the tiles.
+    assert_eq!(pick(80, 4096, 14336), Variant::Split(4));
+    assert_eq!(pick(128, 1024, 14336), Variant::Split(8));
+    assert_eq!(pick(128, 4096, 8192), Variant::Narrow);
     // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`), rows to cover M; two
     // slabs of W per program where one would make more programs than SMs; K split where they
     // would leave most SMs idle.
@@ -193,6 +198,29 @@ fn skinny_kernels_match_the_reference() {
         };
     }
     each_skinny!(check);
+}
+
+/// Variant `v` of the fp8 and int8 dispatchers in the interpreter, against the f64 reference.
+fn interpret_variant(v: Variant, fp8: &Inputs<F8E4M3>, int8: &Inputs<i8>) {
+    let (m, n, k) = fp8.shape();
+    let mut c = fp8.output();
+    kernels::interpret_fp8_matmul_variant(v, &fp8.a, &fp8.w, &fp8.a_scale, &fp8.w_scale, &mut c).unwrap();
+    assert_close(&format!("fp8 {v:?} {m} x {n} x {k}"), &values(&c), &fp8.reference(), TOLERANCE);
+    let mut c = int8.output();
+    kernels::interpret_i8_matmul_variant(v, &int8.a, &int8.w, &int8.a_scale, &int8.w_scale, &mut c).unwrap();
+    assert_close(&format!("int8 {v:?} {m} x {n} x {k}"), &values(&c), &int8.reference(), TOLERANCE);
+}
+
+#[test]
+fn k_splits_over_pairs_of_clusters() {
+    // 2 x 2 tiles of 128 x 128, the last overhanging M and N; 9 steps of K, the last 16 wide:
+    // shares of 4 and 5 steps (2 ways), 1 and 2 (6 ways).
+    let (m, n, k) = (130, 136, 1040);
+    let (fp8, int8) = (Inputs::<F8E4M3>::new(m, n, k, 1.0, 0.05, 45), Inputs::<i8>::new(m, n, k, 50.0, 1e-4, 46));
+    for ways in [2, 6] {
+        interpret_variant(Variant::Split(ways), &fp8, &int8);
+    }
+    assert_eq!(Variant::named("split6"), Some(Variant::Split(6)));
 }
 
 #[test]
@@ -296,6 +324,39 @@ fn partial_tiles_on_the_gpu() {
     on_the_gpu!(scaled_matmul_fp8_n192, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 33), exact = false);
     on_the_gpu!(scaled_matmul_i8_n192, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 34), exact = true);
     on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(1, 8, 16, 1.0, 1.0, 32), exact = false);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn split_on_the_gpu() {
+    // K split 2, 4 and 8 ways through the dispatchers (one workspace for every launch: each
+    // leaves its semaphores at zero for the next): tiles and K overhanging, then one row.
+    fn up<T: Element>(dev: &Device, t: &HostTensor<T>) -> DeviceTensor<T> {
+        DeviceTensor::from_host(dev, t).unwrap()
+    }
+    let dev = Device::new(0).expect("an sm_90 GPU");
+    for (m, n, k) in [(1000, 1000, 1008), (130, 136, 1040), (1, 8, 16)] {
+        for ways in [2, 4, 8] {
+            let v = Variant::Split(ways);
+            let fp8 = Inputs::<F8E4M3>::new(m, n, k, 1.0, 0.03, 47);
+            let mut c = up(&dev, &fp8.output());
+            let (a, w) = (up(&dev, &fp8.a), up(&dev, &fp8.w));
+            let (sa, sw) = (up(&dev, &fp8.a_scale), up(&dev, &fp8.w_scale));
+            kernels::fp8_matmul_variant(v, &dev, &a, &w, &sa, &sw, &mut c).unwrap();
+            let what = format!("fp8 {v:?} {m} x {n} x {k} on the GPU");
+            assert_close(&what, &values(&c.to_host().unwrap()), &fp8.reference(), TOLERANCE);
+            let int8 = Inputs::<i8>::new(m, n, k, 50.0, 1e-4, 48);
+            let mut c = up(&dev, &int8.output());
+            let (a, w) = (up(&dev, &int8.a), up(&dev, &int8.w));
+            let (sa, sw) = (up(&dev, &int8.a_scale), up(&dev, &int8.w_scale));
+            kernels::i8_matmul_variant(v, &dev, &a, &w, &sa, &sw, &mut c).unwrap();
+            let mut cpu = int8.output();
+            kernels::interpret_i8_matmul_variant(v, &int8.a, &int8.w, &int8.a_scale, &int8.w_scale, &mut cpu).unwrap();
+            let what = format!("int8 {v:?} {m} x {n} x {k} on the GPU");
+            assert!(c.to_host().unwrap().data() == cpu.data(), "{what}: differs from the interpreter");
+            println!("{what}: OK (fp8 too)");
+        }
+    }
 }
 
 #[test]

@@ -23,7 +23,13 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{Rows, Spread};
+use waves::{split_pairs, Rows, Spread};
+
+#[allow(clippy::duplicate_mod)]
+#[path = "workspace.rs"]
+pub mod workspace;
+
+use workspace::Workspace;
 
 /// Y = act(X W^T + b) with 128 x BN tiles, `act = |z| ..` the activation of the f32
 /// pre-activation `z`. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
@@ -321,6 +327,122 @@ macro_rules! linear_skinny {
     };
 }
 
+/// Y = act(X W^T + b) for few tiles: K split over `2 * pairs` programs per 128 x 128 tile of Y,
+/// pairs of 2 x 1 clusters, as `kernels/matmul.rs`'s `split_k!` does: in each cluster the second
+/// program sends its f32 partial product to the first, every pair but the last stores its sum
+/// into `partial` and signals, and the last pair adds them to its own, then the biases, applies
+/// the activation (chosen at launch, `act`, as in `linear_skinny!`) and stores the tile, 64
+/// columns at a time. Any M, N and K, as for `linear!`.
+macro_rules! linear_split {
+    ($name:ident, $t:ident, none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr,
+     silu = |z| $silu:expr) => {
+        #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
+                                                         warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                                                         consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
+        pub fn $name(
+            x: Gmem<$t, M, K>,
+            w: Gmem<$t, N, K>,
+            b: Gmem<$t, N>,
+            y: GmemMut<$t, M, N>,
+            partial: GmemMut<f32, P, BN>,
+            sems: GmemMut<u32, S>,
+            pairs: i32,
+            act: i32,
+        ) {
+            // Pair `pair` of the tile's clusters; its program `rank` takes share 2 * pair + rank of
+            // K's steps: [share * all / ways, (share + 1) * all / ways).
+            let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
+            let (tile, pair) = (unit / pairs, unit % pairs);
+            let share = 2 * pair + rank;
+            let first = share * all_steps / ways;
+            let steps = (share + 1) * all_steps / ways - first;
+            let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
+            // The program that finishes and stores the tile.
+            let stores = pair + 1 == pairs && rank == 0;
+            run_scoped(
+                collective_axes = [wg],
+                |x_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                 ring: Pipeline<STAGES, 3, 2>,
+                 // Program 1's partial products land in program 0's `part` (one copy per consumer).
+                 part: Smem<f32, 2, 64, BN, Swizzle128>,
+                 received: Barrier<2>,
+                 // The tile's biases (one copy).
+                 b_s: Smem<$t, BN>,
+                 biases: Barrier<1>,
+                 y_s: Smem<$t, 2, 2, 64, 64, Swizzle128>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(40);
+                        if stores {
+                            copy_gmem_to_smem(b.tile([tj]), b_s, biases);
+                        }
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            copy_gmem_to_smem(x.tile([2 * ti, first + k]), x_s.at(s).at(0), bar);
+                            copy_gmem_to_smem(x.tile([2 * ti + 1, first + k]), x_s.at(s).at(1), bar);
+                            copy_gmem_to_smem(w.tile([tj, first + k]), w_s.at(s), bar);
+                        });
+                    } else {
+                        set_max_registers(232);
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<f32, 64, BN>| {
+                            pipeline_consume(ring, steps, |k, s| {
+                                // W's stage is N x K: `.t()` is the K x N operand, K-major.
+                                wgmma(acc, x_s.at(s).at(h), w_s.at(s).t());
+                            });
+                            if rank == 1 {
+                                part.at(h).store(acc.load());
+                                commit_smem();
+                                copy_smem_to_peer(part.at(h), part.at(h), received, 0);
+                            } else {
+                                barrier_wait(received);
+                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
+                                // This consumer's half of the tile: its semaphore, and its blocks
+                                // of `partial`, one per pair but the last.
+                                let slot = 2 * tile + h;
+                                if pair + 1 < pairs {
+                                    partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(acc.load());
+                                    semaphore_signal(sems, slot);
+                                } else {
+                                    if pairs > 1 {
+                                        semaphore_wait(sems, slot, pairs - 1);
+                                        for q in 0..pairs - 1 {
+                                            let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
+                                            acc.store(acc.load() + other.load(Layout::Wgmma));
+                                        }
+                                    }
+                                    barrier_wait(biases);
+                                    #[unroll]
+                                    for q in 0..2 {
+                                        let bias = b_s.slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
+                                        let z = acc.slice([.., 64 * q..64 * q + 64]).load()
+                                            + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
+                                        // In `Activation::code` order.
+                                        let out = if act == 1 {
+                                            $relu
+                                        } else if act == 2 {
+                                            $gelu
+                                        } else if act == 3 {
+                                            $silu
+                                        } else {
+                                            $none
+                                        };
+                                        y_s.at(h).at(q).store(out.cast::<$t>());
+                                    }
+                                    commit_smem();
+                                    #[unroll]
+                                    for q in 0..2 {
+                                        copy_smem_to_gmem(y_s.at(h).at(q), y.tile([2 * ti + h, 2 * tj + q]));
+                                    }
+                                }
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
 /// The activations, each an expression of the f32 pre-activation `z`, written once for every
 /// kernel of the layer: `activations!(family!(args..))` is `family!(args.. none = .., relu = ..,
 /// gelu = .., silu = ..)`. GELU in its tanh form: 0.5 z (1 + tanh(sqrt(2 / pi) (z + 0.044715 z^3))).
@@ -370,6 +492,8 @@ macro_rules! linear_kernels {
     };
 }
 
+activations!(linear_split!(linear_bf16_split, bf16,));
+activations!(linear_split!(linear_f16_split, f16,));
 activations!(linear_kernels!(
     bf16,
     none = [linear_none_bf16, linear_none_bf16_n192, linear_none_bf16_n64, linear_none_bf16_overlapped],
@@ -452,7 +576,8 @@ impl Activation {
 /// an interpretation that pick the tile size by the waves it makes (`kernels/waves.rs`), and a
 /// launch of a given tile size (for tuning).
 macro_rules! linear_fns {
-    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident,
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident, $t:ident,
+     split = $split:ident,
      $($variant:ident => [$none:ident, $relu:ident, $gelu:ident, $silu:ident]),*;
      skinny: $(($rows:ident, $spread:ident) => $skinny:ident),*) => {
         /// Y = act(X W^T + b) on the GPU, with the tile size for this shape.
@@ -478,6 +603,13 @@ macro_rules! linear_fns {
             act: Activation,
         ) -> tessel::Result<()> {
             match (v, act) {
+                (Variant::Split(ways), act) => {
+                    let (m, n) = (dim(x.shape(), 0), dim(w.shape(), 0));
+                    let pairs = split_pairs(ways)?;
+                    Workspace::<f32>::with(stream, m, n, pairs, |ws| {
+                        $split::launch(stream, x, w, b, y, &mut ws.partial, &mut ws.sems, pairs, act.code())
+                    })
+                }
                 $(
                     (Variant::$variant, Activation::None) => $none::launch(stream, x, w, b, y),
                     (Variant::$variant, Activation::Relu) => $relu::launch(stream, x, w, b, y),
@@ -498,7 +630,25 @@ macro_rules! linear_fns {
             y: &mut HostTensor<$t>,
             act: Activation,
         ) -> tessel::Result<()> {
-            match (variant(x.shape(), w.shape()), act) {
+            $interpret_variant(variant(x.shape(), w.shape()), x, w, b, y, act)
+        }
+
+        /// Y = act(X W^T + b) in the interpreter with kernel `v`.
+        pub fn $interpret_variant(
+            v: Variant,
+            x: &HostTensor<$t>,
+            w: &HostTensor<$t>,
+            b: &HostTensor<$t>,
+            y: &mut HostTensor<$t>,
+            act: Activation,
+        ) -> tessel::Result<()> {
+            match (v, act) {
+                (Variant::Split(ways), act) => {
+                    let (m, n) = (dim(x.shape(), 0), dim(w.shape(), 0));
+                    let pairs = split_pairs(ways)?;
+                    let (mut partial, mut sems) = Workspace::<f32>::host(m, n, pairs)?;
+                    $split::interpret(x, w, b, y, &mut partial, &mut sems, pairs, act.code())
+                }
                 $(
                     (Variant::$variant, Activation::None) => $none::interpret(x, w, b, y),
                     (Variant::$variant, Activation::Relu) => $relu::interpret(x, w, b, y),
@@ -513,7 +663,8 @@ macro_rules! linear_fns {
     };
 }
 
-linear_fns!(linear_bf16, linear_bf16_variant, interpret_linear_bf16, bf16,
+linear_fns!(linear_bf16, linear_bf16_variant, interpret_linear_bf16, interpret_linear_bf16_variant, bf16,
+            split = linear_bf16_split,
             Wide => [linear_none_bf16, linear_relu_bf16, linear_gelu_bf16, linear_silu_bf16],
             Mid => [linear_none_bf16_n192, linear_relu_bf16_n192, linear_gelu_bf16_n192, linear_silu_bf16_n192],
             Overlapped => [linear_none_bf16_overlapped, linear_relu_bf16_overlapped, linear_gelu_bf16_overlapped,
@@ -531,7 +682,8 @@ linear_fns!(linear_bf16, linear_bf16_variant, interpret_linear_bf16, bf16,
                     (R64, Two) => linear_bf16_skinny64x2,
                     (R64, SplitK2) => linear_bf16_skinny64k2,
                     (R64, SplitK4) => linear_bf16_skinny64k4);
-linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
+linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, interpret_linear_f16_variant, f16,
+            split = linear_f16_split,
             Wide => [linear_none_f16, linear_relu_f16, linear_gelu_f16, linear_silu_f16],
             Mid => [linear_none_f16_n192, linear_relu_f16_n192, linear_gelu_f16_n192, linear_silu_f16_n192],
             Overlapped => [linear_none_f16_overlapped, linear_relu_f16_overlapped, linear_gelu_f16_overlapped,
@@ -550,26 +702,34 @@ linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, f16,
                     (R64, SplitK2) => linear_f16_skinny64k2,
                     (R64, SplitK4) => linear_f16_skinny64k4);
 
-/// The layer's kernels: one per tile size (and activation), and the skinny ones.
+/// The layer's kernels: one per tile size (and activation), the split-K one and the skinny ones.
 pub use waves::Kernel as Variant;
 
-/// The kernel for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow` or a skinny
-/// kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`) overrides [`choose`] (for tuning).
+/// The kernel for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow`, a split of
+/// K (`split`, `split4` .. `split32`) or a skinny kernel's name (`skinny16`, `skinny64x2`,
+/// `skinny32k4`) overrides [`choose`] (for tuning).
 pub fn variant(x: &[usize], w: &[usize]) -> Variant {
     let chosen = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name));
     chosen.unwrap_or_else(|| choose(x, w))
 }
 
-/// A skinny kernel for M <= 64 (`waves::skinny`), otherwise the tile size whose waves finish
-/// first (`waves::fastest`). Dimensions a tensor of the wrong rank lacks count as 0, for the
-/// launch to report.
+/// A skinny kernel for M <= 64 (`waves::skinny`), a split of K where few tiles would leave SMs
+/// idle (`waves::split_ways`), otherwise the tile size whose waves finish first
+/// (`waves::fastest`). Dimensions a tensor of the wrong rank lacks count as 0, for the launch to
+/// report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
-    let dim = |shape: &[usize], i: usize| shape.get(i).copied().unwrap_or(0);
     Variant::choose(dim(x, 0), dim(w, 0), dim(x, 1), 2)
+}
+
+/// Axis `axis` of a shape; 0 where a tensor of the wrong rank lacks it.
+fn dim(shape: &[usize], axis: usize) -> usize {
+    shape.get(axis).copied().unwrap_or(0)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
 pub const ALL_PTX: &[(&str, &str)] = &[
+    ("linear_bf16_split", linear_bf16_split::PTX),
+    ("linear_f16_split", linear_f16_split::PTX),
     ("linear_none_bf16", linear_none_bf16::PTX),
     ("linear_none_bf16_n192", linear_none_bf16_n192::PTX),
     ("linear_relu_bf16", linear_relu_bf16::PTX),

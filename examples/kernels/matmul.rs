@@ -44,6 +44,13 @@ pub mod waves;
 
 use waves::{Rows, Spread};
 
+#[allow(clippy::duplicate_mod)]
+#[path = "workspace.rs"]
+pub mod workspace;
+
+use waves::split_pairs;
+use workspace::Workspace;
+
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
 /// 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
 /// (which add nothing to the products) and drops what a store writes outside.
@@ -436,7 +443,7 @@ macro_rules! dispatch {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
                     let pairs = split_pairs(ways)?;
-                    Workspace::with(stream, m, n, pairs, |w| {
+                    Workspace::<f32>::with(stream, m, n, pairs, |w| {
                         $split::launch(stream, a, b, c, &mut w.partial, &mut w.sems, pairs)
                     })
                 }
@@ -461,8 +468,7 @@ macro_rules! dispatch {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
                     let pairs = split_pairs(ways)?;
-                    let [partial, sems] = Workspace::shapes(m, n, pairs);
-                    let (mut partial, mut sems) = (HostTensor::zeros(partial)?, HostTensor::zeros(sems)?);
+                    let (mut partial, mut sems) = Workspace::<f32>::host(m, n, pairs)?;
                     $split::interpret(a, b, c, &mut partial, &mut sems, pairs)
                 }
                 $($variant => $kernel::interpret(a, b, c),)*
@@ -508,73 +514,6 @@ dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_v
           Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_f16_skinny64k2,
           Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_f16_skinny64k4);
 
-/// The split-K kernel's pairs of clusters per tile for `ways` programs per tile (an even number).
-fn split_pairs(ways: usize) -> tessel::Result<i32> {
-    match i32::try_from(ways / 2) {
-        Ok(pairs) if ways % 2 == 0 && (1..=MAX_SPLIT_PAIRS).contains(&pairs) => Ok(pairs),
-        _ => Err(Error::InvalidArgument {
-            argument: "variant",
-            reason: format!(
-                "Split({ways}): K splits into an even number of programs per tile, 2 to {}",
-                2 * MAX_SPLIT_PAIRS
-            ),
-        }),
-    }
-}
-
-/// The most pairs of clusters per tile the split-K GEMM takes: 32 programs per tile, four times
-/// the most [`choose`] picks.
-const MAX_SPLIT_PAIRS: i32 = 16;
-
-/// The global memory the split-K GEMM hands partial products through: f32 blocks (64 rows per
-/// consumer of each tile, for every pair but the last) and semaphores (two per tile) that every
-/// launch leaves at zero. One per device, kept for the process and grown for larger shapes; a
-/// launch on another stream than the one it was first used on is ordered after the earlier
-/// launches by the tensors' stream tracking, so launches never share it at the same time.
-pub struct Workspace {
-    partial: DeviceTensor<f32>,
-    sems: DeviceTensor<u32>,
-}
-
-/// The workspaces, one per device that has launched the split-K GEMM.
-static WORKSPACES: std::sync::Mutex<Vec<Workspace>> = std::sync::Mutex::new(Vec::new());
-
-impl Workspace {
-    /// The shapes of `partial` and `sems` for an M x N output, K split over `pairs` pairs.
-    pub fn shapes(m: usize, n: usize, pairs: i32) -> [Vec<usize>; 2] {
-        let tiles = m.div_ceil(128) * n.div_ceil(128);
-        let blocks = 2 * tiles * usize::try_from(pairs - 1).unwrap_or(0);
-        // One block at least (unused with one pair): a tensor has no empty dimension.
-        [vec![64 * blocks.max(1), 128], vec![2 * tiles]]
-    }
-
-    /// Runs `f` with this device's workspace, large enough for an M x N output split `pairs` ways.
-    fn with(
-        stream: &impl tessel::AsStream,
-        m: usize,
-        n: usize,
-        pairs: i32,
-        f: impl FnOnce(&mut Workspace) -> tessel::Result<()>,
-    ) -> tessel::Result<()> {
-        let ordinal = stream.as_stream().context().ordinal();
-        let [partial, sems] = Workspace::shapes(m, n, pairs);
-        // A poisoned lock only means that another thread panicked holding it; the workspace is
-        // intact (every launch that completes leaves the semaphores at zero).
-        let mut all = WORKSPACES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let fits = |w: &Workspace| w.partial.shape()[0] >= partial[0] && w.sems.shape()[0] >= sems[0];
-        all.retain(|w| w.partial.ordinal() != ordinal || fits(w));
-        let i = match all.iter().position(|w| w.partial.ordinal() == ordinal) {
-            Some(i) => i,
-            None => {
-                let (partial, sems) = (DeviceTensor::zeros(stream, partial)?, DeviceTensor::zeros(stream, sems)?);
-                all.push(Workspace { partial, sems });
-                all.len() - 1
-            }
-        };
-        f(&mut all[i])
-    }
-}
-
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
 /// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
 fn dims(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
@@ -615,18 +554,14 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 }
 
 impl Variant {
-    /// The variant `TESSEL_MATMUL` names: `pair`; `split` (2 ways) or `split<ways>` (an even
-    /// number up to 32); or a kernel every dispatcher has: a tile size (`wide`, `mid`,
-    /// `overlapped`, `narrow`) or a skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`;
+    /// The variant `TESSEL_MATMUL` names: `pair`, or a kernel every dispatcher has: a tile size
+    /// (`wide`, `mid`, `overlapped`, `narrow`), a split of K (`split`: 2 ways, `split4` ..
+    /// `split32`) or a skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`;
     /// [`waves::Kernel::named`]).
     pub fn named(name: &str) -> Option<Variant> {
         match name.trim() {
             "pair" => Some(Variant::Pair),
-            "split" => Some(Variant::Split(2)),
-            other => match other.strip_prefix("split") {
-                Some(ways) => ways.parse().ok().filter(|&ways| split_pairs(ways).is_ok()).map(Variant::Split),
-                None => waves::Kernel::named(other).map(Variant::from),
-            },
+            other => waves::Kernel::named(other).map(Variant::from),
         }
     }
 }
@@ -639,32 +574,27 @@ impl From<waves::Kernel> for Variant {
             waves::Kernel::Mid => Variant::Mid,
             waves::Kernel::Overlapped => Variant::Overlapped,
             waves::Kernel::Narrow => Variant::Narrow,
+            waves::Kernel::Split(ways) => Variant::Split(ways),
             waves::Kernel::Skinny(rows, spread) => Variant::Skinny(rows, spread),
         }
     }
 }
 
-/// The variant for a shape, without the override. Above 64 rows, where wide tiles would leave
-/// more than half the 132 SMs idle, K split over the programs of 128 x 128 tiles, if two per tile
-/// fit in the 132 SMs and K has two 64-wide steps or more: as many programs per tile as fill the
-/// SMs, up to 8, while each keeps 16 steps of K (two otherwise). Otherwise what every dispatcher
-/// chooses ([`waves::Kernel::choose`]): a skinny kernel for a decoding-sized M (64 rows or
-/// fewer), else the tiles whose waves finish first: wide ones, 128 x 192 ones, 128 x 128 ones
-/// with overlapped epilogues, or 128 x 64 ones.
-///
-/// Measured on the H200 (`bench/results/split/`): 4-way splits ran 1.15-1.3x faster than 2-way
-/// ones at 80-128 x 4096 x 8192-14336, 8-way ones 1.25-1.7x at 96-128 x 1024-2048 x 8192-14336;
-/// handing more sums to the last pair costs more than the shorter shares gain (16 ways are slower
-/// than 8 everywhere measured), and at 128 x 4096 x 4096 four ways are no faster than two.
+/// The variant for a shape, without the override: what every dispatcher chooses
+/// ([`waves::Kernel::choose`]): a skinny kernel for a decoding-sized M (64 rows or fewer), K split
+/// 4-8 ways over the programs of 128 x 128 tiles where few of those would leave SMs idle and K
+/// is long ([`waves::split_ways`]), else the tiles whose waves finish first: wide ones, 128 x 192
+/// ones, 128 x 128 ones with overlapped epilogues, or 128 x 64 ones. Except that where K may be
+/// split but not that deep ([`waves::split_fits`]), the GEMM splits it two ways, as it did before
+/// deeper splits existed (on the H200 within 15% of the 128 x 64 tiles either way: faster at 96
+/// x 4096 x 4096, slower at 128 x 4096 x 4096; `bench/results/split/ways.txt`).
 ///
 /// (`Pair` measured the same as `Wide` on the H200 under a sustained load, within a percent
 /// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
-    let (tiles, steps) = (m.div_ceil(128) * n.div_ceil(128), k.div_ceil(64));
-    if m > 64 && m.div_ceil(128) * n.div_ceil(256) < 66 && steps >= 2 && 2 * tiles <= waves::SMS {
-        let ways = (waves::SMS / tiles.max(1)).min(steps / 16).min(8) / 2 * 2;
-        return Variant::Split(ways.max(2));
+    if waves::split_fits(m, n, k) && waves::split_ways(m, n, k, 2).is_none() {
+        return Variant::Split(2);
     }
     waves::Kernel::choose(m, n, k, 2).into()
 }

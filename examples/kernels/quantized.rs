@@ -36,7 +36,13 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{Rows, Spread};
+use waves::{split_pairs, Rows, Spread};
+
+#[allow(clippy::duplicate_mod)]
+#[path = "workspace.rs"]
+pub mod workspace;
+
+use workspace::Workspace;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
 /// `$acc`, with 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA
@@ -270,6 +276,110 @@ macro_rules! scaled_matmul_overlapped {
     };
 }
 
+/// C = diag(a_scale) (A W^T) diag(w_scale) for few tiles: K split over `2 * pairs` programs per
+/// 128 x 128 tile of C, pairs of 2 x 1 clusters, as `kernels/matmul.rs`'s `split_k!` does: in
+/// each cluster the second program sends its partial product (f32 or exact i32) to the first,
+/// every pair but the last stores its sum into `partial` and signals, and the last pair adds
+/// them to its own, scales the tile (its scales copied while the main loop runs) and stores it.
+/// Three stages of 32 KiB (a fourth does not fit beside the partial products and the tile). Any
+/// M, N and K, as for `scaled_matmul!`.
+macro_rules! scaled_split_k {
+    ($name:ident, $t:ident, $acc:ident) => {
+        #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
+                                                         warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                                                         consts(BM = 128, BN = 128, BK = 128, STAGES = 3))]
+        pub fn $name(
+            a: Gmem<$t, M, K>,
+            w: Gmem<$t, N, K>,
+            a_scale: Gmem<f32, M>,
+            w_scale: Gmem<f32, N>,
+            c: GmemMut<bf16, M, N>,
+            partial: GmemMut<$acc, P, BN>,
+            sems: GmemMut<u32, S>,
+            pairs: i32,
+        ) {
+            // Pair `pair` of the tile's clusters; its program `rank` takes share 2 * pair + rank of
+            // K's steps: [share * all / ways, (share + 1) * all / ways).
+            let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
+            let (tile, pair) = (unit / pairs, unit % pairs);
+            let share = 2 * pair + rank;
+            let first = share * all_steps / ways;
+            let steps = (share + 1) * all_steps / ways - first;
+            let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
+            // The program that scales and stores the tile.
+            let stores = pair + 1 == pairs && rank == 0;
+            run_scoped(
+                collective_axes = [wg],
+                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                 ring: Pipeline<STAGES, 3, 2>,
+                 // Program 1's partial products land in program 0's `part` (one copy per consumer).
+                 part: Smem<$acc, 2, 64, BN, Swizzle128>,
+                 received: Barrier<2>,
+                 // The tile's scales: A's two halves and W's (three copies).
+                 a_scale_s: Smem<f32, 2, 64>,
+                 w_scale_s: Smem<f32, BN>,
+                 scales: Barrier<3>,
+                 c_s: Smem<bf16, 2, 64, BN, Swizzle128>| {
+                    if warpgroup_id() == 0 {
+                        set_max_registers(40);
+                        if stores {
+                            copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(0), scales);
+                            copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(1), scales);
+                            copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s, scales);
+                        }
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
+                            copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
+                            copy_gmem_to_smem(w.tile([tj, first + k]), w_s.at(s), bar);
+                        });
+                    } else {
+                        set_max_registers(232);
+                        let h = warpgroup_id() - 1;
+                        run_scoped(|acc: Acc<$acc, 64, BN>| {
+                            pipeline_consume(ring, steps, |k, s| {
+                                // W's stage is N x K: `.t()` is the K x N operand, K-major.
+                                wgmma(acc, a_s.at(s).at(h), w_s.at(s).t());
+                            });
+                            if rank == 1 {
+                                part.at(h).store(acc.load());
+                                commit_smem();
+                                copy_smem_to_peer(part.at(h), part.at(h), received, 0);
+                            } else {
+                                barrier_wait(received);
+                                let sum = acc.load() + part.at(h).load(Layout::Wgmma);
+                                // This consumer's half of the tile: its semaphore, and its blocks
+                                // of `partial`, one per pair but the last.
+                                let slot = 2 * tile + h;
+                                if pair + 1 < pairs {
+                                    partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(sum);
+                                    semaphore_signal(sems, slot);
+                                } else {
+                                    let mut total = sum;
+                                    if pairs > 1 {
+                                        semaphore_wait(sems, slot, pairs - 1);
+                                        for q in 0..pairs - 1 {
+                                            let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
+                                            total = total + other.load(Layout::Wgmma);
+                                        }
+                                    }
+                                    barrier_wait(scales);
+                                    let y = total.cast::<f32>()
+                                        * a_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, BN], Layout::Wgmma)
+                                        * w_scale_s.load(Layout::WgmmaCol).broadcast([64, BN], Layout::Wgmma);
+                                    c_s.at(h).store(y.cast::<bf16>());
+                                    commit_smem();
+                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
+                                }
+                            }
+                        });
+                    }
+                },
+            );
+        }
+    };
+}
+
 /// C = diag(a_scale) (A W^T) diag(w_scale) for decoding-sized M (at most RN rows of A per program),
 /// computed as C^T = W A^T, the skinny GEMM of `kernels/matmul.rs` with 8-bit, 128-wide K steps:
 /// 64 rows of W fill the wgmma's 64 rows and the RN rows of A its N, so the stages hold W, not
@@ -361,6 +471,8 @@ scaled_matmul!(scaled_matmul_fp8_narrow, f8e4m3, f32, BN = 64, STAGES = 8);
 scaled_matmul!(scaled_matmul_i8_narrow, i8, i32, BN = 64, STAGES = 8);
 scaled_matmul_overlapped!(scaled_matmul_fp8_overlapped, f8e4m3, f32, STAGES = 5, PROGRAMS = 132);
 scaled_matmul_overlapped!(scaled_matmul_i8_overlapped, i8, i32, STAGES = 5, PROGRAMS = 132);
+scaled_split_k!(scaled_matmul_fp8_split, f8e4m3, f32);
+scaled_split_k!(scaled_matmul_i8_split, i8, i32);
 scaled_skinny!(scaled_matmul_fp8_skinny16, f8e4m3, f32, RN = 16, WARPGROUPS = 2, STAGES = 18, SPLIT = 1);
 scaled_skinny!(scaled_matmul_fp8_skinny16x2, f8e4m3, f32, RN = 16, WARPGROUPS = 3, STAGES = 10, SPLIT = 1);
 scaled_skinny!(scaled_matmul_fp8_skinny16k2, f8e4m3, f32, RN = 16, WARPGROUPS = 2, STAGES = 17, SPLIT = 2);
@@ -389,7 +501,8 @@ scaled_skinny!(scaled_matmul_i8_skinny64k4, i8, i32, RN = 64, WARPGROUPS = 2, ST
 /// Picks the kernel for a shape (see [`Variant`]): one function launches it on the GPU, one runs it
 /// in the interpreter, and one launches a variant named by the caller (for tuning).
 macro_rules! dispatch {
-    ($launch:ident, $launch_variant:ident, $interpret:ident, $t:ident, $($variant:pat => $kernel:ident),*) => {
+    ($launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident, $t:ident,
+     $acc:ident, split = $split:ident, $($variant:pat => $kernel:ident),*) => {
         /// C = diag(a_scale) (A W^T) diag(w_scale) on the GPU with the kernel for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -414,6 +527,13 @@ macro_rules! dispatch {
             c: &mut DeviceTensor<bf16>,
         ) -> tessel::Result<()> {
             match v {
+                Variant::Split(ways) => {
+                    let (m, n) = (dim(a.shape(), 0), dim(w.shape(), 0));
+                    let pairs = split_pairs(ways)?;
+                    Workspace::<$acc>::with(stream, m, n, pairs, |ws| {
+                        $split::launch(stream, a, w, a_scale, w_scale, c, &mut ws.partial, &mut ws.sems, pairs)
+                    })
+                }
                 $($variant => $kernel::launch(stream, a, w, a_scale, w_scale, c),)*
             }
         }
@@ -426,14 +546,40 @@ macro_rules! dispatch {
             w_scale: &HostTensor<f32>,
             c: &mut HostTensor<bf16>,
         ) -> tessel::Result<()> {
-            match variant(a.shape().first(), w.shape().first(), a.shape().get(1)) {
+            let v = variant(a.shape().first(), w.shape().first(), a.shape().get(1));
+            $interpret_variant(v, a, w, a_scale, w_scale, c)
+        }
+
+        /// The same in the interpreter with variant `v`.
+        pub fn $interpret_variant(
+            v: Variant,
+            a: &HostTensor<$t>,
+            w: &HostTensor<$t>,
+            a_scale: &HostTensor<f32>,
+            w_scale: &HostTensor<f32>,
+            c: &mut HostTensor<bf16>,
+        ) -> tessel::Result<()> {
+            match v {
+                Variant::Split(ways) => {
+                    let (m, n) = (dim(a.shape(), 0), dim(w.shape(), 0));
+                    let pairs = split_pairs(ways)?;
+                    let (mut partial, mut sems) = Workspace::<$acc>::host(m, n, pairs)?;
+                    $split::interpret(a, w, a_scale, w_scale, c, &mut partial, &mut sems, pairs)
+                }
                 $($variant => $kernel::interpret(a, w, a_scale, w_scale, c),)*
             }
         }
     };
 }
 
-dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, F8E4M3,
+/// Axis `axis` of a shape; 0 where a tensor of the wrong rank lacks it, which the kernel's launch
+/// then reports (`Error::ShapeRank`).
+fn dim(shape: &[usize], axis: usize) -> usize {
+    shape.get(axis).copied().unwrap_or(0)
+}
+
+dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, interpret_fp8_matmul_variant, F8E4M3, f32,
+          split = scaled_matmul_fp8_split,
           Variant::Wide => scaled_matmul_fp8,
           Variant::Mid => scaled_matmul_fp8_n192,
           Variant::Overlapped => scaled_matmul_fp8_overlapped,
@@ -450,7 +596,8 @@ dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, F8E4M3,
           Variant::Skinny(Rows::R64, Spread::Two) => scaled_matmul_fp8_skinny64x2,
           Variant::Skinny(Rows::R64, Spread::SplitK2) => scaled_matmul_fp8_skinny64k2,
           Variant::Skinny(Rows::R64, Spread::SplitK4) => scaled_matmul_fp8_skinny64k4);
-dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
+dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, interpret_i8_matmul_variant, i8, i32,
+          split = scaled_matmul_i8_split,
           Variant::Wide => scaled_matmul_i8,
           Variant::Mid => scaled_matmul_i8_n192,
           Variant::Overlapped => scaled_matmul_i8_overlapped,
@@ -468,11 +615,12 @@ dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, i8,
           Variant::Skinny(Rows::R64, Spread::SplitK2) => scaled_matmul_i8_skinny64k2,
           Variant::Skinny(Rows::R64, Spread::SplitK4) => scaled_matmul_i8_skinny64k4);
 
-/// The kernels `dispatch!` chooses from: one per tile size, and the skinny ones.
+/// The kernels `dispatch!` chooses from: one per tile size, the split-K one and the skinny ones.
 pub use waves::Kernel as Variant;
 
-/// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow` or a skinny kernel's name
-/// (`skinny16`, `skinny64x2`, `skinny32k4`) overrides [`choose`] (for tuning).
+/// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow`, a split of K (`split`,
+/// `split4` .. `split32`) or a skinny kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`)
+/// overrides [`choose`] (for tuning).
 pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
     let chosen = std::env::var("TESSEL_QMATMUL").ok().and_then(|name| Variant::named(&name));
     chosen.unwrap_or_else(|| choose(m, n, k))
@@ -500,6 +648,8 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("scaled_matmul_i8_n192", scaled_matmul_i8_n192::PTX),
     ("scaled_matmul_fp8_narrow", scaled_matmul_fp8_narrow::PTX),
     ("scaled_matmul_i8_narrow", scaled_matmul_i8_narrow::PTX),
+    ("scaled_matmul_fp8_split", scaled_matmul_fp8_split::PTX),
+    ("scaled_matmul_i8_split", scaled_matmul_i8_split::PTX),
     ("scaled_matmul_fp8_overlapped", scaled_matmul_fp8_overlapped::PTX),
     ("scaled_matmul_i8_overlapped", scaled_matmul_i8_overlapped::PTX),
     ("scaled_matmul_fp8_skinny16", scaled_matmul_fp8_skinny16::PTX),

@@ -151,8 +151,53 @@ pub fn skinny(m: usize, n: usize, k: usize, elem_bytes: usize) -> (Rows, Spread)
     (rows, spread)
 }
 
-/// The kernels every dispatcher has: one per tile size, and the skinny ones (the quantized GEMMs'
-/// and the linear layer's variants; the bf16 GEMM's `Variant` adds two more).
+/// The most programs per tile a split-K kernel takes: four times the most [`split_ways`] picks.
+pub const MAX_SPLIT_WAYS: usize = 32;
+
+/// The split-K kernels' pairs of 2 x 1 clusters per tile for `ways` programs per tile: an even
+/// number, 2 to [`MAX_SPLIT_WAYS`].
+pub fn split_pairs(ways: usize) -> tessel::Result<i32> {
+    match i32::try_from(ways / 2) {
+        Ok(pairs) if ways % 2 == 0 && (2..=MAX_SPLIT_WAYS).contains(&ways) => Ok(pairs),
+        _ => Err(tessel::Error::InvalidArgument {
+            argument: "variant",
+            reason: format!("Split({ways}): K splits into an even number of programs per tile, 2 to {MAX_SPLIT_WAYS}"),
+        }),
+    }
+}
+
+/// Whether K may be split over the programs of 128 x 128 tiles: above 64 rows, where 128 x 256
+/// tiles would leave more than half the SMs idle, if two programs per tile fit in the SMs and K
+/// has two 64-wide steps or more.
+pub fn split_fits(m: usize, n: usize, k: usize) -> bool {
+    let few_tiles = m.div_ceil(128) * n.div_ceil(256) < SMS / 2;
+    m > 64 && few_tiles && k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= SMS
+}
+
+/// How many programs share each 128 x 128 tile's K, where that may be split ([`split_fits`]) and
+/// a row of K holds 12 KiB or more (`elem_bytes` the operands' size): as many as fill the SMs, at
+/// most 8, while each keeps 1024 of K; none if that makes fewer than 4.
+///
+/// Measured on the H200 (`bench/results/split/`), against the 2-way split and the 128 x 64
+/// tiles: with 16-bit operands, 4-way splits ran 1.15-1.3x faster than 2-way ones at 80-128 x
+/// 4096 x 8192-14336 and 8-way ones 1.25-1.7x at 96-128 x 1024-2048 x 8192-14336 (and beat the
+/// linear layer's 128 x 64 tiles by 1.1-2x); with 8-bit ones, 1.05-1.35x the 128 x 64 tiles at
+/// 80-128 x 1024-4096 x 14336. With a shorter K the 128 x 64 tiles were as fast or faster (8-bit
+/// 128 x 4096 x 4096: 1.37x the 4-way split; 16-bit: 1.1x), as they were than a 2-way split at
+/// 128 x 8192 x 8192 in the linear layer (1.05x) and the 8-bit GEMMs (1.15-1.25x); handing more
+/// sums to the last pair costs more than the shorter shares gain (16 ways were slower than 8
+/// everywhere).
+pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usize> {
+    if !split_fits(m, n, k) || k * elem_bytes < 12 << 10 {
+        return None;
+    }
+    let tiles = m.div_ceil(128) * n.div_ceil(128);
+    let ways = (SMS / tiles.max(1)).min(k / 1024).min(8) / 2 * 2;
+    (ways >= 4).then_some(ways)
+}
+
+/// The kernels every dispatcher has: one per tile size, the split-K one and the skinny ones (the
+/// quantized GEMMs' and the linear layer's variants; the bf16 GEMM's `Variant` adds one more).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// 128 x 256 tiles.
@@ -163,27 +208,41 @@ pub enum Kernel {
     Overlapped,
     /// 128 x 64 tiles with eight stages.
     Narrow,
+    /// 128 x 128 tiles, K split between this many programs per tile (an even number: pairs of
+    /// 2 x 1 clusters, the sums of all but the last pair handed to it through global memory,
+    /// `workspace.rs`): for more than 64 rows, few tiles and a long K ([`split_ways`]).
+    Split(usize),
     /// Decoding-sized M: the transposed product, 64-row slabs of the weights streamed through
     /// deep rings ([`skinny`]).
     Skinny(Rows, Spread),
 }
 
 impl Kernel {
-    /// The kernel a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`) or a skinny
-    /// kernel (`skinny16`, `skinny64x2`, `skinny32k4`: [`skinny_named`]).
+    /// The kernel a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`), a split
+    /// of K (`split`: 2 ways, `split4` .. `split32`) or a skinny kernel (`skinny16`, `skinny64x2`,
+    /// `skinny32k4`: [`skinny_named`]).
     pub fn named(name: &str) -> Option<Kernel> {
+        let name = name.trim();
+        if let Some(ways) = name.strip_prefix("split") {
+            let ways = if ways.is_empty() { Some(2) } else { ways.parse().ok() };
+            return ways.filter(|&ways| split_pairs(ways).is_ok()).map(Kernel::Split);
+        }
         let skinny = skinny_named(name).map(|(rows, spread)| Kernel::Skinny(rows, spread));
         skinny.or_else(|| Tiles::named(name).map(Kernel::from))
     }
 
-    /// A skinny kernel for M <= 64 ([`skinny`], `elem_bytes` the operands' size), otherwise the
-    /// tiles whose waves finish first ([`fastest`]).
+    /// A skinny kernel for M <= 64 ([`skinny`], `elem_bytes` the operands' size), a split of K
+    /// where few tiles would leave SMs idle and K is long ([`split_ways`]), otherwise the tiles
+    /// whose waves finish first ([`fastest`]).
     pub fn choose(m: usize, n: usize, k: usize, elem_bytes: usize) -> Kernel {
         if m <= 64 {
             let (rows, spread) = skinny(m, n, k, elem_bytes);
             return Kernel::Skinny(rows, spread);
         }
-        fastest(m, n).into()
+        match split_ways(m, n, k, elem_bytes) {
+            Some(ways) => Kernel::Split(ways),
+            None => fastest(m, n).into(),
+        }
     }
 }
 
