@@ -23,9 +23,11 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{split_pairs, Rows, Spread};
+use waves::{Rows, Spread};
 
+// The split-K kernels' shared text and workspace, declared the same way.
 #[allow(clippy::duplicate_mod)]
+#[macro_use]
 #[path = "workspace.rs"]
 pub mod workspace;
 
@@ -328,17 +330,20 @@ macro_rules! linear_skinny {
 }
 
 /// Y = act(X W^T + b) for few tiles: K split over `2 * pairs` programs per 128 x 128 tile of Y,
-/// pairs of 2 x 1 clusters, as `kernels/matmul.rs`'s `split_k!` does: in each cluster the second
-/// program sends its f32 partial product to the first, every pair but the last stores its sum
-/// into `partial` and signals, and the last pair adds them to its own, then the biases, applies
-/// the activation (chosen at launch, `act`, as in `linear_skinny!`) and stores the tile, 64
-/// columns at a time. Any M, N and K, as for `linear!`.
+/// pairs of 2 x 1 clusters, their partial products summed as `split_k_text!`
+/// (`kernels/workspace.rs`) says; the program that stores the tile adds the biases and applies
+/// the activation (chosen at launch, `act`, as in `linear_skinny!`), 64 columns at a time. Any M,
+/// N and K, as for `linear!`.
 macro_rules! linear_split {
-    ($name:ident, $t:ident, none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr,
-     silu = |z| $silu:expr) => {
+    ($name:ident, $t:ident, $($acts:tt)*) => {
+        split_k_text!(linear_split!(@kernel $name, $t, ($($acts)*)));
+    };
+    (@kernel $name:ident, $t:ident,
+     (none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr, silu = |z| $silu:expr),
+     shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
-                                                         warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                                                         consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
+                 warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
         pub fn $name(
             x: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -349,16 +354,7 @@ macro_rules! linear_split {
             pairs: i32,
             act: i32,
         ) {
-            // Pair `pair` of the tile's clusters; its program `rank` takes share 2 * pair + rank of
-            // K's steps: [share * all / ways, (share + 1) * all / ways).
-            let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
-            let (tile, pair) = (unit / pairs, unit % pairs);
-            let share = 2 * pair + rank;
-            let first = share * all_steps / ways;
-            let steps = (share + 1) * all_steps / ways - first;
-            let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
-            // The program that finishes and stores the tile.
-            let stores = pair + 1 == pairs && rank == 0;
+            $($shares)*
             run_scoped(
                 collective_axes = [wg],
                 |x_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
@@ -389,50 +385,30 @@ macro_rules! linear_split {
                                 // W's stage is N x K: `.t()` is the K x N operand, K-major.
                                 wgmma(acc, x_s.at(s).at(h), w_s.at(s).t());
                             });
-                            if rank == 1 {
-                                part.at(h).store(acc.load());
+                            $($exchange)*
+                            if stores {
+                                barrier_wait(biases);
+                                #[unroll]
+                                for q in 0..2 {
+                                    let bias = b_s.slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
+                                    let z = acc.slice([.., 64 * q..64 * q + 64]).load()
+                                        + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
+                                    // In `Activation::code` order.
+                                    let out = if act == 1 {
+                                        $relu
+                                    } else if act == 2 {
+                                        $gelu
+                                    } else if act == 3 {
+                                        $silu
+                                    } else {
+                                        $none
+                                    };
+                                    y_s.at(h).at(q).store(out.cast::<$t>());
+                                }
                                 commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, 0);
-                            } else {
-                                barrier_wait(received);
-                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                                // This consumer's half of the tile: its semaphore, and its blocks
-                                // of `partial`, one per pair but the last.
-                                let slot = 2 * tile + h;
-                                if pair + 1 < pairs {
-                                    partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(acc.load());
-                                    semaphore_signal(sems, slot);
-                                } else {
-                                    if pairs > 1 {
-                                        semaphore_wait(sems, slot, pairs - 1);
-                                        for q in 0..pairs - 1 {
-                                            let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
-                                            acc.store(acc.load() + other.load(Layout::Wgmma));
-                                        }
-                                    }
-                                    barrier_wait(biases);
-                                    #[unroll]
-                                    for q in 0..2 {
-                                        let bias = b_s.slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
-                                        let z = acc.slice([.., 64 * q..64 * q + 64]).load()
-                                            + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
-                                        // In `Activation::code` order.
-                                        let out = if act == 1 {
-                                            $relu
-                                        } else if act == 2 {
-                                            $gelu
-                                        } else if act == 3 {
-                                            $silu
-                                        } else {
-                                            $none
-                                        };
-                                        y_s.at(h).at(q).store(out.cast::<$t>());
-                                    }
-                                    commit_smem();
-                                    #[unroll]
-                                    for q in 0..2 {
-                                        copy_smem_to_gmem(y_s.at(h).at(q), y.tile([2 * ti + h, 2 * tj + q]));
-                                    }
+                                #[unroll]
+                                for q in 0..2 {
+                                    copy_smem_to_gmem(y_s.at(h).at(q), y.tile([2 * ti + h, 2 * tj + q]));
                                 }
                             }
                         });
@@ -605,9 +581,8 @@ macro_rules! linear_fns {
             match (v, act) {
                 (Variant::Split(ways), act) => {
                     let (m, n) = (dim(x.shape(), 0), dim(w.shape(), 0));
-                    let pairs = split_pairs(ways)?;
-                    Workspace::<f32>::with(stream, m, n, pairs, |ws| {
-                        $split::launch(stream, x, w, b, y, &mut ws.partial, &mut ws.sems, pairs, act.code())
+                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, pairs| {
+                        $split::launch(stream, x, w, b, y, partial, sems, pairs, act.code())
                     })
                 }
                 $(
@@ -645,9 +620,9 @@ macro_rules! linear_fns {
             match (v, act) {
                 (Variant::Split(ways), act) => {
                     let (m, n) = (dim(x.shape(), 0), dim(w.shape(), 0));
-                    let pairs = split_pairs(ways)?;
-                    let (mut partial, mut sems) = Workspace::<f32>::host(m, n, pairs)?;
-                    $split::interpret(x, w, b, y, &mut partial, &mut sems, pairs, act.code())
+                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, pairs| {
+                        $split::interpret(x, w, b, y, partial, sems, pairs, act.code())
+                    })
                 }
                 $(
                     (Variant::$variant, Activation::None) => $none::interpret(x, w, b, y),

@@ -44,11 +44,12 @@ pub mod waves;
 
 use waves::{Rows, Spread};
 
+// The split-K kernels' shared text and workspace, declared the same way.
 #[allow(clippy::duplicate_mod)]
+#[macro_use]
 #[path = "workspace.rs"]
 pub mod workspace;
 
-use waves::split_pairs;
 use workspace::Workspace;
 
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
@@ -221,17 +222,18 @@ macro_rules! matmul_overlapped {
 }
 
 /// C = A @ B for skinny shapes: K split over `2 * pairs` programs per 128 x 128 tile of C, pairs
-/// of 2 x 1 clusters, each program multiplying an equal share of K. In each cluster the second
-/// program sends its f32 partial product into the first one's shared memory
-/// (`copy_smem_to_peer`), which adds it. Every pair but the last stores that sum into global
-/// memory (`partial`: `pairs - 1` blocks of 64 rows for each consumer of each tile) and signals
-/// the consumer's semaphore (`sems`: two per tile, left at zero); the last pair waits for them
-/// all, adds their sums to its own and stores the tile. Any M, N and K, as for `matmul!`.
+/// of 2 x 1 clusters, each program multiplying an equal share of K, their partial products
+/// summed as `split_k_text!` (`kernels/workspace.rs`) says: through the peer's shared memory in
+/// each cluster, then through global memory (`partial`, `sems`) to the last pair, which stores
+/// the tile. Any M, N and K, as for `matmul!`.
 macro_rules! split_k {
     ($name:ident, $t:ident) => {
+        split_k_text!(split_k!(@kernel $name, $t));
+    };
+    (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
-                                                 warpgroup_axis = wg, max_registers = 168,
-                                                 consts(BM = 128, BN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
+                 warpgroup_axis = wg, max_registers = 168,
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             b: Gmem<$t, K, N>,
@@ -240,14 +242,7 @@ macro_rules! split_k {
             sems: GmemMut<u32, S>,
             pairs: i32,
         ) {
-            // Pair `pair` of the tile's clusters; its program `rank` takes share 2 * pair + rank of
-            // K's steps: [share * all / ways, (share + 1) * all / ways).
-            let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
-            let (tile, pair) = (unit / pairs, unit % pairs);
-            let share = 2 * pair + rank;
-            let first = share * all_steps / ways;
-            let steps = (share + 1) * all_steps / ways - first;
-            let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
+            $($shares)*
             run_scoped(
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
@@ -271,32 +266,11 @@ macro_rules! split_k {
                             pipeline_consume(ring, steps, |k, s| {
                                 wgmma(acc, a_s.at(s).at(h), b_s.at(s));
                             });
-                            if rank == 1 {
-                                part.at(h).store(acc.load());
+                            $($exchange)*
+                            if stores {
+                                c_s.at(h).store(acc.load().cast::<$t>());
                                 commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, 0);
-                            } else {
-                                barrier_wait(received);
-                                let sum = acc.load() + part.at(h).load(Layout::Wgmma);
-                                // This consumer's half of the tile: its semaphore, and its blocks
-                                // of `partial`, one per pair but the last.
-                                let slot = 2 * tile + h;
-                                if pair + 1 < pairs {
-                                    partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(sum);
-                                    semaphore_signal(sems, slot);
-                                } else {
-                                    let mut total = sum;
-                                    if pairs > 1 {
-                                        semaphore_wait(sems, slot, pairs - 1);
-                                        for q in 0..pairs - 1 {
-                                            let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
-                                            total = total + other.load(Layout::Wgmma);
-                                        }
-                                    }
-                                    c_s.at(h).store(total.cast::<$t>());
-                                    commit_smem();
-                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
-                                }
+                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
                             }
                         });
                     }
@@ -442,9 +416,8 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
-                    let pairs = split_pairs(ways)?;
-                    Workspace::<f32>::with(stream, m, n, pairs, |w| {
-                        $split::launch(stream, a, b, c, &mut w.partial, &mut w.sems, pairs)
+                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, pairs| {
+                        $split::launch(stream, a, b, c, partial, sems, pairs)
                     })
                 }
                 $($variant => $kernel::launch(stream, a, b, c),)*
@@ -467,9 +440,9 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
-                    let pairs = split_pairs(ways)?;
-                    let (mut partial, mut sems) = Workspace::<f32>::host(m, n, pairs)?;
-                    $split::interpret(a, b, c, &mut partial, &mut sems, pairs)
+                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, pairs| {
+                        $split::interpret(a, b, c, partial, sems, pairs)
+                    })
                 }
                 $($variant => $kernel::interpret(a, b, c),)*
             }

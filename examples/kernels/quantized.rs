@@ -36,9 +36,11 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{split_pairs, Rows, Spread};
+use waves::{Rows, Spread};
 
+// The split-K kernels' shared text and workspace, declared the same way.
 #[allow(clippy::duplicate_mod)]
+#[macro_use]
 #[path = "workspace.rs"]
 pub mod workspace;
 
@@ -277,17 +279,18 @@ macro_rules! scaled_matmul_overlapped {
 }
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) for few tiles: K split over `2 * pairs` programs per
-/// 128 x 128 tile of C, pairs of 2 x 1 clusters, as `kernels/matmul.rs`'s `split_k!` does: in
-/// each cluster the second program sends its partial product (f32 or exact i32) to the first,
-/// every pair but the last stores its sum into `partial` and signals, and the last pair adds
-/// them to its own, scales the tile (its scales copied while the main loop runs) and stores it.
-/// Three stages of 32 KiB (a fourth does not fit beside the partial products and the tile). Any
-/// M, N and K, as for `scaled_matmul!`.
+/// 128 x 128 tile of C, pairs of 2 x 1 clusters, their partial products (f32 or exact i32)
+/// summed as `split_k_text!` (`kernels/workspace.rs`) says; the program that stores the tile
+/// scales it (its scales copied while the main loop runs). Three stages of 32 KiB (a fourth does
+/// not fit beside the partial products and the tile). Any M, N and K, as for `scaled_matmul!`.
 macro_rules! scaled_split_k {
     ($name:ident, $t:ident, $acc:ident) => {
+        split_k_text!(scaled_split_k!(@kernel $name, $t, $acc));
+    };
+    (@kernel $name:ident, $t:ident, $acc:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
-                                                         warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                                                         consts(BM = 128, BN = 128, BK = 128, STAGES = 3))]
+                 warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
+                 consts(BM = 128, BN = 128, BK = 128, STAGES = 3))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -298,16 +301,7 @@ macro_rules! scaled_split_k {
             sems: GmemMut<u32, S>,
             pairs: i32,
         ) {
-            // Pair `pair` of the tile's clusters; its program `rank` takes share 2 * pair + rank of
-            // K's steps: [share * all / ways, (share + 1) * all / ways).
-            let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
-            let (tile, pair) = (unit / pairs, unit % pairs);
-            let share = 2 * pair + rank;
-            let first = share * all_steps / ways;
-            let steps = (share + 1) * all_steps / ways - first;
-            let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
-            // The program that scales and stores the tile.
-            let stores = pair + 1 == pairs && rank == 0;
+            $($shares)*
             run_scoped(
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
@@ -341,36 +335,15 @@ macro_rules! scaled_split_k {
                                 // W's stage is N x K: `.t()` is the K x N operand, K-major.
                                 wgmma(acc, a_s.at(s).at(h), w_s.at(s).t());
                             });
-                            if rank == 1 {
-                                part.at(h).store(acc.load());
+                            $($exchange)*
+                            if stores {
+                                barrier_wait(scales);
+                                let y = acc.load().cast::<f32>()
+                                    * a_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, BN], Layout::Wgmma)
+                                    * w_scale_s.load(Layout::WgmmaCol).broadcast([64, BN], Layout::Wgmma);
+                                c_s.at(h).store(y.cast::<bf16>());
                                 commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, 0);
-                            } else {
-                                barrier_wait(received);
-                                let sum = acc.load() + part.at(h).load(Layout::Wgmma);
-                                // This consumer's half of the tile: its semaphore, and its blocks
-                                // of `partial`, one per pair but the last.
-                                let slot = 2 * tile + h;
-                                if pair + 1 < pairs {
-                                    partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(sum);
-                                    semaphore_signal(sems, slot);
-                                } else {
-                                    let mut total = sum;
-                                    if pairs > 1 {
-                                        semaphore_wait(sems, slot, pairs - 1);
-                                        for q in 0..pairs - 1 {
-                                            let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
-                                            total = total + other.load(Layout::Wgmma);
-                                        }
-                                    }
-                                    barrier_wait(scales);
-                                    let y = total.cast::<f32>()
-                                        * a_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, BN], Layout::Wgmma)
-                                        * w_scale_s.load(Layout::WgmmaCol).broadcast([64, BN], Layout::Wgmma);
-                                    c_s.at(h).store(y.cast::<bf16>());
-                                    commit_smem();
-                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
-                                }
+                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
                             }
                         });
                     }
@@ -529,9 +502,8 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n) = (dim(a.shape(), 0), dim(w.shape(), 0));
-                    let pairs = split_pairs(ways)?;
-                    Workspace::<$acc>::with(stream, m, n, pairs, |ws| {
-                        $split::launch(stream, a, w, a_scale, w_scale, c, &mut ws.partial, &mut ws.sems, pairs)
+                    Workspace::<$acc>::on_device(stream, m, n, ways, |partial, sems, pairs| {
+                        $split::launch(stream, a, w, a_scale, w_scale, c, partial, sems, pairs)
                     })
                 }
                 $($variant => $kernel::launch(stream, a, w, a_scale, w_scale, c),)*
@@ -562,9 +534,9 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n) = (dim(a.shape(), 0), dim(w.shape(), 0));
-                    let pairs = split_pairs(ways)?;
-                    let (mut partial, mut sems) = Workspace::<$acc>::host(m, n, pairs)?;
-                    $split::interpret(a, w, a_scale, w_scale, c, &mut partial, &mut sems, pairs)
+                    Workspace::<$acc>::on_host(m, n, ways, |partial, sems, pairs| {
+                        $split::interpret(a, w, a_scale, w_scale, c, partial, sems, pairs)
+                    })
                 }
                 $($variant => $kernel::interpret(a, w, a_scale, w_scale, c),)*
             }

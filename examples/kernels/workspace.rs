@@ -1,6 +1,6 @@
-//! The global memory that the split-K kernels (`split_k!` in `kernels/matmul.rs`,
-//! `scaled_split_k!` in `kernels/quantized.rs`) hand partial products through, and the count of
-//! their programs per tile.
+//! The split-K kernels (`split_k!` in `kernels/matmul.rs`, `scaled_split_k!` in
+//! `kernels/quantized.rs`, `linear_split!` in `kernels/linear.rs`): the part of their text they
+//! share ([`split_k_text!`]) and the global memory they hand partial products through.
 //!
 //! K is split over `2 * pairs` programs per 128 x 128 tile of C, pairs of 2 x 1 clusters. Each
 //! pair but the last stores its sum (64 rows per consumer) into `partial` and signals the
@@ -12,15 +12,66 @@
 
 use std::sync::Mutex;
 
+/// Instantiates a split-K kernel text (its `@kernel` arm) with what every split-K kernel does:
+/// `shares`, its place among the tile's `2 * pairs` programs and its share of K's `BK`-wide steps
+/// (`rank`, `tile`, `pair`, `first`, `steps`, the tile's `ti` and `tj`, and whether it `stores`
+/// the tile), and `exchange`, run by each consumer `h` after its main loop, which leaves the
+/// tile's whole sum in the accumulator of the program that stores it: in each cluster the second
+/// program sends its partial product into the first one's `part` (`copy_smem_to_peer`, one
+/// arrival on `received`); every pair but the last stores the first program's sum into its
+/// blocks of `partial` and signals the consumer's semaphore; the last pair waits for the others
+/// and adds their sums.
+macro_rules! split_k_text {
+    ($text:ident!(@kernel $($args:tt)*)) => {
+        $text!(@kernel $($args)*,
+               shares = (
+                   // Pair `pair` of the tile's clusters; its program `rank` takes share
+                   // 2 * pair + rank of K's steps: [share * all / ways, (share + 1) * all / ways).
+                   let (rank, unit, all_steps, ways) = (cluster_rank(), program_id(0) / 2, cdiv(K, BK), 2 * pairs);
+                   let (tile, pair) = (unit / pairs, unit % pairs);
+                   let share = 2 * pair + rank;
+                   let first = share * all_steps / ways;
+                   let steps = (share + 1) * all_steps / ways - first;
+                   let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
+                   let stores = pair + 1 == pairs && rank == 0;
+               ),
+               exchange = (
+                   if rank == 1 {
+                       part.at(h).store(acc.load());
+                       commit_smem();
+                       copy_smem_to_peer(part.at(h), part.at(h), received, 0);
+                   } else {
+                       barrier_wait(received);
+                       acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
+                       // This consumer's half of the tile: its semaphore, and its blocks of
+                       // `partial`, one per pair but the last.
+                       let slot = 2 * tile + h;
+                       if pair + 1 < pairs {
+                           partial.tile([(pairs - 1) * slot + pair, 0], [64, BN]).store(acc.load());
+                           semaphore_signal(sems, slot);
+                       } else if pairs > 1 {
+                           semaphore_wait(sems, slot, pairs - 1);
+                           for q in 0..pairs - 1 {
+                               let other = partial.tile([(pairs - 1) * slot + q, 0], [64, BN]);
+                               acc.store(acc.load() + other.load(Layout::Wgmma));
+                           }
+                       }
+                   }
+               ));
+    };
+}
+
 use tessel::prelude::*;
 use tessel::{AsStream, Element};
+
+use super::waves::split_pairs;
 
 /// A split-K kernel's workspace, with partial sums of type `T` (the kernel's accumulator).
 pub struct Workspace<T: Element> {
     /// `pairs - 1` blocks of 64 x 128 sums for each consumer of each tile.
-    pub partial: DeviceTensor<T>,
+    partial: DeviceTensor<T>,
     /// Two semaphores per tile, at zero between launches.
-    pub sems: DeviceTensor<u32>,
+    sems: DeviceTensor<u32>,
 }
 
 /// The partial sums' types, each with its workspaces (one per device).
@@ -52,20 +103,29 @@ impl<T: Partial> Workspace<T> {
         [vec![64 * blocks.max(1), 128], vec![2 * tiles]]
     }
 
-    /// The workspace for an interpreted launch: a new one.
-    pub fn host(m: usize, n: usize, pairs: i32) -> tessel::Result<(HostTensor<T>, HostTensor<u32>)> {
+    /// Runs `f` (an interpretation) with a new workspace for an M x N output split `ways`
+    /// programs per tile, and the pairs of clusters per tile.
+    pub fn on_host(
+        m: usize,
+        n: usize,
+        ways: usize,
+        f: impl FnOnce(&mut HostTensor<T>, &mut HostTensor<u32>, i32) -> tessel::Result<()>,
+    ) -> tessel::Result<()> {
+        let pairs = split_pairs(ways)?;
         let [partial, sems] = Self::shapes(m, n, pairs);
-        Ok((HostTensor::zeros(partial)?, HostTensor::zeros(sems)?))
+        f(&mut HostTensor::zeros(partial)?, &mut HostTensor::zeros(sems)?, pairs)
     }
 
-    /// Runs `f` with the device's workspace, large enough for an M x N output split `pairs` ways.
-    pub fn with(
+    /// Runs `f` (a launch) with the device's workspace, large enough for an M x N output split
+    /// `ways` programs per tile, and the pairs of clusters per tile.
+    pub fn on_device(
         stream: &impl AsStream,
         m: usize,
         n: usize,
-        pairs: i32,
-        f: impl FnOnce(&mut Workspace<T>) -> tessel::Result<()>,
+        ways: usize,
+        f: impl FnOnce(&mut DeviceTensor<T>, &mut DeviceTensor<u32>, i32) -> tessel::Result<()>,
     ) -> tessel::Result<()> {
+        let pairs = split_pairs(ways)?;
         let ordinal = stream.as_stream().context().ordinal();
         let [partial, sems] = Self::shapes(m, n, pairs);
         // A poisoned lock only means that another thread panicked holding it; the workspace is
@@ -81,6 +141,7 @@ impl<T: Partial> Workspace<T> {
                 all.len() - 1
             }
         };
-        f(&mut all[i])
+        let w = &mut all[i];
+        f(&mut w.partial, &mut w.sems, pairs)
     }
 }
