@@ -127,15 +127,20 @@ impl<T: Partial> Workspace<T> {
     ) -> tessel::Result<()> {
         let pairs = split_pairs(ways)?;
         let ordinal = stream.as_stream().context().ordinal();
-        let [partial, sems] = Self::shapes(m, n, pairs);
+        let [mut partial, mut sems] = Self::shapes(m, n, pairs);
         // A poisoned lock only means that another thread panicked holding it; the workspace is
         // intact (every launch that completes leaves the semaphores at zero).
         let mut all = T::workspaces().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let fits = |w: &Workspace<T>| w.partial.shape()[0] >= partial[0] && w.sems.shape()[0] >= sems[0];
-        all.retain(|w| w.partial.ordinal() != ordinal || fits(w));
-        let i = match all.iter().position(|w| w.partial.ordinal() == ordinal) {
-            Some(i) => i,
-            None => {
+        let mine = all.iter().position(|w| w.partial.ordinal() == ordinal);
+        let i = match mine {
+            Some(i) if all[i].partial.shape()[0] >= partial[0] && all[i].sems.shape()[0] >= sems[0] => i,
+            _ => {
+                // Grown to cover this shape and every earlier one (freeing the old one is
+                // ordered after the launches that use it).
+                if let Some(old) = mine.map(|i| all.swap_remove(i)) {
+                    partial[0] = partial[0].max(old.partial.shape()[0]);
+                    sems[0] = sems[0].max(old.sems.shape()[0]);
+                }
                 let (partial, sems) = (DeviceTensor::zeros(stream, partial)?, DeviceTensor::zeros(stream, sems)?);
                 all.push(Workspace { partial, sems });
                 all.len() - 1
