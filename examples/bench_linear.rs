@@ -24,7 +24,7 @@
 //! Llama-3-8B MLP layer for 512, 1024, 4096 and 8192 tokens, and 8192^3), `BENCH_DTYPES` (here
 //! the epilogues: `bias,relu,gelu`), `BENCH_RUNS`, `BENCH_GAP_MS`, `BENCH_OUT` (the directory of
 //! `bench_linear.csv`; default `bench/results`), `BENCH_VARIANTS` (other kernels, as
-//! `TESSEL_LINEAR` names them: `wide,mid,overlapped,narrow`, `skinny16`, `skinny64x2`, ..).
+//! `TESSEL_LINEAR` names them: `wide,mid,overlapped,narrow`, `split4`, `skinny16`, `skinny64x2`, ..).
 //! The table is the last lines of the output. Without a GPU the benchmark says so and exits 0;
 //! exit status 1 means a check or a run failed.
 

@@ -54,8 +54,8 @@
 //! TMA's 16-byte rows; default
 //! `bench_matmul`'s six shapes), `BENCH_DTYPES` (`fp8,int8`), `BENCH_RUNS`, `BENCH_GAP_MS`,
 //! `BENCH_OUT` (the directory of `bench_qmatmul.csv`; default `bench/results`),
-//! `TESSEL_QMATMUL=wide|mid|overlapped|narrow|skinny16|..` (force a kernel), `BENCH_VARIANTS`
-//! (other tessel kernels, e.g. `wide,skinny16k2`, timed in the same rounds and printed on the
+//! `TESSEL_QMATMUL=wide|mid|overlapped|narrow|split4|skinny16|..` (force a kernel), `BENCH_VARIANTS`
+//! (other tessel kernels, e.g. `wide,split8,skinny16k2`, timed in the same rounds and printed on the
 //! shape's line, never the baseline). The table is the last lines of the output. Without a GPU
 //! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 

@@ -13,7 +13,8 @@
 //! overlapped epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`); a
 //! decoding-sized M (64 tokens or fewer) gets `linear_skinny!`, which computes Y^T = W X^T with
 //! 64-row slabs of W streamed through deep rings, as the GEMMs' skinny kernels do, and takes the
-//! activation at launch.
+//! activation at launch; so does `linear_split!`, which splits K over pairs of 2 x 1 clusters per
+//! 128 x 128 tile where few tiles would leave SMs idle and K is long (`kernels/workspace.rs`).
 
 use tessel::prelude::*;
 

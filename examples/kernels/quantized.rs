@@ -20,7 +20,9 @@
 //! epilogue runs under the next one's first wgmmas): [`choose`] weighs the waves. Every kernel is
 //! `ragged(M, N, K)`: any M, and N and K in TMA's 16-byte rows. For decoding-sized M (64 rows or
 //! fewer), `scaled_skinny!` computes C^T = W A^T, streaming 64-row slabs of W through deep rings,
-//! as `kernels/matmul.rs`'s `skinny!` does.
+//! as `kernels/matmul.rs`'s `skinny!` does; above that, where few tiles would leave SMs idle and K
+//! is long, `scaled_split_k!` splits K over pairs of 2 x 1 clusters per 128 x 128 tile
+//! (`kernels/workspace.rs`).
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
