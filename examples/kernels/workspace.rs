@@ -66,7 +66,9 @@ use tessel::{AsStream, Element};
 
 use super::waves::split_pairs;
 
-/// A split-K kernel's workspace, with partial sums of type `T` (the kernel's accumulator).
+/// A split-K kernel's workspace, with partial sums of type `T` (the kernel's accumulator):
+/// `pairs - 1` blocks of 64 KiB (f32 or i32) per 128 x 128 tile: at most 3 MiB for the splits
+/// the dispatchers choose (16 tiles split 8 ways), more for one forced on a larger output.
 pub struct Workspace<T: Element> {
     /// `pairs - 1` blocks of 64 x 128 sums for each consumer of each tile.
     partial: DeviceTensor<T>,
@@ -99,7 +101,8 @@ impl<T: Partial> Workspace<T> {
     pub fn shapes(m: usize, n: usize, pairs: i32) -> [Vec<usize>; 2] {
         let tiles = m.div_ceil(128) * n.div_ceil(128);
         let blocks = 2 * tiles * usize::try_from(pairs - 1).unwrap_or(0);
-        // One block at least (unused with one pair): a tensor has no empty dimension.
+        // One block at least, unused with one pair (the GPU tests ran with it; an empty
+        // `partial` works in the interpreter, but no launch has passed one on the GPU).
         [vec![64 * blocks.max(1), 128], vec![2 * tiles]]
     }
 
