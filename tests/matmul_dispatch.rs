@@ -78,6 +78,9 @@ fn operands_of_the_wrong_rank_are_the_launchs_error() {
     assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
     let err = kernels::interpret_bf16_any(&flat, &a, &mut c).unwrap_err();
     assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
+    // Through the split-K kernel too, whose workspace is sized from the same shapes.
+    let err = kernels::interpret_bf16_variant(Variant::Split(4), &a, &flat, &mut c).unwrap_err();
+    assert!(matches!(err, Error::ShapeRank { .. }), "{err}");
 }
 
 /// Every kernel of the dispatcher, by the name `TESSEL_MATMUL` gives it (the skinny ones in
