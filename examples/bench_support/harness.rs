@@ -150,10 +150,17 @@ pub fn open_device(bench: &str, config: &Config) -> Res<Option<(Device, usize)>>
 }
 
 /// How many operand sets of `set_bytes` each a launch rotates over: enough that it finds none of
-/// its operands in the L2 from the launch before (together they exceed twice the L2).
+/// its operands in the L2 from the launch before (together they exceed twice the L2), but at most
+/// [`MAX_SETS`].
 pub fn set_count(l2: usize, set_bytes: usize) -> usize {
-    (2 * l2).div_ceil(set_bytes).max(1)
+    (2 * l2).div_ceil(set_bytes).clamp(1, MAX_SETS)
 }
+
+/// The most operand sets a shape gets. Sets of a few KiB (1 x 8 x 8) would otherwise number
+/// near a million, each allocated and filled: on the H200 a benchmark of 1 x 8 x 8 did not finish
+/// within the ten minutes a device command may run. Shapes that small fit the L2 in any case
+/// (4096 sets of 16 KiB are 64 MiB), and their times are the launches'.
+pub const MAX_SETS: usize = 4096;
 
 /// `max|ours - reference| / max|reference|`; infinite if either holds a NaN or an infinity (an
 /// element left unwritten keeps its NaN poison).
