@@ -1,5 +1,6 @@
-//! Choosing a GEMM's tile size by the waves it makes on the GPU's 132 SMs, and the skinny kernel
-//! for a decoding-sized M ([`skinny`]).
+//! Choosing a GEMM's tile size by the waves it makes on the GPU's 132 SMs, the skinny kernel for
+//! a decoding-sized M ([`skinny`]), and the split of K for a few tiles over a long K
+//! ([`split_ways`]).
 //!
 //! A persistent GEMM takes as long as its busiest program: `ceil(tiles / 132)` tiles, each taking
 //! a time that grows with the tile's area, less than in proportion for small tiles. Wide tiles
