@@ -113,29 +113,13 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
 fn skinny_kernels_match_the_reference() {
     // M below and above one program's rows, N overhanging the last slab of W, K in 5 steps of
     // 128 (the last 112 wide), so that split shares differ; every activation through the
-    // runtime `act` of one kernel.
-    type Interpret =
-        fn(&HostTensor<bf16>, &HostTensor<bf16>, &HostTensor<bf16>, &mut HostTensor<bf16>, i32) -> Result<()>;
-    let kernels: [Interpret; 12] = [
-        kernels::linear_bf16_skinny16::interpret,
-        kernels::linear_bf16_skinny16x2::interpret,
-        kernels::linear_bf16_skinny16k2::interpret,
-        kernels::linear_bf16_skinny16k4::interpret,
-        kernels::linear_bf16_skinny32::interpret,
-        kernels::linear_bf16_skinny32x2::interpret,
-        kernels::linear_bf16_skinny32k2::interpret,
-        kernels::linear_bf16_skinny32k4::interpret,
-        kernels::linear_bf16_skinny64::interpret,
-        kernels::linear_bf16_skinny64x2::interpret,
-        kernels::linear_bf16_skinny64k2::interpret,
-        kernels::linear_bf16_skinny64k4::interpret,
-    ];
+    // runtime `act` of one kernel; each kernel by its name, through the dispatcher.
     let io = inputs(40, 200, 624, 9);
-    for (name, interpret) in SKINNY.into_iter().zip(kernels) {
-        assert!(Variant::named(name).is_some(), "{name}");
+    for name in SKINNY {
+        let v = Variant::named(name).unwrap();
         for act in ALL {
             let mut y = HostTensor::new([40, 200], vec![bf16::NAN; 40 * 200]).unwrap();
-            interpret(&io[0], &io[1], &io[2], &mut y, act.code()).unwrap();
+            kernels::interpret_linear_bf16_variant(v, &io[0], &io[1], &io[2], &mut y, act).unwrap();
             assert_close(&format!("linear {name} {act:?}"), &values(&y), &reference(&io, act), TOLERANCE);
         }
     }

@@ -9,7 +9,7 @@ mod common;
 #[macro_use]
 mod kernels;
 
-use common::{assert_close, values, Rng};
+use common::{assert_close, values, Rng, SKINNY};
 use kernels::waves::{Rows, Spread};
 use kernels::*;
 use tessel::prelude::*;
@@ -168,36 +168,23 @@ fn partial_tiles_overhang_every_dimension() {
     interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 15));
 }
 
-/// Every skinny kernel (fp8 then int8) with the name of its variant.
+/// Every skinny kernel, fp8 then int8, for the GPU test, which launches each kernel and
+/// interprets it directly (the interpreter test goes through the dispatchers, by name).
 macro_rules! each_skinny {
     ($check:ident) => {
-        $check!(scaled_matmul_fp8_skinny16, scaled_matmul_i8_skinny16, "skinny16");
-        $check!(scaled_matmul_fp8_skinny16x2, scaled_matmul_i8_skinny16x2, "skinny16x2");
-        $check!(scaled_matmul_fp8_skinny16k2, scaled_matmul_i8_skinny16k2, "skinny16k2");
-        $check!(scaled_matmul_fp8_skinny16k4, scaled_matmul_i8_skinny16k4, "skinny16k4");
-        $check!(scaled_matmul_fp8_skinny32, scaled_matmul_i8_skinny32, "skinny32");
-        $check!(scaled_matmul_fp8_skinny32x2, scaled_matmul_i8_skinny32x2, "skinny32x2");
-        $check!(scaled_matmul_fp8_skinny32k2, scaled_matmul_i8_skinny32k2, "skinny32k2");
-        $check!(scaled_matmul_fp8_skinny32k4, scaled_matmul_i8_skinny32k4, "skinny32k4");
-        $check!(scaled_matmul_fp8_skinny64, scaled_matmul_i8_skinny64, "skinny64");
-        $check!(scaled_matmul_fp8_skinny64x2, scaled_matmul_i8_skinny64x2, "skinny64x2");
-        $check!(scaled_matmul_fp8_skinny64k2, scaled_matmul_i8_skinny64k2, "skinny64k2");
-        $check!(scaled_matmul_fp8_skinny64k4, scaled_matmul_i8_skinny64k4, "skinny64k4");
+        $check!(scaled_matmul_fp8_skinny16, scaled_matmul_i8_skinny16);
+        $check!(scaled_matmul_fp8_skinny16x2, scaled_matmul_i8_skinny16x2);
+        $check!(scaled_matmul_fp8_skinny16k2, scaled_matmul_i8_skinny16k2);
+        $check!(scaled_matmul_fp8_skinny16k4, scaled_matmul_i8_skinny16k4);
+        $check!(scaled_matmul_fp8_skinny32, scaled_matmul_i8_skinny32);
+        $check!(scaled_matmul_fp8_skinny32x2, scaled_matmul_i8_skinny32x2);
+        $check!(scaled_matmul_fp8_skinny32k2, scaled_matmul_i8_skinny32k2);
+        $check!(scaled_matmul_fp8_skinny32k4, scaled_matmul_i8_skinny32k4);
+        $check!(scaled_matmul_fp8_skinny64, scaled_matmul_i8_skinny64);
+        $check!(scaled_matmul_fp8_skinny64x2, scaled_matmul_i8_skinny64x2);
+        $check!(scaled_matmul_fp8_skinny64k2, scaled_matmul_i8_skinny64k2);
+        $check!(scaled_matmul_fp8_skinny64k4, scaled_matmul_i8_skinny64k4);
     };
-}
-
-#[test]
-fn skinny_kernels_match_the_reference() {
-    // M below and above one program's rows, N overhanging the last slab of W, K in 5 steps of
-    // 128 (the last 112 wide), so that split shares differ.
-    macro_rules! check {
-        ($fp8:ident, $i8:ident, $name:literal) => {
-            assert!(Variant::named($name).is_some(), $name);
-            interpreted!($fp8, Inputs::<F8E4M3>::new(20, 200, 624, 1.0, 0.1, 40));
-            interpreted!($i8, Inputs::<i8>::new(20, 200, 624, 50.0, 1e-4, 41));
-        };
-    }
-    each_skinny!(check);
 }
 
 /// Variant `v` of the fp8 and int8 dispatchers in the interpreter, against the f64 reference.
@@ -209,6 +196,18 @@ fn interpret_variant(v: Variant, fp8: &Inputs<F8E4M3>, int8: &Inputs<i8>) {
     let mut c = int8.output();
     kernels::interpret_i8_matmul_variant(v, &int8.a, &int8.w, &int8.a_scale, &int8.w_scale, &mut c).unwrap();
     assert_close(&format!("int8 {v:?} {m} x {n} x {k}"), &values(&c), &int8.reference(), TOLERANCE);
+}
+
+#[test]
+fn skinny_kernels_match_the_reference() {
+    // M below and above one program's rows, N overhanging the last slab of W, K in 5 steps of
+    // 128 (the last 112 wide), so that split shares differ; each kernel by its name, through the
+    // dispatchers.
+    let (fp8, int8) =
+        (Inputs::<F8E4M3>::new(20, 200, 624, 1.0, 0.1, 40), Inputs::<i8>::new(20, 200, 624, 50.0, 1e-4, 41));
+    for name in SKINNY {
+        interpret_variant(Variant::named(name).unwrap(), &fp8, &int8);
+    }
 }
 
 #[test]
@@ -365,7 +364,7 @@ fn skinny_on_the_gpu() {
     // Every skinny kernel on a decoding-sized M that overhangs its rows, N and K overhanging
     // the last slab and step; then one row of C.
     macro_rules! check {
-        ($fp8:ident, $i8:ident, $name:literal) => {
+        ($fp8:ident, $i8:ident) => {
             on_the_gpu!($fp8, Inputs::<F8E4M3>::new(40, 1000, 2000, 1.0, 0.03, 42), exact = false);
             on_the_gpu!($i8, Inputs::<i8>::new(40, 1000, 2000, 50.0, 1e-4, 43), exact = true);
             on_the_gpu!($i8, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 44), exact = true);

@@ -9,8 +9,9 @@
 //! activation in f32 before rounding: ReLU, GELU (tanh form, as PyTorch's `approximate="tanh"`
 //! and cuBLASLt's GELU epilogue) or SiLU, or none. The activation is an expression of the
 //! pre-activation `z`, written once (`activations!`) and passed to each instantiation of the
-//! kernel text (`linear_kernels!`), so each kernel carries only its own. Four tile sizes, 128 x 256, 128 x 192, 128 x 128 with
-//! overlapped epilogues and 128 x 64, are chosen by the waves they make (`kernels/waves.rs`); a
+//! kernel text (`linear_kernels!`), so each kernel carries only its own. Four tile sizes, 128 x
+//! 256, 128 x 192, 128 x 128 with overlapped epilogues and 128 x 64, are chosen by the waves they
+//! make (`kernels/waves.rs`); a
 //! decoding-sized M (64 tokens or fewer) gets `linear_skinny!`, which computes Y^T = W X^T with
 //! 64-row slabs of W streamed through deep rings, as the GEMMs' skinny kernels do, and takes the
 //! activation at launch; so does `linear_split!`, which splits K over pairs of 2 x 1 clusters per
@@ -24,7 +25,7 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{Rows, Spread};
+use waves::{dim, Rows, Spread};
 
 // The split-K kernels' shared text and workspace, declared the same way.
 #[allow(clippy::duplicate_mod)]
@@ -250,17 +251,14 @@ macro_rules! linear_skinny {
     };
     (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
      (none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr, silu = |z| $silu:expr),
-     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
+     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*),
+     shares = ($($shares:tt)*)) => {
         #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
                  consts(RN = $rn, WN = $wgs - 1, KSUB = $ksub, COPIES = $wgs * $ksub, BK = 64 * $ksub,
                         STAGES = $stages, SPLIT = $split))]
         pub fn $name(x: Gmem<$t, M, K>, w: Gmem<$t, N, K>, b: Gmem<$t, N>, y: GmemMut<$t, M, N>, act: i32) {
-            // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
-            let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
-            let first = rank * all_steps / SPLIT;
-            let steps = (rank + 1) * all_steps / SPLIT - first;
-            let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+            $($shares)*
             run_scoped(
                 collective_axes = [wg],
                 // A step is KSUB 64-wide slices of K: RN x 64 of X, and 64 x 64 of W per consumer.
@@ -549,15 +547,15 @@ impl Activation {
     }
 }
 
-/// The kernels for one element type, by tile size (see [`Variant`]) and activation: a launch and
-/// an interpretation that pick the tile size by the waves it makes (`kernels/waves.rs`), and a
-/// launch of a given tile size (for tuning).
+/// The kernels for one element type, by [`Variant`] and activation: a launch and an
+/// interpretation that pick the kernel for the shape (`kernels/waves.rs`), and a launch and an
+/// interpretation of a given kernel (for tuning and tests).
 macro_rules! linear_fns {
     ($launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident, $t:ident,
      split = $split:ident,
      $($variant:ident => [$none:ident, $relu:ident, $gelu:ident, $silu:ident]),*;
      skinny: $(($rows:ident, $spread:ident) => $skinny:ident),*) => {
-        /// Y = act(X W^T + b) on the GPU, with the tile size for this shape.
+        /// Y = act(X W^T + b) on the GPU, with the kernel for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
             x: &DeviceTensor<$t>,
@@ -569,7 +567,7 @@ macro_rules! linear_fns {
             $launch_variant(variant(x.shape(), w.shape()), stream, x, w, b, y, act)
         }
 
-        /// Y = act(X W^T + b) on the GPU with tile size `v`.
+        /// Y = act(X W^T + b) on the GPU with kernel `v`.
         pub fn $launch_variant(
             v: Variant,
             stream: &impl tessel::AsStream,
@@ -598,7 +596,7 @@ macro_rules! linear_fns {
             }
         }
 
-        /// Y = act(X W^T + b) in the interpreter, with the tile size the GPU would take.
+        /// Y = act(X W^T + b) in the interpreter, with the kernel the GPU would run.
         pub fn $interpret(
             x: &HostTensor<$t>,
             w: &HostTensor<$t>,
@@ -695,11 +693,6 @@ pub fn variant(x: &[usize], w: &[usize]) -> Variant {
 /// report.
 pub fn choose(x: &[usize], w: &[usize]) -> Variant {
     Variant::choose(dim(x, 0), dim(w, 0), dim(x, 1), 2)
-}
-
-/// Axis `axis` of a shape; 0 where a tensor of the wrong rank lacks it.
-fn dim(shape: &[usize], axis: usize) -> usize {
-    shape.get(axis).copied().unwrap_or(0)
 }
 
 /// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).

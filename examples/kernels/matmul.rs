@@ -42,7 +42,7 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{Rows, Spread};
+use waves::{dim, Rows, Spread};
 
 // The split-K kernels' shared text and workspace, declared the same way.
 #[allow(clippy::duplicate_mod)]
@@ -294,18 +294,15 @@ macro_rules! skinny {
         skinny_split!(skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split), f32, SPLIT = $split);
     };
     (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
-     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
+     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*),
+     shares = ($($shares:tt)*)) => {
         #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
                  warpgroup_axis = wg, max_registers = 168,
                  consts(RN = $rn, WN = $wgs - 1, KSUB = $ksub, COPIES = $wgs * $ksub, BK = 64 * $ksub,
                         STAGES = $stages, SPLIT = $split),
                  ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
-            let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
-            let first = rank * all_steps / SPLIT;
-            let steps = (rank + 1) * all_steps / SPLIT - first;
-            let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+            $($shares)*
             run_scoped(
                 collective_axes = [wg],
                 // A step is KSUB 64-wide slices of K: RN x 64 of A, and 64 x 64 of B per consumer.
@@ -490,8 +487,7 @@ dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_v
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
 /// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
 fn dims(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
-    let at = |shape: &[usize], i: usize| shape.get(i).copied().unwrap_or(0);
-    (at(a, 0), at(b, 1), at(a, 1))
+    (dim(a, 0), dim(b, 1), dim(a, 1))
 }
 
 /// The kernel variants `dispatch!` chooses from.

@@ -38,7 +38,7 @@ use tessel::prelude::*;
 #[path = "waves.rs"]
 pub mod waves;
 
-use waves::{Rows, Spread};
+use waves::{dim, Rows, Spread};
 
 // The split-K kernels' shared text and workspace, declared the same way.
 #[allow(clippy::duplicate_mod)]
@@ -368,7 +368,8 @@ macro_rules! scaled_skinny {
         skinny_split!(scaled_skinny!(@kernel $name, $t, $acc, $rn, $wgs, $stages, $split), $acc, SPLIT = $split);
     };
     (@kernel $name:ident, $t:ident, $acc:ident, $rn:literal, $wgs:literal, $stages:literal, $split:literal,
-     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*)) => {
+     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*),
+     shares = ($($shares:tt)*)) => {
         #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
                  consts(RN = $rn, WN = $wgs - 1, COPIES = $wgs, BK = 128, STAGES = $stages, SPLIT = $split))]
@@ -379,11 +380,7 @@ macro_rules! scaled_skinny {
             w_scale: Gmem<f32, N>,
             c: GmemMut<bf16, M, N>,
         ) {
-            // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
-            let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
-            let first = rank * all_steps / SPLIT;
-            let steps = (rank + 1) * all_steps / SPLIT - first;
-            let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+            $($shares)*
             run_scoped(
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, RN, BK, Swizzle128>,
@@ -546,12 +543,6 @@ macro_rules! dispatch {
     };
 }
 
-/// Axis `axis` of a shape; 0 where a tensor of the wrong rank lacks it, which the kernel's launch
-/// then reports (`Error::ShapeRank`).
-fn dim(shape: &[usize], axis: usize) -> usize {
-    shape.get(axis).copied().unwrap_or(0)
-}
-
 dispatch!(fp8_matmul, fp8_matmul_variant, interpret_fp8_matmul, interpret_fp8_matmul_variant, F8E4M3, f32,
           split = scaled_matmul_fp8_split,
           Variant::Wide => scaled_matmul_fp8,
@@ -601,11 +592,14 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 }
 
 /// A skinny kernel for M <= 64 ([`waves::skinny`]: 1.06-2.3x faster than 128 x 64 tiles at
-/// M = 1 to 64 on the H200, `bench/results/skinny/`); otherwise the tiles whose waves finish first
-/// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
-/// 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles
-/// 1.3-1.9x faster than wide ones at M = 128 and 256, N = K = 8192, and at M = 128 1.13-1.17x
-/// faster than K split across a 2 x 1 cluster as the bf16 GEMM does.)
+/// M = 1 to 64 on the H200, `bench/results/skinny/`); K split over 4-8 programs per 128 x 128
+/// tile where few tiles would leave SMs idle and a row of K holds 12 KiB or more
+/// ([`waves::split_ways`]: 1.02-1.37x faster than 128 x 64 tiles at K = 14336,
+/// `bench/results/split/`); otherwise the tiles whose waves finish first ([`waves::fastest`]):
+/// wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or 128 x 64 ones.
+/// (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide ones at M = 128
+/// and 256, N = K = 8192, and at M = 128 1.15-1.25x faster than K split two ways, as the bf16
+/// GEMM splits it there.)
 ///
 /// Dimensions the shapes lack (a tensor of the wrong rank) choose `Wide`, whose launch reports
 /// them.

@@ -152,6 +152,12 @@ pub fn skinny(m: usize, n: usize, k: usize, elem_bytes: usize) -> (Rows, Spread)
     (rows, spread)
 }
 
+/// Axis `axis` of a shape; 0 where a tensor of the wrong rank lacks it, which the kernel's launch
+/// then reports (`Error::ShapeRank`), whatever kernel the dispatcher picked from it.
+pub fn dim(shape: &[usize], axis: usize) -> usize {
+    shape.get(axis).copied().unwrap_or(0)
+}
+
 /// The most programs per tile a split-K kernel takes: four times the most [`split_ways`] picks.
 pub const MAX_SPLIT_WAYS: usize = 32;
 
@@ -259,16 +265,28 @@ impl From<Tiles> for Kernel {
 }
 
 /// Instantiates a skinny kernel text (the `@kernel` arm of `skinny!`, `scaled_skinny!` and
-/// `linear_skinny!`) with its share of K: all of it (`SPLIT = 1`), or a cluster's programs each
-/// taking a share and passing their partial sums (`$acc`, one 64 x RN block per consumer) down
-/// the cluster: program SPLIT - 1 sends its sum into SPLIT - 2's `part` (`copy_smem_to_peer`),
-/// which adds its own and sends on, until program 0 holds the whole sum in its accumulator.
+/// `linear_skinny!`) with its share of K (`shares`: the program's `rank` in its cluster, the
+/// `first` of its `steps` of K, and its tile `ti`, `tj`): all of K (`SPLIT = 1`), or a cluster's
+/// programs each taking a share and passing their partial sums (`$acc`, one 64 x RN block per
+/// consumer) down the cluster (`exchange`): program SPLIT - 1 sends its sum into SPLIT - 2's
+/// `part` (`copy_smem_to_peer`), which adds its own and sends on, until program 0 holds the
+/// whole sum in its accumulator.
 macro_rules! skinny_split {
+    (@shares $text:ident!(@kernel $($args:tt)*), $($rest:tt)*) => {
+        $text!(@kernel $($args)*, $($rest)*,
+               shares = (
+                   // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
+                   let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
+                   let first = rank * all_steps / SPLIT;
+                   let steps = (rank + 1) * all_steps / SPLIT - first;
+                   let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+               ));
+    };
     ($text:ident!(@kernel $($args:tt)*), $acc:ident, SPLIT = 1) => {
-        $text!(@kernel $($args)*, cluster = (1,), part = (), exchange = ());
+        skinny_split!(@shares $text!(@kernel $($args)*), cluster = (1,), part = (), exchange = ());
     };
     ($text:ident!(@kernel $($args:tt)*), $acc:ident, SPLIT = $split:tt) => {
-        $text!(@kernel $($args)*, cluster = ($split,),
+        skinny_split!(@shares $text!(@kernel $($args)*), cluster = ($split,),
                part = (part: Smem<$acc, WN, 64, RN>, received: Barrier<WN>,),
                exchange = (
                    if rank + 1 < SPLIT {
