@@ -31,19 +31,20 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     // against 33 of 128 x 128 (8 waves of half the time).
     assert_eq!(choose(4096, 4224, 4096), Variant::Overlapped);
     assert_eq!(choose(4096, 4160, 4096), Variant::Overlapped);
-    // Skinny: split K over 2 x 1 clusters of 128 x 128 tiles when those fit in one wave...
-    assert_eq!(choose(128, 8192, 8192), Variant::Split(2));
-    assert_eq!(choose(128, 8192, 8128), Variant::Split(2));
-    // ...over pairs of them where two per tile leave SMs idle and K is long (12 KiB a row): as
-    // many as fill the SMs (32 tiles: 4 programs each; 8 tiles: 16, but at most 8)...
-    assert_eq!(choose(128, 4096, 14336), Variant::Split(4));
-    assert_eq!(choose(96, 1024, 8192), Variant::Split(8));
+    // Skinny: split K over the programs of 128 x 128 tiles when those fit in one wave and a row
+    // of K holds 8 KiB or more, as many per tile as a model of their time says (kernels/waves.rs,
+    // `split_ways`), where three per tile fit (not with 64 tiles: the 128 x 64 ones are faster)...
+    assert_eq!(choose(128, 8192, 8192), Variant::Narrow);
+    assert_eq!(choose(128, 5632, 8192), Variant::Split(2));
+    // ...more where fewer tiles leave room, as long shares of K pay for the adding of more sums
+    // (32 tiles: 2 at K = 4096, 3 at 14336; 16 tiles: 4; 8 tiles: 5-6)...
+    assert_eq!(choose(128, 4096, 4096), Variant::Split(2));
+    assert_eq!(choose(128, 4096, 14336), Variant::Split(3));
     assert_eq!(choose(256, 2048, 8192), Variant::Split(4));
-    // ...while each keeps 1024 of K (6144: 6 programs, not 8)...
-    assert_eq!(choose(96, 1024, 6144), Variant::Split(6));
-    // ...and two ways where K is shorter, or four programs per tile would not fit.
-    assert_eq!(choose(128, 1024, 4096), Variant::Split(2));
-    assert_eq!(choose(128, 1024, 1984), Variant::Split(2));
+    assert_eq!(choose(96, 1024, 8192), Variant::Split(6));
+    assert_eq!(choose(128, 1024, 4096), Variant::Split(5));
+    // ...and none with a shorter row of K, where the 128 x 64 tiles are faster.
+    assert_eq!(choose(128, 4096, 2048), Variant::Narrow);
     // ...else the waves decide.
     assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);
     // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
@@ -59,11 +60,11 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     for stray in ["skinny", "skinny8", "skinny128", "skinny16x4", "skinny16k3", "skinny 16"] {
         assert_eq!(Variant::named(stray), None, "{stray}");
     }
-    // ...and every even split from 2 to 32 ways.
+    // ...and every split from 2 to 32 ways.
     assert_eq!(Variant::named("split"), Some(Variant::Split(2)));
-    assert_eq!(Variant::named("split8"), Some(Variant::Split(8)));
+    assert_eq!(Variant::named("split3"), Some(Variant::Split(3)));
     assert_eq!(Variant::named("split32"), Some(Variant::Split(32)));
-    for stray in ["split0", "split3", "split34", "split 4", "split-2"] {
+    for stray in ["split0", "split1", "split33", "split 4", "split-2"] {
         assert_eq!(Variant::named(stray), None, "{stray}");
     }
     // A single 64-wide step of K leaves nothing to split.
@@ -85,7 +86,7 @@ fn operands_of_the_wrong_rank_are_the_launchs_error() {
 
 /// Every kernel of the dispatcher, by the name `TESSEL_MATMUL` gives it (the skinny ones in
 /// `SKINNY`).
-const BF16_KERNELS: [&str; 8] = ["wide", "mid", "pair", "overlapped", "narrow", "split", "split4", "split8"];
+const BF16_KERNELS: [&str; 9] = ["wide", "mid", "pair", "overlapped", "narrow", "split", "split3", "split4", "split8"];
 
 #[test]
 fn every_kernel_takes_shapes_its_tiles_do_not_divide() {
@@ -124,8 +125,9 @@ fn rows_tma_cannot_stride_are_refused() {
 #[test]
 fn a_skinny_product_splits_k_and_matches_the_reference() {
     let mut rng = Rng::new(301);
-    let (m, n, k) = (128, 256, 512);
-    assert_eq!(choose(m, n, k), Variant::Split(2));
+    // One tile, and a row of K of 8 KiB: five programs share it.
+    let (m, n, k) = (100, 128, 4096);
+    assert_eq!(choose(m, n, k), Variant::Split(5));
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
     kernels::interpret_bf16_any(&a, &b, &mut c).unwrap();
@@ -134,22 +136,23 @@ fn a_skinny_product_splits_k_and_matches_the_reference() {
 }
 
 #[test]
-fn k_splits_over_pairs_of_clusters_through_global_memory() {
+fn k_splits_over_programs_through_global_memory() {
     let mut rng = Rng::new(306);
     // 2 x 2 tiles (the last overhanging M and N), 17 steps of K, the last one 8 wide: shares of
-    // 8 and 9 steps (2 ways), 2 and 3 (6 ways), 0 and 1 (32 ways), so that pairs whose programs
-    // multiply nothing still hand on zeros.
+    // 8 and 9 steps (2 ways), 5 and 6 (3 ways), 2 and 3 (6 ways), 0 and 1 (32 ways), so that
+    // programs that multiply nothing still hand on zeros, and the last program adds one sum, two
+    // (both of its buffers), five or 31 (each buffer again and again).
     let (m, n, k) = (130, 136, 1032);
     let (a, b) = (rng.tensor::<f16>(&[m, k], 1.0), rng.tensor::<f16>(&[k, n], 1.0));
     let expect = matmul(&values(&a), &values(&b), m, n, k, true);
-    for ways in [2, 4, 6, 32] {
+    for ways in [2, 3, 6, 32] {
         let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
         kernels::interpret_f16_variant(Variant::Split(ways), &a, &b, &mut c).unwrap();
         assert_close(&format!("split {ways} ways"), &values(&c), &expect, 1e-2);
     }
-    // An odd split, or none, is the launch's error.
+    // A split into fewer than 2 or more than 32 programs is the launch's error.
     let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
-    for ways in [0, 3, 34] {
+    for ways in [0, 1, 33] {
         let err = kernels::interpret_f16_variant(Variant::Split(ways), &a, &b, &mut c).unwrap_err();
         assert!(matches!(err, Error::InvalidArgument { argument: "variant", .. }), "{err}");
     }

@@ -114,11 +114,12 @@ fn each_shape_gets_its_kernel() {
     assert_eq!(pick(4096, 4160, 4096), Variant::Overlapped);
     assert_eq!(pick(128, 4096, 4096), Variant::Narrow);
     assert_eq!(pick(1152, 2048, 4096), Variant::Mid);
-    // Few tiles and a long K (12 KiB a row): K split over as many programs per 128 x 128 tile
-    // as fill the SMs, at most 8 (kernels/waves.rs, `split_ways`); a shorter one keeps the tiles.
-    assert_eq!(pick(80, 4096, 14336), Variant::Split(4));
-    assert_eq!(pick(128, 1024, 14336), Variant::Split(8));
-    assert_eq!(pick(128, 4096, 8192), Variant::Narrow);
+    // Few tiles and a row of K of 8 KiB or more: K split over the programs of 128 x 128 tiles,
+    // as many per tile as a model of their time says (kernels/waves.rs, `split_ways`); a shorter
+    // row keeps the tiles.
+    assert_eq!(pick(80, 4096, 14336), Variant::Split(2));
+    assert_eq!(pick(128, 1024, 14336), Variant::Split(6));
+    assert_eq!(pick(128, 2048, 8192), Variant::Split(4));
     // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`), rows to cover M; two
     // slabs of W per program where one would make more programs than SMs; K split where they
     // would leave most SMs idle.
@@ -211,15 +212,15 @@ fn skinny_kernels_match_the_reference() {
 }
 
 #[test]
-fn k_splits_over_pairs_of_clusters() {
+fn k_splits_over_programs() {
     // 2 x 2 tiles of 128 x 128, the last overhanging M and N; 9 steps of K, the last 16 wide:
-    // shares of 4 and 5 steps (2 ways), 1 and 2 (6 ways).
+    // shares of 4 and 5 steps (2 ways), 3 (3 ways), 1 and 2 (6 ways).
     let (m, n, k) = (130, 136, 1040);
     let (fp8, int8) = (Inputs::<F8E4M3>::new(m, n, k, 1.0, 0.05, 45), Inputs::<i8>::new(m, n, k, 50.0, 1e-4, 46));
-    for ways in [2, 6] {
+    for ways in [2, 3, 6] {
         interpret_variant(Variant::Split(ways), &fp8, &int8);
     }
-    assert_eq!(Variant::named("split6"), Some(Variant::Split(6)));
+    assert_eq!(Variant::named("split3"), Some(Variant::Split(3)));
 }
 
 #[test]

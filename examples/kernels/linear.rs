@@ -14,7 +14,7 @@
 //! make (`kernels/waves.rs`); a
 //! decoding-sized M (64 tokens or fewer) gets `linear_skinny!`, which computes Y^T = W X^T with
 //! 64-row slabs of W streamed through deep rings, as the GEMMs' skinny kernels do, and takes the
-//! activation at launch; so does `linear_split!`, which splits K over pairs of 2 x 1 clusters per
+//! activation at launch; so does `linear_split!`, which splits K over several programs per
 //! 128 x 128 tile where few tiles would leave SMs idle and K is long (`kernels/workspace.rs`).
 
 use tessel::prelude::*;
@@ -328,11 +328,12 @@ macro_rules! linear_skinny {
     };
 }
 
-/// Y = act(X W^T + b) for few tiles: K split over `2 * pairs` programs per 128 x 128 tile of Y,
-/// pairs of 2 x 1 clusters, their partial products summed as `split_k_text!`
-/// (`kernels/workspace.rs`) says; the program that stores the tile adds the biases and applies
-/// the activation (chosen at launch, `act`, as in `linear_skinny!`), 64 columns at a time. Any M,
-/// N and K, as for `linear!`.
+/// Y = act(X W^T + b) for few tiles: K split over `ways` programs per 128 x 128 tile of Y, each
+/// through six stages, their partial products summed as `split_k_text!` (`kernels/workspace.rs`)
+/// says, in buffers that take the stages' shared memory after the main loop; the program that
+/// stores the tile (its biases copied while it waits for the others' sums) adds the biases and
+/// applies the activation (chosen at launch, `act`, as in `linear_skinny!`), 64 columns at a
+/// time. Any M, N and K, as for `linear!`.
 macro_rules! linear_split {
     ($name:ident, $t:ident, $($acts:tt)*) => {
         split_k_text!(linear_split!(@kernel $name, $t, ($($acts)*)));
@@ -340,9 +341,9 @@ macro_rules! linear_split {
     (@kernel $name:ident, $t:ident,
      (none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr, silu = |z| $silu:expr),
      shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
-        #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
+        #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 4))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6))]
         pub fn $name(
             x: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -350,40 +351,47 @@ macro_rules! linear_split {
             y: GmemMut<$t, M, N>,
             partial: GmemMut<f32, P, BN>,
             sems: GmemMut<u32, S>,
-            pairs: i32,
+            ways: i32,
             act: i32,
         ) {
             $($shares)*
-            run_scoped(
-                collective_axes = [wg],
-                |x_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
-                 ring: Pipeline<STAGES, 3, 2>,
-                 // Program 1's partial products land in program 0's `part` (one copy per consumer).
-                 part: Smem<f32, 2, 64, BN, Swizzle128>,
-                 received: Barrier<2>,
-                 // The tile's biases (one copy).
-                 b_s: Smem<$t, BN>,
-                 biases: Barrier<1>,
-                 y_s: Smem<$t, 2, 2, 64, 64, Swizzle128>| {
-                    if warpgroup_id() == 0 {
-                        set_max_registers(40);
-                        if stores {
-                            copy_gmem_to_smem(b.tile([tj]), b_s, biases);
-                        }
-                        pipeline_produce(ring, steps, |k, s, bar| {
-                            copy_gmem_to_smem(x.tile([2 * ti, first + k]), x_s.at(s).at(0), bar);
-                            copy_gmem_to_smem(x.tile([2 * ti + 1, first + k]), x_s.at(s).at(1), bar);
-                            copy_gmem_to_smem(w.tile([tj, first + k]), w_s.at(s), bar);
-                        });
-                    } else {
-                        set_max_registers(232);
-                        let h = warpgroup_id() - 1;
-                        run_scoped(|acc: Acc<f32, 64, BN>| {
+            // Each consumer's sum lives through both scopes below (the producer's goes unused).
+            run_scoped(|acc: Acc<f32, 64, BN>| {
+                run_scoped(
+                    collective_axes = [wg],
+                    |x_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                     w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                     ring: Pipeline<STAGES, 3, 2>| {
+                        if warpgroup_id() == 0 {
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(x.tile([2 * ti, first + k]), x_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(x.tile([2 * ti + 1, first + k]), x_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w.tile([tj, first + k]), w_s.at(s), bar);
+                            });
+                        } else {
+                            let h = warpgroup_id() - 1;
                             pipeline_consume(ring, steps, |k, s| {
                                 // W's stage is N x K: `.t()` is the K x N operand, K-major.
                                 wgmma(acc, x_s.at(s).at(h), w_s.at(s).t());
                             });
+                        }
+                    },
+                );
+                // The stages' shared memory, free now, holds the exchange's buffers.
+                run_scoped(
+                    collective_axes = [wg],
+                    |part: Smem<f32, 2, 2, 64, BN, Swizzle128>,
+                     loaded: Barrier<1, 4>,
+                     // The tile's biases (one copy).
+                     b_s: Smem<$t, BN>,
+                     biases: Barrier<1>,
+                     y_s: Smem<$t, 2, 2, 64, 64, Swizzle128>| {
+                        if warpgroup_id() == 0 {
+                            if stores {
+                                copy_gmem_to_smem(b.tile([tj]), b_s, biases);
+                            }
+                        } else {
+                            let h = warpgroup_id() - 1;
                             $($exchange)*
                             if stores {
                                 barrier_wait(biases);
@@ -410,10 +418,10 @@ macro_rules! linear_split {
                                     copy_smem_to_gmem(y_s.at(h).at(q), y.tile([2 * ti + h, 2 * tj + q]));
                                 }
                             }
-                        });
-                    }
-                },
-            );
+                        }
+                    },
+                );
+            });
         }
     };
 }
@@ -580,8 +588,8 @@ macro_rules! linear_fns {
             match (v, act) {
                 (Variant::Split(ways), act) => {
                     let (m, n) = (dim(x.shape(), 0), dim(w.shape(), 0));
-                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, pairs| {
-                        $split::launch(stream, x, w, b, y, partial, sems, pairs, act.code())
+                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, ways| {
+                        $split::launch(stream, x, w, b, y, partial, sems, ways, act.code())
                     })
                 }
                 $(
@@ -619,8 +627,8 @@ macro_rules! linear_fns {
             match (v, act) {
                 (Variant::Split(ways), act) => {
                     let (m, n) = (dim(x.shape(), 0), dim(w.shape(), 0));
-                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, pairs| {
-                        $split::interpret(x, w, b, y, partial, sems, pairs, act.code())
+                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, ways| {
+                        $split::interpret(x, w, b, y, partial, sems, ways, act.code())
                     })
                 }
                 $(

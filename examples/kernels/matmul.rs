@@ -8,11 +8,10 @@
 //! C through shared memory (`stmatrix`) with a TMA store that runs on during the next tile.
 //!
 //! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, `split_k!` splits K
-//! instead: one or more 2 x 1 clusters compute one 128 x 128 tile, each program a share of K. In
-//! each cluster the second program sends its f32 partial product into the first one's shared
-//! memory (`copy_smem_to_peer`), which adds it; with more than one cluster per tile, all but the
-//! last hand their sums to the last one through global memory ([`Workspace`]) and semaphores, and
-//! the last one adds them and stores the tile.
+//! instead: several programs compute one 128 x 128 tile, each a share of K; all but the last hand
+//! their f32 sums to the last one through global memory ([`Workspace`]) and semaphores, and it
+//! copies them in by TMA into the shared memory its pipeline's stages used, adds them and stores
+//! the tile.
 //!
 //! Where wide tiles would leave the last wave part-empty, 128 x 192 tiles may fill it (the same
 //! kernel text), or `matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
@@ -221,61 +220,68 @@ macro_rules! matmul_overlapped {
     };
 }
 
-/// C = A @ B for skinny shapes: K split over `2 * pairs` programs per 128 x 128 tile of C, pairs
-/// of 2 x 1 clusters, each program multiplying an equal share of K, their partial products
-/// summed as `split_k_text!` (`kernels/workspace.rs`) says: through the peer's shared memory in
-/// each cluster, then through global memory (`partial`, `sems`) to the last pair, which stores
-/// the tile. Any M, N and K, as for `matmul!`.
+/// C = A @ B for skinny shapes: K split over `ways` programs per 128 x 128 tile of C, each
+/// multiplying an equal share of K through six stages, their partial products summed as
+/// `split_k_text!` (`kernels/workspace.rs`) says: through global memory (`partial`, `sems`) to
+/// the tile's last program, whose buffers for them take the stages' shared memory once the main
+/// loop is done (a second `run_scoped`), and which stores the tile. Any M, N and K, as for
+/// `matmul!`.
 macro_rules! split_k {
     ($name:ident, $t:ident) => {
         split_k_text!(split_k!(@kernel $name, $t));
     };
     (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
-        #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
+        #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6), ragged(M, N, K))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             b: Gmem<$t, K, N>,
             c: GmemMut<$t, M, N>,
             partial: GmemMut<f32, P, BN>,
             sems: GmemMut<u32, S>,
-            pairs: i32,
+            ways: i32,
         ) {
             $($shares)*
-            run_scoped(
-                collective_axes = [wg],
-                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                 b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                 ring: Pipeline<STAGES, 3, 2>,
-                 // Program 1's partial products land in program 0's `part` (one copy per consumer).
-                 part: Smem<f32, 2, 64, BN, Swizzle128>,
-                 received: Barrier<2>,
-                 c_s: Smem<$t, 2, 64, BN, Swizzle128>| {
-                    if warpgroup_id() == 0 {
-                        set_max_registers(40);
-                        pipeline_produce(ring, steps, |k, s, bar| {
-                            copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
-                            copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
-                            copy_gmem_to_smem(b.tile([first + k, tj]), b_s.at(s), bar);
-                        });
-                    } else {
-                        set_max_registers(232);
-                        let h = warpgroup_id() - 1;
-                        run_scoped(|acc: Acc<f32, 64, BN>| {
+            // Each consumer's sum lives through both scopes below (the producer's goes unused).
+            run_scoped(|acc: Acc<f32, 64, BN>| {
+                run_scoped(
+                    collective_axes = [wg],
+                    |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                     b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
+                     ring: Pipeline<STAGES, 3, 2>| {
+                        if warpgroup_id() == 0 {
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(b.tile([first + k, tj]), b_s.at(s), bar);
+                            });
+                        } else {
+                            let h = warpgroup_id() - 1;
                             pipeline_consume(ring, steps, |k, s| {
                                 wgmma(acc, a_s.at(s).at(h), b_s.at(s));
                             });
+                        }
+                    },
+                );
+                // The stages' shared memory, free now, holds the exchange's buffers.
+                run_scoped(
+                    collective_axes = [wg],
+                    |part: Smem<f32, 2, 2, 64, BN, Swizzle128>,
+                     loaded: Barrier<1, 4>,
+                     c_s: Smem<$t, 2, 64, BN, Swizzle128>| {
+                        if warpgroup_id() > 0 {
+                            let h = warpgroup_id() - 1;
                             $($exchange)*
                             if stores {
                                 c_s.at(h).store(acc.load().cast::<$t>());
                                 commit_smem();
                                 copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
                             }
-                        });
-                    }
-                },
-            );
+                        }
+                    },
+                );
+            });
         }
     };
 }
@@ -413,8 +419,8 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
-                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, pairs| {
-                        $split::launch(stream, a, b, c, partial, sems, pairs)
+                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, ways| {
+                        $split::launch(stream, a, b, c, partial, sems, ways)
                     })
                 }
                 $($variant => $kernel::launch(stream, a, b, c),)*
@@ -437,8 +443,8 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
-                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, pairs| {
-                        $split::interpret(a, b, c, partial, sems, pairs)
+                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, ways| {
+                        $split::interpret(a, b, c, partial, sems, ways)
                     })
                 }
                 $($variant => $kernel::interpret(a, b, c),)*
@@ -506,9 +512,8 @@ pub enum Variant {
     Overlapped,
     /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle.
     Narrow,
-    /// 128 x 128 tiles, K split between this many programs per tile (an even number: pairs of
-    /// 2 x 1 clusters, the sums of all but the last pair handed to it through global memory,
-    /// [`Workspace`]): for a skinny M.
+    /// 128 x 128 tiles, K split between this many programs per tile (the sums of all but the
+    /// last handed to it through global memory, [`Workspace`]): for a skinny M.
     Split(usize),
     /// Decoding-sized M: C^T = B^T A^T, 64-column slabs of B streamed through deep rings.
     Skinny(waves::Rows, waves::Spread),
@@ -551,20 +556,14 @@ impl From<waves::Kernel> for Variant {
 
 /// The variant for a shape, without the override: what every dispatcher chooses
 /// ([`waves::Kernel::choose`]): a skinny kernel for a decoding-sized M (64 rows or fewer), K split
-/// 4-8 ways over the programs of 128 x 128 tiles where few of those would leave SMs idle and K
-/// is long ([`waves::split_ways`]), else the tiles whose waves finish first: wide ones, 128 x 192
-/// ones, 128 x 128 ones with overlapped epilogues, or 128 x 64 ones. Except that where K may be
-/// split but not that deep ([`waves::split_fits`]), the GEMM splits it two ways, as it did before
-/// deeper splits existed (on the H200 within 15% of the 128 x 64 tiles either way: faster at 96
-/// x 4096 x 4096, slower at 128 x 4096 x 4096; `bench/results/split/ways.txt`).
+/// over the programs of 128 x 128 tiles where few of those would leave SMs idle and K is long
+/// ([`waves::split_ways`]), else the tiles whose waves finish first: wide ones, 128 x 192 ones,
+/// 128 x 128 ones with overlapped epilogues, or 128 x 64 ones.
 ///
 /// (`Pair` measured the same as `Wide` on the H200 under a sustained load, within a percent
 /// either way, and up to 1.5% slower with the GPU idle between launches: the multicast saves L2
 /// bandwidth these shapes do not lack.)
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
-    if waves::split_fits(m, n, k) && waves::split_ways(m, n, k, 2).is_none() {
-        return Variant::Split(2);
-    }
     waves::Kernel::choose(m, n, k, 2).into()
 }
 

@@ -21,7 +21,7 @@
 //! `ragged(M, N, K)`: any M, and N and K in TMA's 16-byte rows. For decoding-sized M (64 rows or
 //! fewer), `scaled_skinny!` computes C^T = W A^T, streaming 64-row slabs of W through deep rings,
 //! as `kernels/matmul.rs`'s `skinny!` does; above that, where few tiles would leave SMs idle and K
-//! is long, `scaled_split_k!` splits K over pairs of 2 x 1 clusters per 128 x 128 tile
+//! is long, `scaled_split_k!` splits K over several programs per 128 x 128 tile
 //! (`kernels/workspace.rs`).
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
@@ -280,19 +280,19 @@ macro_rules! scaled_matmul_overlapped {
     };
 }
 
-/// C = diag(a_scale) (A W^T) diag(w_scale) for few tiles: K split over `2 * pairs` programs per
-/// 128 x 128 tile of C, pairs of 2 x 1 clusters, their partial products (f32 or exact i32)
-/// summed as `split_k_text!` (`kernels/workspace.rs`) says; the program that stores the tile
-/// scales it (its scales copied while the main loop runs). Three stages of 32 KiB (a fourth does
-/// not fit beside the partial products and the tile). Any M, N and K, as for `scaled_matmul!`.
+/// C = diag(a_scale) (A W^T) diag(w_scale) for few tiles: K split over `ways` programs per
+/// 128 x 128 tile of C, each through six stages of 32 KiB, their partial products (f32 or exact
+/// i32) summed as `split_k_text!` (`kernels/workspace.rs`) says, in buffers that take the stages'
+/// shared memory after the main loop; the program that stores the tile scales it (its scales
+/// copied while it waits for the others' sums). Any M, N and K, as for `scaled_matmul!`.
 macro_rules! scaled_split_k {
     ($name:ident, $t:ident, $acc:ident) => {
         split_k_text!(scaled_split_k!(@kernel $name, $t, $acc));
     };
     (@kernel $name:ident, $t:ident, $acc:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
-        #[kernel(grid = (2 * pairs * cdiv(M, BM) * cdiv(N, BN),), cluster = (2,), warpgroups = 3,
+        #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                 consts(BM = 128, BN = 128, BK = 128, STAGES = 3))]
+                 consts(BM = 128, BN = 128, BK = 128, STAGES = 6))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -301,42 +301,49 @@ macro_rules! scaled_split_k {
             c: GmemMut<bf16, M, N>,
             partial: GmemMut<$acc, P, BN>,
             sems: GmemMut<u32, S>,
-            pairs: i32,
+            ways: i32,
         ) {
             $($shares)*
-            run_scoped(
-                collective_axes = [wg],
-                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                 w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
-                 ring: Pipeline<STAGES, 3, 2>,
-                 // Program 1's partial products land in program 0's `part` (one copy per consumer).
-                 part: Smem<$acc, 2, 64, BN, Swizzle128>,
-                 received: Barrier<2>,
-                 // The tile's scales: A's two halves and W's (three copies).
-                 a_scale_s: Smem<f32, 2, 64>,
-                 w_scale_s: Smem<f32, BN>,
-                 scales: Barrier<3>,
-                 c_s: Smem<bf16, 2, 64, BN, Swizzle128>| {
-                    if warpgroup_id() == 0 {
-                        set_max_registers(40);
-                        if stores {
-                            copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(0), scales);
-                            copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(1), scales);
-                            copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s, scales);
-                        }
-                        pipeline_produce(ring, steps, |k, s, bar| {
-                            copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
-                            copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
-                            copy_gmem_to_smem(w.tile([tj, first + k]), w_s.at(s), bar);
-                        });
-                    } else {
-                        set_max_registers(232);
-                        let h = warpgroup_id() - 1;
-                        run_scoped(|acc: Acc<$acc, 64, BN>| {
+            // Each consumer's sum lives through both scopes below (the producer's goes unused).
+            run_scoped(|acc: Acc<$acc, 64, BN>| {
+                run_scoped(
+                    collective_axes = [wg],
+                    |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
+                     w_s: Smem<$t, STAGES, BN, BK, Swizzle128>,
+                     ring: Pipeline<STAGES, 3, 2>| {
+                        if warpgroup_id() == 0 {
+                            pipeline_produce(ring, steps, |k, s, bar| {
+                                copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
+                                copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
+                                copy_gmem_to_smem(w.tile([tj, first + k]), w_s.at(s), bar);
+                            });
+                        } else {
+                            let h = warpgroup_id() - 1;
                             pipeline_consume(ring, steps, |k, s| {
                                 // W's stage is N x K: `.t()` is the K x N operand, K-major.
                                 wgmma(acc, a_s.at(s).at(h), w_s.at(s).t());
                             });
+                        }
+                    },
+                );
+                // The stages' shared memory, free now, holds the exchange's buffers.
+                run_scoped(
+                    collective_axes = [wg],
+                    |part: Smem<$acc, 2, 2, 64, BN, Swizzle128>,
+                     loaded: Barrier<1, 4>,
+                     // The tile's scales: A's two halves and W's (three copies).
+                     a_scale_s: Smem<f32, 2, 64>,
+                     w_scale_s: Smem<f32, BN>,
+                     scales: Barrier<3>,
+                     c_s: Smem<bf16, 2, 64, BN, Swizzle128>| {
+                        if warpgroup_id() == 0 {
+                            if stores {
+                                copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(0), scales);
+                                copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(1), scales);
+                                copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s, scales);
+                            }
+                        } else {
+                            let h = warpgroup_id() - 1;
                             $($exchange)*
                             if stores {
                                 barrier_wait(scales);
@@ -347,10 +354,10 @@ macro_rules! scaled_split_k {
                                 commit_smem();
                                 copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
                             }
-                        });
-                    }
-                },
-            );
+                        }
+                    },
+                );
+            });
         }
     };
 }
@@ -501,8 +508,8 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n) = (dim(a.shape(), 0), dim(w.shape(), 0));
-                    Workspace::<$acc>::on_device(stream, m, n, ways, |partial, sems, pairs| {
-                        $split::launch(stream, a, w, a_scale, w_scale, c, partial, sems, pairs)
+                    Workspace::<$acc>::on_device(stream, m, n, ways, |partial, sems, ways| {
+                        $split::launch(stream, a, w, a_scale, w_scale, c, partial, sems, ways)
                     })
                 }
                 $($variant => $kernel::launch(stream, a, w, a_scale, w_scale, c),)*
@@ -533,8 +540,8 @@ macro_rules! dispatch {
             match v {
                 Variant::Split(ways) => {
                     let (m, n) = (dim(a.shape(), 0), dim(w.shape(), 0));
-                    Workspace::<$acc>::on_host(m, n, ways, |partial, sems, pairs| {
-                        $split::interpret(a, w, a_scale, w_scale, c, partial, sems, pairs)
+                    Workspace::<$acc>::on_host(m, n, ways, |partial, sems, ways| {
+                        $split::interpret(a, w, a_scale, w_scale, c, partial, sems, ways)
                     })
                 }
                 $($variant => $kernel::interpret(a, w, a_scale, w_scale, c),)*

@@ -161,14 +161,14 @@ pub fn dim(shape: &[usize], axis: usize) -> usize {
 /// The most programs per tile a split-K kernel takes: four times the most [`split_ways`] picks.
 pub const MAX_SPLIT_WAYS: usize = 32;
 
-/// The split-K kernels' pairs of 2 x 1 clusters per tile for `ways` programs per tile: an even
-/// number, 2 to [`MAX_SPLIT_WAYS`].
-pub fn split_pairs(ways: usize) -> tessel::Result<i32> {
-    match i32::try_from(ways / 2) {
-        Ok(pairs) if ways % 2 == 0 && (2..=MAX_SPLIT_WAYS).contains(&ways) => Ok(pairs),
+/// `ways`, the programs per tile of a split-K kernel, as the kernel takes it: 2 to
+/// [`MAX_SPLIT_WAYS`].
+pub fn split_ways_arg(ways: usize) -> tessel::Result<i32> {
+    match i32::try_from(ways) {
+        Ok(arg) if (2..=MAX_SPLIT_WAYS).contains(&ways) => Ok(arg),
         _ => Err(tessel::Error::InvalidArgument {
             argument: "variant",
-            reason: format!("Split({ways}): K splits into an even number of programs per tile, 2 to {MAX_SPLIT_WAYS}"),
+            reason: format!("Split({ways}): K splits into 2 to {MAX_SPLIT_WAYS} programs per tile"),
         }),
     }
 }
@@ -181,26 +181,51 @@ pub fn split_fits(m: usize, n: usize, k: usize) -> bool {
     m > 64 && few_tiles && k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= SMS
 }
 
-/// How many programs share each 128 x 128 tile's K, where that may be split ([`split_fits`]) and
-/// a row of K holds 12 KiB or more (`elem_bytes` the operands' size): as many as fill the SMs, at
-/// most 8, while each keeps 1024 of K; none if that makes fewer than 4.
+/// The most programs per tile [`split_ways`] chooses.
+const MAX_CHOSEN_WAYS: usize = 8;
+
+/// What a split-K program streams into its SM, bytes per microsecond (100 GB/s: how its time grew
+/// with its share of K on the H200).
+const SPLIT_SM_BYTES_PER_US: f64 = 100e3;
+
+/// What the H200's HBM delivers to all of them, bytes per microsecond (3.3 TB/s).
+const SPLIT_HBM_BYTES_PER_US: f64 = 3.3e6;
+
+/// What each other program's sum costs the tile's last program, microseconds: their 64 KiB each
+/// reach its SM alone (measured 0.6-0.8 us at 128 x 128 x 128, more with the GPU busy).
+const SPLIT_EXCHANGE_US: f64 = 1.0;
+
+/// How many programs share each 128 x 128 tile's K (`elem_bytes` the operands' size), where that
+/// may be split ([`split_fits`]), a row of K holds 8 KiB or more and three programs per tile fit
+/// in the SMs (with 45 to 66 tiles the 128 x 64 ones are faster): the count, 2 to 8, whose
+/// programs finish first by a model of their time: the longer of a program's share of A and B
+/// streamed at its SM's rate and B streamed from HBM, plus the last program's adding of the
+/// others' sums. Every program keeps two steps of K (128 bytes of a row each), and the programs
+/// fit in the SMs at once.
 ///
-/// Measured on the H200 (`bench/results/split/`), against the 2-way split and the 128 x 64
-/// tiles: with 16-bit operands, 4-way splits ran 1.15-1.3x faster than 2-way ones at 80-128 x
-/// 4096 x 8192-14336 and 8-way ones 1.25-1.7x at 96-128 x 1024-2048 x 8192-14336 (and beat the
-/// linear layer's 128 x 64 tiles by 1.1-2x); with 8-bit ones, 1.05-1.35x the 128 x 64 tiles at
-/// 80-128 x 1024-4096 x 14336. With a shorter K the 128 x 64 tiles were as fast or faster (8-bit
-/// 128 x 4096 x 4096: 1.37x the 4-way split; 16-bit: 1.1x), as they were than a 2-way split at
-/// 128 x 8192 x 8192 in the linear layer (1.05x) and the 8-bit GEMMs (1.15-1.25x); handing more
-/// sums to the last pair costs more than the shorter shares gain (16 ways were slower than 8
-/// everywhere).
+/// The fewer programs, the longer their shares; the more, the longer the adding, so 8-bit
+/// operands (half the bytes per share, the same f32 sums) take fewer. Measured on the H200
+/// (`bench/results/split-tma/`), 2 to 8 ways on 12 bf16 and 7 fp8 / int8 shapes of 80-256 rows,
+/// N = 1024-4096, K = 4096-14336: the model's choice was the fastest or within 4% of it, but at
+/// 256 x 2048 x 8192 bf16 (7%) and 80 x 4096 x 14336 bf16 (8%). Against the 128 x 64 tiles, the
+/// splits won by 10-45% with 16 tiles or fewer or a long K, tied at 128 x 4096 x 4096 bf16 and
+/// 128 x 4096 x 8192 8-bit, and lost with shorter rows of K (the tiles 13% faster at 128 x 4096 x
+/// 4096 8-bit, 15-30% at 128 x 4096 x 1024-2048 bf16) and with 64 tiles (128 x 8192 x 8192: the
+/// tiles 7% faster in bf16, 8-14% in 8-bit, 5% in the linear layer).
 pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usize> {
-    if !split_fits(m, n, k) || k * elem_bytes < 12 << 10 {
+    let tiles = m.div_ceil(128) * n.div_ceil(128);
+    if !split_fits(m, n, k) || k * elem_bytes < 8 << 10 || 3 * tiles > SMS {
         return None;
     }
-    let tiles = m.div_ceil(128) * n.div_ceil(128);
-    let ways = (SMS / tiles.max(1)).min(k / 1024).min(8) / 2 * 2;
-    (ways >= 4).then_some(ways)
+    let steps = k * elem_bytes / 128;
+    let time = |ways: usize| {
+        let share = (256 * k * elem_bytes) as f64 / ways as f64 / SPLIT_SM_BYTES_PER_US;
+        let hbm = (n * k * elem_bytes) as f64 / SPLIT_HBM_BYTES_PER_US;
+        share.max(hbm) + (ways - 1) as f64 * SPLIT_EXCHANGE_US
+    };
+    (2..=MAX_CHOSEN_WAYS)
+        .filter(|&ways| ways * tiles <= SMS && steps >= 2 * ways)
+        .min_by(|&x, &y| time(x).total_cmp(&time(y)))
 }
 
 /// The kernels every dispatcher has: one per tile size, the split-K one and the skinny ones (the
@@ -215,9 +240,9 @@ pub enum Kernel {
     Overlapped,
     /// 128 x 64 tiles with eight stages.
     Narrow,
-    /// 128 x 128 tiles, K split between this many programs per tile (an even number: pairs of
-    /// 2 x 1 clusters, the sums of all but the last pair handed to it through global memory,
-    /// `workspace.rs`): for more than 64 rows, few tiles and a long K ([`split_ways`]).
+    /// 128 x 128 tiles, K split between this many programs per tile (the sums of all but the
+    /// last handed to it through global memory, `workspace.rs`): for more than 64 rows, few
+    /// tiles and a long K ([`split_ways`]).
     Split(usize),
     /// Decoding-sized M: the transposed product, 64-row slabs of the weights streamed through
     /// deep rings ([`skinny`]).
@@ -232,7 +257,7 @@ impl Kernel {
         let name = name.trim();
         if let Some(ways) = name.strip_prefix("split") {
             let ways = if ways.is_empty() { Some(2) } else { ways.parse().ok() };
-            return ways.filter(|&ways| split_pairs(ways).is_ok()).map(Kernel::Split);
+            return ways.filter(|&ways| split_ways_arg(ways).is_ok()).map(Kernel::Split);
         }
         let skinny = skinny_named(name).map(|(rows, spread)| Kernel::Skinny(rows, spread));
         skinny.or_else(|| Tiles::named(name).map(Kernel::from))

@@ -6,7 +6,8 @@
 //! whoever acquires the value it wrote. A wait has the leader poll with `ld.acquire.gpu` and take
 //! the count with an `atom.acquire.gpu` compare-and-swap, then synchronizes the warpgroup, so every
 //! thread's later loads come after the acquire (PTX ISA, memory consistency model: release and
-//! acquire patterns, causality order through `bar.sync`).
+//! acquire patterns, causality order through `bar.sync`); a `fence.proxy.async.global` then puts
+//! its later TMA copies from global memory (the async proxy) after it too.
 //!
 //! A counter outside the array is left alone: the leader skips the operation (as global register
 //! loads and stores skip elements outside their arrays), so a bad index cannot write past the
@@ -79,7 +80,9 @@ fn emit_signal(g: &mut Gen, sem: &Semaphore) {
 
 /// The leader polls until the semaphore holds the count, then takes it with a compare-and-swap
 /// from the value it saw (polling again if another waiter changed it first); then the warpgroup
-/// synchronizes, so no thread reads before the leader's acquire.
+/// synchronizes, so no thread reads before the leader's acquire, and a proxy fence orders the
+/// acquire before the thread's later TMA copies from global memory as well as its loads (the
+/// async proxy reads what the signaller's stores wrote through the generic one).
 fn emit_wait(g: &mut Gen, sem: &Semaphore) {
     let (poll, take, done) = (g.w.label("sem_poll"), g.w.label("sem_take"), g.w.label("sem_taken"));
     g.w.ins(format!("@!{} bra {done}", sem.issue));
@@ -99,4 +102,5 @@ fn emit_wait(g: &mut Gen, sem: &Semaphore) {
     g.w.ins(format!("@{lost} bra {poll}"));
     g.w.put_label(&done);
     sync_warpgroup(g);
+    g.w.ins("fence.proxy.async.global");
 }
