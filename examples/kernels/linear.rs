@@ -688,7 +688,7 @@ linear_fns!(linear_f16, linear_f16_variant, interpret_linear_f16, interpret_line
 pub use waves::Kernel as Variant;
 
 /// The kernel for X (M x K) and W (N x K): `TESSEL_LINEAR=wide|mid|overlapped|narrow`, a split of
-/// K (`split`, `split4` .. `split32`) or a skinny kernel's name (`skinny16`, `skinny64x2`,
+/// K (`split`, `split3` .. `split32`) or a skinny kernel's name (`skinny16`, `skinny64x2`,
 /// `skinny32k4`) overrides [`choose`] (for tuning).
 pub fn variant(x: &[usize], w: &[usize]) -> Variant {
     let chosen = std::env::var("TESSEL_LINEAR").ok().and_then(|name| Variant::named(&name));

@@ -529,7 +529,7 @@ pub fn variant(m: usize, n: usize, k: usize) -> Variant {
 
 impl Variant {
     /// The variant `TESSEL_MATMUL` names: `pair`, or a kernel every dispatcher has: a tile size
-    /// (`wide`, `mid`, `overlapped`, `narrow`), a split of K (`split`: 2 ways, `split4` ..
+    /// (`wide`, `mid`, `overlapped`, `narrow`), a split of K (`split`: 2 ways, `split3` ..
     /// `split32`) or a skinny kernel (`skinny16`, `skinny64x2`, `skinny32k4`;
     /// [`waves::Kernel::named`]).
     pub fn named(name: &str) -> Option<Variant> {

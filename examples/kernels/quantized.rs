@@ -591,7 +591,7 @@ dispatch!(i8_matmul, i8_matmul_variant, interpret_i8_matmul, interpret_i8_matmul
 pub use waves::Kernel as Variant;
 
 /// The variant for a shape: `TESSEL_QMATMUL=wide|mid|overlapped|narrow`, a split of K (`split`,
-/// `split4` .. `split32`) or a skinny kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`)
+/// `split3` .. `split32`) or a skinny kernel's name (`skinny16`, `skinny64x2`, `skinny32k4`)
 /// overrides [`choose`] (for tuning).
 pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Variant {
     let chosen = std::env::var("TESSEL_QMATMUL").ok().and_then(|name| Variant::named(&name));
@@ -599,14 +599,14 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 }
 
 /// A skinny kernel for M <= 64 ([`waves::skinny`]: 1.06-2.3x faster than 128 x 64 tiles at
-/// M = 1 to 64 on the H200, `bench/results/skinny/`); K split over 4-8 programs per 128 x 128
-/// tile where few tiles would leave SMs idle and a row of K holds 12 KiB or more
-/// ([`waves::split_ways`]: 1.02-1.37x faster than 128 x 64 tiles at K = 14336,
-/// `bench/results/split/`); otherwise the tiles whose waves finish first ([`waves::fastest`]):
-/// wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or 128 x 64 ones.
-/// (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide ones at M = 128
-/// and 256, N = K = 8192, and at M = 128 1.15-1.25x faster than K split two ways, as the bf16
-/// GEMM splits it there.)
+/// M = 1 to 64 on the H200, `bench/results/skinny/`); K split over 2-8 programs per 128 x 128
+/// tile where few tiles would leave SMs idle and a row of K holds 8 KiB or more
+/// ([`waves::split_ways`]: 1.1-1.35x faster than 128 x 64 tiles at 16 tiles or fewer or K =
+/// 14336, `bench/results/split-tma/`); otherwise the tiles whose waves finish first
+/// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
+/// 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide
+/// ones at M = 128 and 256, N = K = 8192, and at M = 128 1.08-1.15x faster than K split two
+/// ways.)
 ///
 /// Dimensions the shapes lack (a tensor of the wrong rank) choose `Wide`, whose launch reports
 /// them.

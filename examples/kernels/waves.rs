@@ -251,7 +251,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// The kernel a name chooses: a tile size (`wide`, `mid`, `overlapped`, `narrow`), a split
-    /// of K (`split`: 2 ways, `split4` .. `split32`) or a skinny kernel (`skinny16`, `skinny64x2`,
+    /// of K (`split`: 2 ways, `split3` .. `split32`) or a skinny kernel (`skinny16`, `skinny64x2`,
     /// `skinny32k4`: [`skinny_named`]).
     pub fn named(name: &str) -> Option<Kernel> {
         let name = name.trim();
