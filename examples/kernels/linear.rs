@@ -330,20 +330,37 @@ macro_rules! linear_skinny {
 
 /// Y = act(X W^T + b) for few tiles: K split over `ways` programs per 128 x 128 tile of Y, each
 /// through six stages, their partial products summed as `split_k_text!` (`kernels/workspace.rs`)
-/// says, in buffers that take the stages' shared memory after the main loop; the program that
-/// stores the tile (its biases copied while it waits for the others' sums) adds the biases and
-/// applies the activation (chosen at launch, `act`, as in `linear_skinny!`), 64 columns at a
-/// time. Any M, N and K, as for `linear!`.
+/// says, each program adding up the 64 x 32 slices of the tile it owns in buffers that take the
+/// stages' shared memory after the main loop, then adding their biases (copied while it waits
+/// for the others' sums) and applying the activation (chosen at launch, `act`, as in
+/// `linear_skinny!`). Any M, N and K, as for `linear!`.
 macro_rules! linear_split {
-    ($name:ident, $t:ident, $($acts:tt)*) => {
-        split_k_text!(linear_split!(@kernel $name, $t, ($($acts)*)));
+    ($name:ident, $t:ident,
+     none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr, silu = |z| $silu:expr) => {
+        split_k_text!(
+            linear_split!(@kernel $name, $t),
+            // A 64 x 32 slice of the tile (`sum`, slice `q` of consumer `h`'s rows).
+            epilogue = (
+                let bias = b_s.slice([32 * q..32 * q + 32]).load(Layout::WgmmaCol);
+                let z = sum + bias.cast::<f32>().broadcast([64, 32], Layout::Wgmma);
+                // In `Activation::code` order.
+                let out = if act == 1 {
+                    $relu
+                } else if act == 2 {
+                    $gelu
+                } else if act == 3 {
+                    $silu
+                } else {
+                    $none
+                };
+                y.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(out.cast::<$t>());
+            )
+        );
     };
-    (@kernel $name:ident, $t:ident,
-     (none = |z| $none:expr, relu = |z| $relu:expr, gelu = |z| $gelu:expr, silu = |z| $silu:expr),
-     shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
+    (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8))]
         pub fn $name(
             x: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -380,44 +397,17 @@ macro_rules! linear_split {
                 // The stages' shared memory, free now, holds the exchange's buffers.
                 run_scoped(
                     collective_axes = [wg],
-                    |part: Smem<f32, 2, 2, 64, BN, Swizzle128>,
-                     loaded: Barrier<1, 4>,
+                    |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>,
+                     loaded: Barrier<1, 16>,
                      // The tile's biases (one copy).
                      b_s: Smem<$t, BN>,
-                     biases: Barrier<1>,
-                     y_s: Smem<$t, 2, 2, 64, 64, Swizzle128>| {
+                     biases: Barrier<1>| {
                         if warpgroup_id() == 0 {
-                            if stores {
-                                copy_gmem_to_smem(b.tile([tj]), b_s, biases);
-                            }
+                            copy_gmem_to_smem(b.tile([tj]), b_s, biases);
                         } else {
                             let h = warpgroup_id() - 1;
+                            barrier_wait(biases);
                             $($exchange)*
-                            if stores {
-                                barrier_wait(biases);
-                                #[unroll]
-                                for q in 0..2 {
-                                    let bias = b_s.slice([64 * q..64 * q + 64]).load(Layout::WgmmaCol);
-                                    let z = acc.slice([.., 64 * q..64 * q + 64]).load()
-                                        + bias.cast::<f32>().broadcast([64, 64], Layout::Wgmma);
-                                    // In `Activation::code` order.
-                                    let out = if act == 1 {
-                                        $relu
-                                    } else if act == 2 {
-                                        $gelu
-                                    } else if act == 3 {
-                                        $silu
-                                    } else {
-                                        $none
-                                    };
-                                    y_s.at(h).at(q).store(out.cast::<$t>());
-                                }
-                                commit_smem();
-                                #[unroll]
-                                for q in 0..2 {
-                                    copy_smem_to_gmem(y_s.at(h).at(q), y.tile([2 * ti + h, 2 * tj + q]));
-                                }
-                            }
                         }
                     },
                 );

@@ -8,10 +8,10 @@
 //! C through shared memory (`stmatrix`) with a TMA store that runs on during the next tile.
 //!
 //! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, `split_k!` splits K
-//! instead: several programs compute one 128 x 128 tile, each a share of K; all but the last hand
-//! their f32 sums to the last one through global memory ([`Workspace`]) and semaphores, and it
-//! copies them in by TMA into the shared memory its pipeline's stages used, adds them and stores
-//! the tile.
+//! instead: several programs compute one 128 x 128 tile, each a share of K; they hand each other
+//! their f32 sums through global memory ([`Workspace`]) and semaphores, and each adds up and
+//! stores the slices of the tile it owns, the others' sums of them copied in by TMA into the
+//! shared memory its pipeline's stages used.
 //!
 //! Where wide tiles would leave the last wave part-empty, 128 x 192 tiles may fill it (the same
 //! kernel text), or `matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
@@ -222,18 +222,20 @@ macro_rules! matmul_overlapped {
 
 /// C = A @ B for skinny shapes: K split over `ways` programs per 128 x 128 tile of C, each
 /// multiplying an equal share of K through six stages, their partial products summed as
-/// `split_k_text!` (`kernels/workspace.rs`) says: through global memory (`partial`, `sems`) to
-/// the tile's last program, whose buffers for them take the stages' shared memory once the main
-/// loop is done (a second `run_scoped`), and which stores the tile. Any M, N and K, as for
-/// `matmul!`.
+/// `split_k_text!` (`kernels/workspace.rs`) says: through global memory (`partial`, `sems`), each
+/// program adding up the 64 x 32 slices of the tile it owns in buffers that take the stages'
+/// shared memory once the main loop is done (a second `run_scoped`), and storing them from
+/// registers. Any M, N and K, as for `matmul!`.
 macro_rules! split_k {
     ($name:ident, $t:ident) => {
-        split_k_text!(split_k!(@kernel $name, $t));
+        split_k_text!(split_k!(@kernel $name, $t), epilogue = (
+            c.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(sum.cast::<$t>());
+        ));
     };
     (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6), ragged(M, N, K))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8), ragged(M, N, K))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             b: Gmem<$t, K, N>,
@@ -267,17 +269,10 @@ macro_rules! split_k {
                 // The stages' shared memory, free now, holds the exchange's buffers.
                 run_scoped(
                     collective_axes = [wg],
-                    |part: Smem<f32, 2, 2, 64, BN, Swizzle128>,
-                     loaded: Barrier<1, 4>,
-                     c_s: Smem<$t, 2, 64, BN, Swizzle128>| {
+                    |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>, loaded: Barrier<1, 16>| {
                         if warpgroup_id() > 0 {
                             let h = warpgroup_id() - 1;
                             $($exchange)*
-                            if stores {
-                                c_s.at(h).store(acc.load().cast::<$t>());
-                                commit_smem();
-                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
-                            }
                         }
                     },
                 );

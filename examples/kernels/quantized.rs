@@ -282,17 +282,23 @@ macro_rules! scaled_matmul_overlapped {
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) for few tiles: K split over `ways` programs per
 /// 128 x 128 tile of C, each through six stages of 32 KiB, their partial products (f32 or exact
-/// i32) summed as `split_k_text!` (`kernels/workspace.rs`) says, in buffers that take the stages'
-/// shared memory after the main loop; the program that stores the tile scales it (its scales
-/// copied while it waits for the others' sums). Any M, N and K, as for `scaled_matmul!`.
+/// i32) summed as `split_k_text!` (`kernels/workspace.rs`) says, each program adding up the 64 x
+/// 32 slices of the tile it owns in buffers that take the stages' shared memory after the main
+/// loop, then scaling and storing them (the tile's scales copied while it waits for the others'
+/// sums). Any M, N and K, as for `scaled_matmul!`.
 macro_rules! scaled_split_k {
     ($name:ident, $t:ident, $acc:ident) => {
-        split_k_text!(scaled_split_k!(@kernel $name, $t, $acc));
+        split_k_text!(scaled_split_k!(@kernel $name, $t, $acc), epilogue = (
+            let y = sum.cast::<f32>()
+                * a_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, 32], Layout::Wgmma)
+                * w_scale_s.slice([32 * q..32 * q + 32]).load(Layout::WgmmaCol).broadcast([64, 32], Layout::Wgmma);
+            c.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(y.cast::<bf16>());
+        ));
     };
     (@kernel $name:ident, $t:ident, $acc:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                 consts(BM = 128, BN = 128, BK = 128, STAGES = 6))]
+                 consts(BM = 128, BN = 128, BK = 128, STAGES = 6, SLOTS = 8))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -329,31 +335,20 @@ macro_rules! scaled_split_k {
                 // The stages' shared memory, free now, holds the exchange's buffers.
                 run_scoped(
                     collective_axes = [wg],
-                    |part: Smem<$acc, 2, 2, 64, BN, Swizzle128>,
-                     loaded: Barrier<1, 4>,
+                    |part: Smem<$acc, 2, SLOTS, 64, 32, Swizzle128>,
+                     loaded: Barrier<1, 16>,
                      // The tile's scales: A's two halves and W's (three copies).
                      a_scale_s: Smem<f32, 2, 64>,
                      w_scale_s: Smem<f32, BN>,
-                     scales: Barrier<3>,
-                     c_s: Smem<bf16, 2, 64, BN, Swizzle128>| {
+                     scales: Barrier<3>| {
                         if warpgroup_id() == 0 {
-                            if stores {
-                                copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(0), scales);
-                                copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(1), scales);
-                                copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s, scales);
-                            }
+                            copy_gmem_to_smem(a_scale.tile([2 * ti]), a_scale_s.at(0), scales);
+                            copy_gmem_to_smem(a_scale.tile([2 * ti + 1]), a_scale_s.at(1), scales);
+                            copy_gmem_to_smem(w_scale.tile([tj]), w_scale_s, scales);
                         } else {
                             let h = warpgroup_id() - 1;
+                            barrier_wait(scales);
                             $($exchange)*
-                            if stores {
-                                barrier_wait(scales);
-                                let y = acc.load().cast::<f32>()
-                                    * a_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, BN], Layout::Wgmma)
-                                    * w_scale_s.load(Layout::WgmmaCol).broadcast([64, BN], Layout::Wgmma);
-                                c_s.at(h).store(y.cast::<bf16>());
-                                commit_smem();
-                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
-                            }
                         }
                     },
                 );

@@ -191,27 +191,28 @@ const SPLIT_SM_BYTES_PER_US: f64 = 100e3;
 /// What the H200's HBM delivers to all of them, bytes per microsecond (3.3 TB/s).
 const SPLIT_HBM_BYTES_PER_US: f64 = 3.3e6;
 
-/// What each other program's sum costs the tile's last program, microseconds: their 64 KiB each
-/// reach its SM alone (measured 0.6-0.8 us at 128 x 128 x 128, more with the GPU busy).
-const SPLIT_EXCHANGE_US: f64 = 1.0;
+/// What each program more costs every program of the tile in the exchange of their sums,
+/// microseconds (a signal to send, a wait longer, a slice more to copy in: about 0.4 us at 128 x
+/// 128 x 128, more with the GPU busy).
+const SPLIT_EXCHANGE_US: f64 = 0.5;
 
 /// How many programs share each 128 x 128 tile's K (`elem_bytes` the operands' size), where that
 /// may be split ([`split_fits`]), a row of K holds 8 KiB or more and three programs per tile fit
 /// in the SMs (with 45 to 66 tiles the 128 x 64 ones are faster): the count, 2 to 8, whose
 /// programs finish first by a model of their time: the longer of a program's share of A and B
-/// streamed at its SM's rate and B streamed from HBM, plus the last program's adding of the
-/// others' sums. Every program keeps two steps of K (128 bytes of a row each), and the programs
-/// fit in the SMs at once.
+/// streamed at its SM's rate and B streamed from HBM, plus the exchange of their sums, which
+/// grows with their number. Every program keeps two steps of K (128 bytes of a row each), and the
+/// programs fit in the SMs at once (the exchange needs them all running).
 ///
-/// The fewer programs, the longer their shares; the more, the longer the adding, so 8-bit
+/// The fewer programs, the longer their shares; the more, the longer the exchange, so 8-bit
 /// operands (half the bytes per share, the same f32 sums) take fewer. Measured on the H200
-/// (`bench/results/split-tma/`), 2 to 8 ways on 12 bf16 and 7 fp8 / int8 shapes of 80-256 rows,
-/// N = 1024-4096, K = 4096-14336: the model's choice was the fastest or within 4% of it, but at
-/// 256 x 2048 x 8192 bf16 (7%) and 80 x 4096 x 14336 bf16 (8%). Against the 128 x 64 tiles, the
-/// splits won by 10-45% with 16 tiles or fewer or a long K, tied at 128 x 4096 x 4096 bf16 and
-/// 128 x 4096 x 8192 8-bit, and lost with shorter rows of K (the tiles 13% faster at 128 x 4096 x
-/// 4096 8-bit, 15-30% at 128 x 4096 x 1024-2048 bf16) and with 64 tiles (128 x 8192 x 8192: the
-/// tiles 7% faster in bf16, 8-14% in 8-bit, 5% in the linear layer).
+/// (`bench/results/split-tma/`), 2 to 8 ways on 12 bf16 and 7 fp8 / int8 / linear shapes of
+/// 80-256 rows, N = 1024-4096, K = 4096-14336: the model's choice was the fastest or within 4%
+/// of it. Against the 128 x 64 tiles, the splits won by 10-45% with 16 tiles or fewer or a long
+/// K, tied at 128 x 4096 x 4096 bf16 and 128 x 4096 x 8192 8-bit, and lost with shorter rows of K
+/// (the tiles 13% faster at 128 x 4096 x 4096 8-bit, 15-30% at 128 x 4096 x 1024-2048 bf16) and
+/// with 64 tiles (128 x 8192 x 8192: the tiles 7% faster in bf16, 8-14% in 8-bit, 5% in the
+/// linear layer).
 pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usize> {
     let tiles = m.div_ceil(128) * n.div_ceil(128);
     if !split_fits(m, n, k) || k * elem_bytes < 8 << 10 || 3 * tiles > SMS {

@@ -2,35 +2,43 @@
 //! `kernels/quantized.rs`, `linear_split!` in `kernels/linear.rs`): the part of their text they
 //! share ([`split_k_text!`]) and the global memory they hand partial products through.
 //!
-//! K is split over `ways` programs per 128 x 128 tile of C. Each program but the tile's last
-//! stores its sum (64 rows per consumer) into `partial` and signals the consumer's semaphore; the
-//! last program waits for them all. A launch that completes leaves every semaphore at zero, so
-//! one workspace serves launch after launch: one per device and partial type, allocated by the
-//! first launch that needs it, grown for larger ones, kept for the process. Its tensors remember
-//! the stream they were allocated on, and a kernel on another stream is ordered after the
-//! launches that used them there, so two launches never use it at once.
+//! K is split over `ways` programs per 128 x 128 tile of C. Every program stores its sum (64 rows
+//! per consumer) into `partial` and signals the other programs' semaphores; then each adds up the
+//! slices of the tile it owns, the others' sums of them copied in by TMA into shared memory its
+//! pipeline's stages used, and stores them. A launch that completes leaves every semaphore at
+//! zero, so one workspace serves launch after launch: one per device and partial type, allocated
+//! by the first launch that needs it, grown for larger ones, kept for the process. Its tensors
+//! remember the stream they were allocated on, and a kernel on another stream is ordered after
+//! the launches that used them there, so two launches never use it at once.
 //!
-//! The sums go through global memory, and the last program copies them in by TMA (two blocks
-//! deep) into buffers that take its pipeline's shared memory once the main loop is done: on the
-//! H200 that cost 0.6-0.8 us per program's sums, against about 1.1 us for loads into registers
-//! and as much for the earlier versions' copies between the two programs of a 2 x 1 cluster
-//! (`copy_smem_to_peer`), which also kept 64 KiB of shared memory from the stages
-//! (`bench/results/split-tma/`). The adding is still what limits how many ways pay: each program's
-//! 64 KiB reach the last one's SM alone ([`waves::split_ways`](super::waves::split_ways)).
+//! Why the adding is spread over the tile's programs: what one SM takes in from L2 is about 100
+//! GB/s on the H200, so a last program that took in all the others' 64 KiB sums spent 0.6-0.8 us
+//! on each (about 1.1 us loading them into registers, as much for the earlier versions' copies
+//! between the two programs of a 2 x 1 cluster), while each program now takes in at most the
+//! others' slices of a quarter of its rows: 8 ways measured 8-15% faster, 2 and 3 ways 2-5%
+//! slower (the signals to every other program; `bench/results/split-tma/`). It needs every program
+//! of a tile running at once, as the GPU runs them when they fit in its SMs (the dispatchers'
+//! splits do; the ids of a tile's programs are consecutive, so a larger forced split still makes
+//! progress as earlier tiles finish) and as the interpreter runs them for a kernel that waits on
+//! semaphores.
 
 use std::sync::Mutex;
 
 /// Instantiates a split-K kernel text (its `@kernel` arm) with what every split-K kernel does:
 /// `shares`, its place among the tile's `ways` programs and its share of K's `BK`-wide steps
-/// (`tile`, `share`, `first`, `steps`, the tile's `ti` and `tj`, and whether it `stores` the
-/// tile), and `exchange`, run by each consumer `h` after its main loop, which leaves the tile's
-/// whole sum in the accumulator of the program that stores it: every program but the last
-/// stores its sum into its block of `partial` and signals the consumer's semaphore; the last
-/// waits for the others and adds their sums, in order (the same sum, bit for bit, every launch),
-/// copying them into `part` (two 64 x 128 buffers per consumer) on the `loaded` barriers (two
-/// per consumer), which the text allocates where the exchange runs.
+/// (`tile`, `share`, `first`, `steps`, the tile's `ti` and `tj`), and `exchange`, run by each
+/// consumer `h` after its main loop: every program stores its sum into its block of `partial`
+/// and tells each other program of the tile (a semaphore per program and consumer); then each
+/// program adds up the slices of the tile it owns (64 x 32, the slice `q` of consumer `h` to
+/// program `(4 * h + q) % ways`): its own sum of it, then the others' in the tile's program
+/// order (the same sum, bit for bit, every launch), copied by TMA into `part` (`SLOTS` 64 x 32
+/// buffers per consumer, as many on the way at once, on the `loaded` barriers), which the text
+/// allocates where the exchange runs; and it runs the kernel's `epilogue` on each slice (`sum`,
+/// with `h`, `q`, `ti` and `tj`). Every program of a tile waits for all the others, so they must
+/// run at once: the dispatchers launch no more programs than the GPU has SMs, and the
+/// interpreter runs as many at once.
 macro_rules! split_k_text {
-    ($text:ident!(@kernel $($args:tt)*)) => {
+    ($text:ident!(@kernel $($args:tt)*), epilogue = ($($epilogue:tt)*)) => {
         $text!(@kernel $($args)*,
                shares = (
                    // Program `share` of the tile's `ways` takes K's steps
@@ -39,30 +47,45 @@ macro_rules! split_k_text {
                    let first = share * all_steps / ways;
                    let steps = (share + 1) * all_steps / ways - first;
                    let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
-                   let stores = share + 1 == ways;
                ),
                exchange = (
-                   // This consumer's half of the tile: its semaphore, and its blocks of
-                   // `partial`, one per program but the last.
+                   // This consumer's half of the tile: its blocks of `partial` and its
+                   // semaphores, one of each per program.
                    let slot = 2 * tile + h;
-                   if !stores {
-                       partial.tile([(ways - 1) * slot + share, 0], [64, BN]).store(acc.load());
-                       semaphore_signal(sems, slot);
-                   } else {
-                       semaphore_wait(sems, slot, ways - 1);
-                       // The others' sums come in by TMA, two buffers deep: block q lands in
-                       // buffer q % 2 while block q - 1 is added.
-                       let (blocks, first_block) = (ways - 1, (ways - 1) * slot);
-                       copy_gmem_to_smem(partial.tile([first_block, 0], [64, BN]), part.at(h).at(0), loaded.at(2 * h));
-                       for q in 0..blocks {
-                           if q + 1 < blocks {
-                               let next = partial.tile([first_block + q + 1, 0], [64, BN]);
-                               copy_gmem_to_smem(next, part.at(h).at((q + 1) % 2), loaded.at(2 * h + (q + 1) % 2));
+                   partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
+                   for p in 0..ways {
+                       if p != share {
+                           semaphore_signal(sems, ways * slot + p);
+                       }
+                   }
+                   semaphore_wait(sems, ways * slot + share, ways - 1);
+                   // The other programs, in order, skipping this one.
+                   let others = ways - 1;
+                   #[unroll]
+                   for q in 0..4 {
+                       if (4 * h + q) % ways == share {
+                           let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
+                           #[unroll]
+                           for i in 0..SLOTS {
+                               if i < others {
+                                   let other = if i < share { i } else { i + 1 };
+                                   let theirs = partial.tile([ways * slot + other, q], [64, 32]);
+                                   copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
+                               }
                            }
-                           barrier_wait(loaded.at(2 * h + q % 2));
-                           acc.store(acc.load() + part.at(h).at(q % 2).load(Layout::Wgmma));
-                           // Every thread has read the buffer before the copy after next rewrites it.
-                           commit_smem();
+                           for i in 0..others {
+                               barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
+                               sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
+                               // Every thread has read the buffer before the next copy rewrites it.
+                               commit_smem();
+                               if i + SLOTS < others {
+                                   let next = i + SLOTS;
+                                   let other = if next < share { next } else { next + 1 };
+                                   let theirs = partial.tile([ways * slot + other, q], [64, 32]);
+                                   copy_gmem_to_smem(theirs, part.at(h).at(i % SLOTS), loaded.at(SLOTS * h + i % SLOTS));
+                               }
+                           }
+                           $($epilogue)*
                        }
                    }
                ));
@@ -75,12 +98,12 @@ use tessel::{AsStream, Element};
 use super::waves::split_ways_arg;
 
 /// A split-K kernel's workspace, with partial sums of type `T` (the kernel's accumulator):
-/// `ways - 1` blocks of 64 KiB (f32 or i32) per 128 x 128 tile: at most 7 MiB for the splits
-/// the dispatchers choose (16 tiles split 8 ways), more for one forced on a larger output.
+/// a 64 KiB block (f32 or i32) per program: at most 132 programs, 8.25 MiB, for the splits the
+/// dispatchers choose, more for one forced on a larger output.
 pub struct Workspace<T: Element> {
-    /// `ways - 1` blocks of 64 x 128 sums for each consumer of each tile.
+    /// A block of 64 x 128 sums for each consumer of each program of each tile.
     partial: DeviceTensor<T>,
-    /// Two semaphores per tile, at zero between launches.
+    /// A semaphore for each consumer of each program of each tile, at zero between launches.
     sems: DeviceTensor<u32>,
 }
 
@@ -107,8 +130,8 @@ impl Partial for i32 {
 impl<T: Partial> Workspace<T> {
     /// The shapes of `partial` and `sems` for an M x N output, K split `ways` ways.
     pub fn shapes(m: usize, n: usize, ways: usize) -> [Vec<usize>; 2] {
-        let tiles = m.div_ceil(128) * n.div_ceil(128);
-        [vec![64 * 2 * tiles * ways.saturating_sub(1), 128], vec![2 * tiles]]
+        let halves = 2 * m.div_ceil(128) * n.div_ceil(128) * ways;
+        [vec![64 * halves, 128], vec![halves]]
     }
 
     /// Runs `f` (an interpretation) with a new workspace for an M x N output split `ways`

@@ -40,6 +40,9 @@ pub(crate) struct Program {
     pub body: Block,
     /// The TMA tensor maps a launch encodes (`Facts::tensor_maps`), whose rules a launch checks.
     pub tensor_maps: Vec<MapUse>,
+    /// Whether a program may wait on a semaphore another program signals: then the programs run
+    /// as many at once as the GPU would (`schedule.rs`).
+    pub waits_on_semaphores: bool,
 }
 
 /// A tensor map over a global parameter: the box (outermost first) and the swizzle.

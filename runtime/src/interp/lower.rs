@@ -29,6 +29,8 @@ struct Lowerer<'a> {
     slots: usize,
     /// The next `Facts::allocs` entry: `typeck` records allocations in program order.
     next_alloc: usize,
+    /// Whether the kernel has a `semaphore_wait`.
+    waits: bool,
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -43,7 +45,7 @@ fn leak(s: &str) -> &'static str {
 /// Lowers a checked kernel.
 pub(crate) fn lower(c: &Compiled) -> Result<Program> {
     let (k, facts) = (&c.kernel, &c.facts);
-    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, next_alloc: 0 };
+    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, next_alloc: 0, waits: false };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }
@@ -92,6 +94,7 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
         slots: l.slots,
         body,
         tensor_maps,
+        waits_on_semaphores: l.waits,
     })
 }
 
@@ -333,7 +336,10 @@ impl Lowerer<'_> {
             }
             K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
             K::Semaphore { op, sems, index, count } => Expr::Semaphore {
-                op: *op,
+                op: {
+                    self.waits |= matches!(op, ast::SemaphoreOp::Wait);
+                    *op
+                },
                 sems: self.boxed(sems)?,
                 index: self.boxed(index)?,
                 count: count.as_deref().map(|n| self.boxed(n)).transpose()?,

@@ -106,11 +106,14 @@
 //! semaphore holds, and saying that no program signalled it: a predecessor that computes for a long
 //! time is waited for, however long. `TESSEL_SEMAPHORE_WAIT_MS` sets that limit in milliseconds
 //! (an invalid value is an [`Error::Interpreter`] at launch). Clusters are
-//! claimed in increasing order (x fastest) by as many workers as the host has cores, so when a
-//! program runs, every lower-numbered cluster has started: a program may wait for signals from its
-//! own cluster and from lower-numbered ones, and a wait for a higher-numbered program may never be
-//! satisfied. (On the GPU, likewise, a program may wait only for programs that can be resident
-//! while it waits: a grid's programs are not all resident at once.)
+//! claimed in increasing order (x fastest) by as many workers as the host has cores, or, for a
+//! kernel that waits on semaphores, by as many as an H200 runs such programs at once (132), so
+//! when a program runs, every lower-numbered cluster has started: a program may wait for signals
+//! from its own cluster and from lower-numbered ones, and from the others of a run of 132 or
+//! fewer consecutive programs that wait on each other (the split-K kernels' tiles); another wait
+//! for a higher-numbered program may never be satisfied. (On the GPU, likewise, a program may wait
+//! only for programs that can be resident while it waits: a grid's programs are not all resident
+//! at once.)
 
 mod bind;
 mod effects;
