@@ -2,7 +2,7 @@
 //! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a `Pipeline`
 //! across a 2 x 1 cluster (cluster-wide releases), K split across a cluster through a peer's shared
 //! memory, a relayout round trip, running sums handed down a chain of programs through global-memory
-//! semaphores, `#[unroll]` loops, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
+//! semaphores, groups of programs that wait on each other, `#[unroll]` loops, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
 //! arguments) returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
@@ -186,6 +186,49 @@ fn semaphores_hand_running_sums_down_a_chain() {
         assert_close(&format!("running_sums, launch {launch}"), &values(&sums), &want, 1e-5);
         assert!(sems.data().iter().all(|&s| s == 0), "launch {launch} left the semaphores at {:?}", sems.data());
     }
+}
+
+/// Groups of 8 programs that all wait for each other (as a split-K kernel's programs of a tile
+/// do): each stores its 64 x 64 tile of `x`, signals the other 7, waits for them, and stores the
+/// sum of its group's tiles.
+#[kernel(grid = (cdiv(P, 64),), consts(W = 8))]
+fn groups_sum(x: Gmem<f32, P, 64>, vals: GmemMut<f32, P, 64>, sums: GmemMut<f32, P, 64>, sems: GmemMut<u32, S>) {
+    let p = program_id(0);
+    let (group, me) = (p / W, p % W);
+    vals.tile([p, 0], [64, 64]).store(x.tile([p, 0], [64, 64]).load(Layout::Wgmma));
+    for other in 0..W {
+        if other != me {
+            semaphore_signal(sems, W * group + other);
+        }
+    }
+    semaphore_wait(sems, W * group + me, W - 1);
+    let mut total = vals.tile([W * group, 0], [64, 64]).load(Layout::Wgmma);
+    for other in 1..W {
+        total = total + vals.tile([W * group + other, 0], [64, 64]).load(Layout::Wgmma);
+    }
+    sums.tile([p, 0], [64, 64]).store(total);
+}
+
+#[test]
+fn programs_that_wait_on_each_other_run_together() {
+    // 160 programs in groups of 8: more than the 132 the interpreter runs at once, so the last
+    // groups start as the first ones finish.
+    let programs = 160;
+    let rows = 64 * programs;
+    let x = Rng::new(109).tensor::<f32>(&[rows, 64], 1.0);
+    let mut vals = HostTensor::new([rows, 64], vec![f32::NAN; rows * 64]).unwrap();
+    let mut sums = HostTensor::new([rows, 64], vec![f32::NAN; rows * 64]).unwrap();
+    let mut sems = HostTensor::<u32>::zeros([programs]).unwrap();
+    groups_sum::interpret(&x, &mut vals, &mut sums, &mut sems).unwrap();
+    let (x, tile) = (values(&x), 64 * 64);
+    let want: Vec<f64> = (0..rows * 64)
+        .map(|i| {
+            let (group, within) = (i / tile / 8, i % tile);
+            (0..8).map(|o| x[(8 * group + o) * tile + within]).sum()
+        })
+        .collect();
+    assert_close("groups_sum", &values(&sums), &want, 1e-6);
+    assert!(sems.data().iter().all(|&s| s == 0), "semaphores left at {:?}", sems.data());
 }
 
 #[test]

@@ -111,8 +111,8 @@ impl Warpgroup<'_> {
                 return Err(error(format!(
                     "`semaphore_wait` gave up on semaphore {i} of `{name}`, which holds {held} of the {n} it waits \
                      for, after {} ms in which no program of the launch made progress: no program signalled it (the \
-                     interpreter runs a program alongside those of its own cluster and of lower-numbered clusters \
-                     only, so it can wait only for their signals)",
+                     interpreter runs a program alongside those of its own cluster and of lower-numbered clusters, \
+                     and of the next ones up to 132 programs at once, so it can wait only for their signals)",
                     self.launch.wait_limit.as_millis()
                 )));
             }
