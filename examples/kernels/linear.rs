@@ -360,7 +360,7 @@ macro_rules! linear_split {
     (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8, LOADS = 2 * SLOTS))]
         pub fn $name(
             x: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -398,7 +398,7 @@ macro_rules! linear_split {
                 run_scoped(
                     collective_axes = [wg],
                     |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>,
-                     loaded: Barrier<1, 16>,
+                     loaded: Barrier<1, LOADS>,
                      // The tile's biases (one copy).
                      b_s: Smem<$t, BN>,
                      biases: Barrier<1>| {

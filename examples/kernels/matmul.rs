@@ -235,7 +235,7 @@ macro_rules! split_k {
     (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8), ragged(M, N, K))]
+                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8, LOADS = 2 * SLOTS), ragged(M, N, K))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             b: Gmem<$t, K, N>,
@@ -269,7 +269,7 @@ macro_rules! split_k {
                 // The stages' shared memory, free now, holds the exchange's buffers.
                 run_scoped(
                     collective_axes = [wg],
-                    |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>, loaded: Barrier<1, 16>| {
+                    |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>, loaded: Barrier<1, LOADS>| {
                         if warpgroup_id() > 0 {
                             let h = warpgroup_id() - 1;
                             $($exchange)*

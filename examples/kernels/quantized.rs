@@ -298,7 +298,7 @@ macro_rules! scaled_split_k {
     (@kernel $name:ident, $t:ident, $acc:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
         #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
                  warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
-                 consts(BM = 128, BN = 128, BK = 128, STAGES = 6, SLOTS = 8))]
+                 consts(BM = 128, BN = 128, BK = 128, STAGES = 6, SLOTS = 8, LOADS = 2 * SLOTS))]
         pub fn $name(
             a: Gmem<$t, M, K>,
             w: Gmem<$t, N, K>,
@@ -336,7 +336,7 @@ macro_rules! scaled_split_k {
                 run_scoped(
                     collective_axes = [wg],
                     |part: Smem<$acc, 2, SLOTS, 64, 32, Swizzle128>,
-                     loaded: Barrier<1, 16>,
+                     loaded: Barrier<1, LOADS>,
                      // The tile's scales: A's two halves and W's (three copies).
                      a_scale_s: Smem<f32, 2, 64>,
                      w_scale_s: Smem<f32, BN>,
