@@ -507,15 +507,15 @@ pub enum Variant {
     Overlapped,
     /// 128 x 64 tiles with eight stages: for a skinny M, where wide tiles leave most SMs idle.
     Narrow,
-    /// 128 x 128 tiles, K split between this many programs per tile (the sums of all but the
-    /// last handed to it through global memory, [`Workspace`]): for a skinny M.
+    /// 128 x 128 tiles, K split between this many programs per tile, which hand each other their
+    /// sums through global memory ([`Workspace`]): for a skinny M.
     Split(usize),
     /// Decoding-sized M: C^T = B^T A^T, 64-column slabs of B streamed through deep rings.
     Skinny(waves::Rows, waves::Spread),
 }
 
 /// The variant for C = A @ B with A M x K and B K x N: `TESSEL_MATMUL=wide|mid|pair|overlapped|narrow`,
-/// a split of K (`split`, `split4`, .. `split32`) or a skinny kernel's name (`skinny16`,
+/// a split of K (`split`, `split3` .. `split32`) or a skinny kernel's name (`skinny16`,
 /// `skinny64x2`, `skinny32k4`: [`waves::skinny_named`]) overrides [`choose`] (for tuning).
 pub fn variant(m: usize, n: usize, k: usize) -> Variant {
     let chosen = std::env::var("TESSEL_MATMUL").ok().and_then(|name| Variant::named(&name));

@@ -173,14 +173,6 @@ pub fn split_ways_arg(ways: usize) -> tessel::Result<i32> {
     }
 }
 
-/// Whether K may be split over the programs of 128 x 128 tiles: above 64 rows, where 128 x 256
-/// tiles would leave more than half the SMs idle, if two programs per tile fit in the SMs and K
-/// has two 64-wide steps or more.
-pub fn split_fits(m: usize, n: usize, k: usize) -> bool {
-    let few_tiles = m.div_ceil(128) * n.div_ceil(256) < SMS / 2;
-    m > 64 && few_tiles && k > 64 && 2 * m.div_ceil(128) * n.div_ceil(128) <= SMS
-}
-
 /// The most programs per tile [`split_ways`] chooses.
 const MAX_CHOSEN_WAYS: usize = 8;
 
@@ -196,12 +188,12 @@ const SPLIT_HBM_BYTES_PER_US: f64 = 3.3e6;
 /// 128 x 128, more with the GPU busy).
 const SPLIT_EXCHANGE_US: f64 = 0.5;
 
-/// How many programs share each 128 x 128 tile's K (`elem_bytes` the operands' size), where that
-/// may be split ([`split_fits`]), a row of K holds 8 KiB or more and three programs per tile fit
-/// in the SMs (with 45 to 66 tiles the 128 x 64 ones are faster): the count, 2 to 8, whose
-/// programs finish first by a model of their time: the longer of a program's share of A and B
-/// streamed at its SM's rate and B streamed from HBM, plus the exchange of their sums, which
-/// grows with their number. Every program keeps two steps of K (128 bytes of a row each), and the
+/// How many programs share each 128 x 128 tile's K (`elem_bytes` the operands' size), where M is
+/// above 64 rows (the skinny kernels' below), a row of K holds 8 KiB or more and three programs
+/// per tile fit in the SMs (with 45 to 66 tiles the 128 x 64 ones are faster): the count, 2 to 8,
+/// whose programs finish first by a model of their time: the longer of a program's share of A
+/// and B streamed at its SM's rate and B streamed from HBM, plus the exchange of their sums,
+/// which grows with their number. Every program keeps two steps of K (128 bytes of a row each), and the
 /// programs fit in the SMs at once (the exchange needs them all running).
 ///
 /// The fewer programs, the longer their shares; the more, the longer the exchange, so 8-bit
@@ -215,7 +207,7 @@ const SPLIT_EXCHANGE_US: f64 = 0.5;
 /// linear layer).
 pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usize> {
     let tiles = m.div_ceil(128) * n.div_ceil(128);
-    if !split_fits(m, n, k) || k * elem_bytes < 8 << 10 || 3 * tiles > SMS {
+    if m <= 64 || k * elem_bytes < 8 << 10 || 3 * tiles > SMS {
         return None;
     }
     let steps = k * elem_bytes / 128;
@@ -241,9 +233,9 @@ pub enum Kernel {
     Overlapped,
     /// 128 x 64 tiles with eight stages.
     Narrow,
-    /// 128 x 128 tiles, K split between this many programs per tile (the sums of all but the
-    /// last handed to it through global memory, `workspace.rs`): for more than 64 rows, few
-    /// tiles and a long K ([`split_ways`]).
+    /// 128 x 128 tiles, K split between this many programs per tile, which hand each other their
+    /// sums through global memory (`workspace.rs`): for more than 64 rows, few tiles and a long K
+    /// ([`split_ways`]).
     Split(usize),
     /// Decoding-sized M: the transposed product, 64-row slabs of the weights streamed through
     /// deep rings ([`skinny`]).

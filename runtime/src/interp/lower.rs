@@ -335,15 +335,15 @@ impl Lowerer<'_> {
                 Expr::Arrive { barrier: self.boxed(barrier)?, cluster: cluster.is_some() }
             }
             K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
-            K::Semaphore { op, sems, index, count } => Expr::Semaphore {
-                op: {
-                    self.waits |= matches!(op, ast::SemaphoreOp::Wait);
-                    *op
-                },
-                sems: self.boxed(sems)?,
-                index: self.boxed(index)?,
-                count: count.as_deref().map(|n| self.boxed(n)).transpose()?,
-            },
+            K::Semaphore { op, sems, index, count } => {
+                self.waits |= matches!(op, ast::SemaphoreOp::Wait);
+                Expr::Semaphore {
+                    op: *op,
+                    sems: self.boxed(sems)?,
+                    index: self.boxed(index)?,
+                    count: count.as_deref().map(|n| self.boxed(n)).transpose()?,
+                }
+            }
             _ => return Err(internal("not a memory expression")),
         })
     }

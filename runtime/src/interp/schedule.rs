@@ -4,7 +4,8 @@
 //! Worker threads (as many as cores, at most one per cluster) take clusters in order from an atomic
 //! counter; for a kernel whose programs wait on each other's semaphores, as many as the GPU runs
 //! programs at once (one per SM, [`CONCURRENT_PROGRAMS`]), so that programs that all wait for each
-//! other (the split-K kernels' tiles) run together, as they do on the GPU. A cluster runs as one unit because multicast copies write into every program of it. A
+//! other (the split-K kernels' tiles) run together, as they do on the GPU. A cluster runs as one
+//! unit because multicast copies write into every program of it. A
 //! cluster of one single-warpgroup program runs on the worker itself; otherwise each warpgroup of
 //! each of its programs gets a scoped thread, so barriers between warpgroups behave as on the GPU.
 //!
@@ -36,15 +37,16 @@ fn record(failed: &Failure, cluster: usize, err: Error) {
 
 /// How many programs a kernel that waits on semaphores runs at once: as many as an H200 has SMs,
 /// one program per SM (its programs take most of an SM's shared memory).
-const CONCURRENT_PROGRAMS: usize = 132;
+pub(crate) const CONCURRENT_PROGRAMS: usize = 132;
 
 /// Runs every program of the grid.
 pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
     let clusters: usize = (0..3).map(|d| launch.grid[d] / prog.cluster[d]).product();
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
-    let at_once = match prog.waits_on_semaphores {
-        true => CONCURRENT_PROGRAMS / prog.cluster.iter().product::<usize>().max(1),
-        false => cores,
+    let at_once = if prog.waits_on_semaphores {
+        CONCURRENT_PROGRAMS / prog.cluster.iter().product::<usize>().max(1)
+    } else {
+        cores
     };
     let workers = at_once.min(clusters).max(1);
     let next = AtomicUsize::new(0);

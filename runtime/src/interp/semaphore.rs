@@ -28,6 +28,7 @@ use super::effects::stopped;
 use super::exec::Warpgroup;
 use super::ir::Expr;
 use super::numeric::error;
+use super::schedule::CONCURRENT_PROGRAMS;
 use super::value::Value;
 use crate::Result;
 
@@ -112,7 +113,8 @@ impl Warpgroup<'_> {
                     "`semaphore_wait` gave up on semaphore {i} of `{name}`, which holds {held} of the {n} it waits \
                      for, after {} ms in which no program of the launch made progress: no program signalled it (the \
                      interpreter runs a program alongside those of its own cluster and of lower-numbered clusters, \
-                     and of the next ones up to 132 programs at once, so it can wait only for their signals)",
+                     and of the next ones up to {CONCURRENT_PROGRAMS} programs at once, so it can wait only for their \
+                     signals)",
                     self.launch.wait_limit.as_millis()
                 )));
             }
