@@ -301,6 +301,66 @@ fn a_failing_program_stops_the_programs_waiting_for_it() {
     assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
 }
 
+/// A cluster's program 1 sends a tile into program 0's `recv`, which shares its shared memory
+/// with program 0's previous scope, where program 0 is still busy rewriting `scratch`: the copy
+/// must wait until program 0 has entered `recv`'s scope, as the cluster barrier at that entry
+/// makes it wait on the GPU, or program 0's late writes to `scratch` clobber what it received.
+#[kernel(grid = (2,), cluster = (2,))]
+fn late_receiver(x: Gmem<f32, 64, 32>, y: GmemMut<f32, 64, 32>) {
+    let rank = cluster_rank();
+    run_scoped(|scratch: Smem<f32, 64, 32>| {
+        if rank == 0 {
+            for _ in 0..64 {
+                scratch.store(x.tile([0, 0], [64, 32]).load(Layout::Strided) * 0.0);
+            }
+        }
+    });
+    run_scoped(|recv: Smem<f32, 64, 32>, got: Barrier| {
+        if rank == 1 {
+            recv.store(x.tile([0, 0], [64, 32]).load(Layout::Strided));
+            commit_smem();
+            copy_smem_to_peer(recv, recv, got, 0);
+        } else {
+            barrier_wait(got);
+            y.tile([0, 0]).store(recv.load(Layout::Strided));
+        }
+    });
+}
+
+#[test]
+fn a_copy_to_a_peer_lands_once_the_peer_has_entered_the_scope() {
+    let x = Rng::new(111).tensor::<f32>(&[64, 32], 1.0);
+    for _ in 0..4 {
+        let mut y = HostTensor::new([64, 32], vec![f32::NAN; 64 * 32]).unwrap();
+        late_receiver::interpret(&x, &mut y).unwrap();
+        let wrong = values(&y).iter().zip(values(&x)).filter(|(a, b)| a != &b).count();
+        assert_eq!(wrong, 0, "{wrong} of the {} values received differ from those sent", 64 * 32);
+    }
+}
+
+/// Each of S / 2 + 1 programs adds 2 to the three semaphores from its own on, with one signal of
+/// a range.
+#[kernel(grid = (S / 2 + 1,))]
+fn signals_ahead(sems: GmemMut<u32, S>) {
+    let p = program_id(0);
+    semaphore_signal(sems, p..p + 3, 2);
+}
+
+#[test]
+fn a_signal_of_a_range_adds_to_each_semaphore() {
+    // 4 programs over 6 semaphores: semaphore i hears from the programs i - 2 ..= i.
+    let mut sems = HostTensor::<u32>::zeros([6]).unwrap();
+    signals_ahead::interpret(&mut sems).unwrap();
+    assert_eq!(sems.data(), &[2, 4, 6, 6, 4, 2]);
+    // 3 programs over 4 semaphores: program 2's range runs past the end, an error naming the
+    // first index outside (a failed launch leaves the tensors as they were).
+    let mut sems = HostTensor::<u32>::zeros([4]).unwrap();
+    let msg = signals_ahead::interpret(&mut sems).unwrap_err().to_string();
+    assert!(msg.contains("program (2, 0, 0)"), "{msg}");
+    assert!(msg.contains("`semaphore_signal(sems, 4)`: index 4 is outside the 4 semaphores of `sems`"), "{msg}");
+    assert_eq!(sems.data(), &[0, 0, 0, 0]);
+}
+
 /// Integers narrower than 32 bits wrap at their width, as Rust's wrapping arithmetic and `as`
 /// (the reference `gpu_ops.rs` holds the GPU to as well).
 #[test]

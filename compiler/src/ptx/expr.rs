@@ -71,8 +71,8 @@ impl Gen<'_> {
             K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
             K::BarrierArrive { barrier, cluster } => sync::emit_arrive(self, barrier, cluster.is_some()),
             K::BarrierWait(b) => sync::emit_wait(self, b),
-            K::Semaphore { op, sems, index, count } => {
-                semaphore::emit_semaphore(self, *op, sems, index, count.as_deref())
+            K::Semaphore { op, sems, index, end, count } => {
+                semaphore::emit_semaphore(self, *op, sems, (index, end.as_deref()), count.as_deref())
             }
             K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, n.value),
             K::RunScoped { collective_axes, params, body } => {

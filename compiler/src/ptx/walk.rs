@@ -136,11 +136,11 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             expr(barrier, f);
             expr(rank, f);
         }
-        K::Semaphore { sems, index, count, .. } => {
+        K::Semaphore { sems, index, end, count, .. } => {
             expr(sems, f);
             expr(index, f);
-            if let Some(n) = count {
-                expr(n, f);
+            for e in end.iter().chain(count) {
+                expr(e, f);
             }
         }
         K::RunScoped { body, .. } => block(body, f),

@@ -461,11 +461,14 @@ pub enum ExprKind {
     /// `semaphore_signal(sems, i)` / `semaphore_wait(sems, i)`, each with an optional count `n`
     /// (default 1) as a third argument: semaphore `i` of the `GmemMut<u32, N>` parameter `sems`
     /// receives `n` after the warpgroup's earlier global stores, or is waited for until it holds `n`,
-    /// which the wait takes.
+    /// which the wait takes. A signal may name a range, `semaphore_signal(sems, i..end)`: each
+    /// semaphore of it receives `n`, all after one release.
     Semaphore {
         op: SemaphoreOp,
         sems: Box<Expr>,
         index: Box<Expr>,
+        /// The end of the range `index..end`, when the signal names one.
+        end: Option<Box<Expr>>,
         count: Option<Box<Expr>>,
     },
     /// `set_max_registers(n)`: `setmaxnreg` for this warpgroup.

@@ -255,10 +255,11 @@ fn lower_arrive(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     Some(ExprKind::BarrierArrive { barrier: boxed(ctx, &a[0]), cluster })
 }
 
-/// `semaphore_signal(sems, i)`, `semaphore_wait(sems, i)`, or either with a count `n` third.
+/// `semaphore_signal(sems, i)`, `semaphore_wait(sems, i)`, or either with a count `n` third; a
+/// signal's index may be a range `start..end`.
 fn lower_semaphore(ctx: &Ctxt, span: Loc, op: SemaphoreOp, a: &Args) -> Option<ExprKind> {
+    let name = op.name();
     if !(2..=3).contains(&a.len()) {
-        let name = op.name();
         ctx.type_error(
             span,
             format!("`{name}(sems, i)` takes 2 or 3 arguments, got {}", a.len()),
@@ -266,12 +267,25 @@ fn lower_semaphore(ctx: &Ctxt, span: Loc, op: SemaphoreOp, a: &Args) -> Option<E
         );
         return None;
     }
-    Some(ExprKind::Semaphore {
-        op,
-        sems: boxed(ctx, &a[0]),
-        index: boxed(ctx, &a[1]),
-        count: a.get(2).map(|n| boxed(ctx, n)),
-    })
+    let (index, end) = match &a[1] {
+        syn::Expr::Range(r) => {
+            let (syn::RangeLimits::HalfOpen(_), Some(start), Some(end)) = (r.limits, &r.start, &r.end) else {
+                ctx.unsupported(loc_of(&a[1]), "open or closed ranges of semaphores (write `start..end`)");
+                return None;
+            };
+            if op == SemaphoreOp::Wait {
+                ctx.type_error(
+                    loc_of(&a[1]),
+                    "`semaphore_wait` waits on one semaphore, not a range",
+                    "wait on each semaphore of the range in turn, or signal one semaphore that counts them",
+                );
+                return None;
+            }
+            (boxed(ctx, start), Some(boxed(ctx, end)))
+        }
+        index => (boxed(ctx, index), None),
+    };
+    Some(ExprKind::Semaphore { op, sems: boxed(ctx, &a[0]), index, end, count: a.get(2).map(|n| boxed(ctx, n)) })
 }
 
 /// A call of `form` with `n` arguments and an optional last one, `flag = true`: the flag's span if

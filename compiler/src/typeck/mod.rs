@@ -629,8 +629,8 @@ impl<'a> Checker<'a> {
             }
             K::BarrierArrive { barrier, cluster } => memory::check_arrive(self, barrier, *cluster),
             K::BarrierWait(b) => memory::check_barrier_use(self, b),
-            K::Semaphore { op, sems, index, count } => {
-                semaphore::check_semaphore(self, *op, sems, index, count.as_deref())
+            K::Semaphore { op, sems, index, end, count } => {
+                semaphore::check_semaphore(self, *op, sems, (index, end.as_deref()), count.as_deref())
             }
             K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),
             K::RunScoped { collective_axes, params, body } => {

@@ -4,22 +4,36 @@
 //! other through (Pallas's `pl.semaphore_signal` / `pl.semaphore_wait`). The PTX adds to it with
 //! `red.release.gpu.global.add.u32` and takes from it with `atom.acquire.gpu.global.cas.b32` at
 //! `sems + 4 * i`, so the rules below are what those instructions need of the array, the index
-//! and the count.
+//! and the count. A signal of a range `i..end` makes one release for all its semaphores
+//! (`fence.acq_rel.gpu`, then a relaxed add to each), so its bounds follow the index's rules.
 
 use super::{scalar, Checker, DimVal, GmemTy, Ty};
 use crate::syntax::ast::{Expr, SemaphoreOp};
 use crate::types::DType;
 
-/// `semaphore_signal(sems, i)`, `semaphore_wait(sems, i)`, each with an optional count `n`.
+/// `semaphore_signal(sems, i)`, `semaphore_wait(sems, i)`, each with an optional count `n`; a
+/// signal's `i..end`.
 pub(super) fn check_semaphore(
     ck: &mut Checker,
     op: SemaphoreOp,
     sems: &Expr,
-    index: &Expr,
+    (index, end): (&Expr, Option<&Expr>),
     count: Option<&Expr>,
 ) -> Ty {
     let array = check_semaphore_array(ck, op, sems);
-    check_semaphore_index(ck, array.as_ref(), index);
+    let first = check_semaphore_index(ck, array.as_ref(), index, 0);
+    if let Some(end) = end {
+        let last = check_semaphore_index(ck, array.as_ref(), end, 1);
+        if let (Some(first), Some(last)) = (first, last) {
+            if last <= first {
+                ck.ctx.type_error(
+                    end,
+                    format!("the range {first}..{last} names no semaphore"),
+                    "a range of semaphores ends after it starts",
+                );
+            }
+        }
+    }
     if let Some(n) = count {
         check_semaphore_count(ck, op, n);
     }
@@ -83,21 +97,27 @@ fn check_semaphore_array(ck: &mut Checker, op: SemaphoreOp, sems: &Expr) -> Opti
 }
 
 /// The index is a 32-bit integer (the PTX forms the address with `mad.wide.u32`); a constant one
-/// lies inside an array of static length. A runtime index outside the array is the kernel's
-/// business: the GPU skips the operation, the interpreter reports it.
-fn check_semaphore_index(ck: &mut Checker, array: Option<&GmemTy>, index: &Expr) {
+/// lies inside an array of static length, shifted by `past` (1 for a range's end, which may be
+/// the length). A runtime index outside the array is the kernel's business: the GPU skips the
+/// operation, the interpreter reports it. Returns the index when it is a constant.
+fn check_semaphore_index(ck: &mut Checker, array: Option<&GmemTy>, index: &Expr, past: i64) -> Option<i64> {
     let ty = ck.check_expr(index);
     if !scalar::expect_index(ck, index, &ty, "a semaphore index") {
-        return;
+        return None;
     }
-    let (Some(g), Some(i)) = (array, scalar::eval_const(ck, index)) else { return };
-    if let Some(DimVal::Static(len)) = g.shape.first() {
-        if !(0..*len).contains(&i) {
-            ck.ctx.type_error(
-                index,
-                format!("index {i} is out of range for the {len} semaphores of `{}`", g.name),
-                format!("a semaphore index of `{}` is 0 to {}", g.name, len - 1),
-            );
+    let i = scalar::eval_const(ck, index)?;
+    if let Some(g) = array {
+        if let Some(DimVal::Static(len)) = g.shape.first() {
+            if !(past..*len + past).contains(&i) {
+                let name = &g.name;
+                let (what, last) = if past == 0 { ("index", len - 1) } else { ("range end", *len) };
+                ck.ctx.type_error(
+                    index,
+                    format!("{what} {i} is out of range for the {len} semaphores of `{name}`"),
+                    format!("a semaphore {what} of `{name}` is {past} to {last}"),
+                );
+            }
         }
     }
+    Some(i)
 }

@@ -141,8 +141,8 @@ impl Warpgroup<'_> {
     }
 
     /// A bulk copy into program `rank` of the cluster: the bytes land in its buffer when issued,
-    /// then count as one arrival on its barrier (held until it has entered the barrier's scope, as
-    /// for a cluster-wide `barrier_arrive`).
+    /// then count as one arrival on its barrier. The peer is in the barrier's scope by then (its
+    /// entry is a cluster-wide barrier), so the bytes land in memory that scope owns.
     fn copy_to_peer(&mut self, src: &Expr, dst: &Expr, barrier: &Expr, rank: &Expr) -> Result<()> {
         let from = self.eval(src)?.smem()?;
         let to = self.eval(dst)?.smem()?;
@@ -168,6 +168,15 @@ impl Warpgroup<'_> {
     /// The program-wide barrier of a `run_scoped` (`bar.sync 0`).
     pub(crate) fn sync_program(&mut self) -> Result<()> {
         match self.state().sync_program(self.wg, &self.place()) {
+            WaitEnd::Done => Ok(()),
+            WaitEnd::Stopped => Err(stopped()),
+        }
+    }
+
+    /// The cluster-wide barrier of a `run_scoped` that allocates barriers in a cluster
+    /// (`barrier.cluster.arrive` / `wait`).
+    pub(crate) fn sync_cluster(&mut self) -> Result<()> {
+        match self.state().sync_cluster(self.wg, &self.place()) {
             WaitEnd::Done => Ok(()),
             WaitEnd::Stopped => Err(stopped()),
         }

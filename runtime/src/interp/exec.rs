@@ -192,14 +192,20 @@ impl<'a> Warpgroup<'a> {
             Expr::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
             Expr::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
             Expr::Nop => Value::Unit,
-            Expr::RunScoped { allocs, body, sync_entry, sync_exit } => {
+            Expr::RunScoped { allocs, body, sync_entry, sync_exit, sync_cluster } => {
                 if *sync_entry {
                     self.sync_program()?;
                 }
                 for (slot, how) in allocs {
                     self.frame[*slot] = self.allocate(how)?;
                 }
+                if *sync_cluster {
+                    self.sync_cluster()?;
+                }
                 let value = self.block(body)?;
+                if *sync_cluster {
+                    self.sync_cluster()?;
+                }
                 if *sync_exit {
                     self.sync_program()?;
                 }
@@ -211,7 +217,9 @@ impl<'a> Warpgroup<'a> {
                 self.block(body)?
             }
             Expr::Wgmma { acc, a, b, accumulate } => self.wgmma(acc, a, b, accumulate.as_deref())?,
-            Expr::Semaphore { op, sems, index, count } => self.semaphore(*op, sems, index, count.as_deref())?,
+            Expr::Semaphore { op, sems, index, end, count } => {
+                self.semaphore(*op, sems, (index, end.as_deref()), count.as_deref())?
+            }
             Expr::Mma { acc, a, b } => self.mma(acc, a, b)?,
             Expr::Tile { .. }
             | Expr::At { .. }

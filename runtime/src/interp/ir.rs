@@ -232,24 +232,28 @@ pub(crate) enum Expr {
         cluster: bool,
     },
     Wait(Box<Expr>),
-    /// `semaphore_signal` / `semaphore_wait` on counter `index` of the `u32` array `sems`, by
-    /// `count` (1 when not written).
+    /// `semaphore_signal` / `semaphore_wait` on counter `index` of the `u32` array `sems` (each
+    /// counter of `index..end` for a signal of a range), by `count` (1 when not written).
     Semaphore {
         op: SemaphoreOp,
         sems: Box<Expr>,
         index: Box<Expr>,
+        end: Option<Box<Expr>>,
         count: Option<Box<Expr>>,
     },
     /// `wgmma_wait`, `commit_smem`, `wait_smem_to_gmem`, `set_max_registers`: ordering and
     /// resource hints that a synchronous interpreter has no use for.
     Nop,
     /// `run_scoped`; entering it is a program-wide barrier when it allocates shared memory or
-    /// barriers (`sync_entry`), and so is leaving it when it allocates barriers (`sync_exit`).
+    /// barriers (`sync_entry`), and so is leaving it when it allocates barriers (`sync_exit`); in
+    /// a cluster, entering (once its barriers are initialised) and leaving a scope that allocates
+    /// barriers is a cluster-wide one too (`sync_cluster`).
     RunScoped {
         allocs: Vec<(usize, Allocation)>,
         body: Block,
         sync_entry: bool,
         sync_exit: bool,
+        sync_cluster: bool,
     },
     /// `run_state(Acc::from_regs(init), |slot| body)`.
     RunState {

@@ -31,6 +31,8 @@ struct Lowerer<'a> {
     next_alloc: usize,
     /// Whether the kernel has a `semaphore_wait`.
     waits: bool,
+    /// Whether the kernel runs in clusters of more than one program.
+    clustered: bool,
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -45,7 +47,8 @@ fn leak(s: &str) -> &'static str {
 /// Lowers a checked kernel.
 pub(crate) fn lower(c: &Compiled) -> Result<Program> {
     let (k, facts) = (&c.kernel, &c.facts);
-    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, next_alloc: 0, waits: false };
+    let clustered = k.attr.cluster_size() > 1;
+    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, next_alloc: 0, waits: false, clustered };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }
@@ -335,12 +338,13 @@ impl Lowerer<'_> {
                 Expr::Arrive { barrier: self.boxed(barrier)?, cluster: cluster.is_some() }
             }
             K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
-            K::Semaphore { op, sems, index, count } => {
+            K::Semaphore { op, sems, index, end, count } => {
                 self.waits |= matches!(op, ast::SemaphoreOp::Wait);
                 Expr::Semaphore {
                     op: *op,
                     sems: self.boxed(sems)?,
                     index: self.boxed(index)?,
+                    end: end.as_deref().map(|e| self.boxed(e)).transpose()?,
                     count: count.as_deref().map(|n| self.boxed(n)).transpose()?,
                 }
             }
@@ -490,14 +494,15 @@ impl Lowerer<'_> {
             names.push(name.to_string());
         }
         // As the PTX writer: shared memory or barriers make the entry a program-wide barrier, and
-        // barriers the exit too.
+        // barriers the exit too; in a cluster, barriers make both cluster-wide barriers as well.
         let sync_entry = allocs.iter().any(|a| !matches!(a, Allocation::Acc { .. }));
         let sync_exit = allocs.iter().any(|a| matches!(a, Allocation::Barrier { .. }));
+        let sync_cluster = sync_exit && self.clustered;
         self.scopes.push(HashMap::new());
         let allocs = allocs.into_iter().zip(&names).map(|(a, n)| (self.bind(n), a)).collect();
         let body = self.block(body);
         self.scopes.pop();
-        Ok(Expr::RunScoped { allocs, body: body?, sync_entry, sync_exit })
+        Ok(Expr::RunScoped { allocs, body: body?, sync_entry, sync_exit, sync_cluster })
     }
 
     fn run_state(&mut self, init: &ast::Expr, param: &proc_macro2::Ident, body: &ast::Block) -> Result<Expr> {

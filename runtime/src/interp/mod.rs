@@ -59,8 +59,10 @@
 //!   cluster's programs in step (`barrier_arrive(bar, cluster = true)` releases), or it races (on
 //!   the GPU too).
 //! - `copy_smem_to_peer(src, dst, bar, rank)` writes `src`'s values into `dst` of program `rank`
-//!   of the cluster when issued, then counts as one arrival on that program's `bar` (held until it
-//!   has entered the barrier's scope, like a cluster-wide `barrier_arrive`); a rank outside the
+//!   of the cluster when issued, then counts as one arrival on that program's `bar`: that program
+//!   has entered the scope by then, since entering and leaving a scope that allocates barriers is
+//!   a cluster-wide barrier in a cluster (as `barrier.cluster.arrive` / `wait` make it on the GPU),
+//!   so the bytes never land in memory an earlier scope of the peer still uses; a rank outside the
 //!   cluster is an `Error::Interpreter`.
 //! - `copy_smem_to_gmem(src, tile)` writes synchronously, dropping elements outside the array;
 //!   `commit_smem`, `wait_smem_to_gmem`, `wgmma_wait`, `set_max_registers` do nothing.
@@ -96,7 +98,8 @@
 //!
 //! **Semaphores.** `semaphore_signal(sems, i, n)` adds `n` (default 1; a `u32`, wrapping at 2^32)
 //! to element `i` of the `u32` array `sems`, once per warpgroup that executes it, with a release
-//! read-modify-write; `semaphore_wait(sems, i, n)` polls the element (yielding, then sleeping 50 µs
+//! read-modify-write (to each element of `i..end` for `semaphore_signal(sems, i..end, n)`, every
+//! index checked first); `semaphore_wait(sems, i, n)` polls the element (yielding, then sleeping 50 µs
 //! between polls) until it holds at least `n`, then takes `n` with an acquire compare-exchange, so
 //! the loads after a wait see the stores the signalling warpgroup made before its signal. An index
 //! outside the array is an error. A wait always ends: it stops when its cluster fails, and gives up

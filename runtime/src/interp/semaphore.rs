@@ -45,30 +45,37 @@ const SPIN_POLLS: u32 = 64;
 const POLL_SLEEP: Duration = Duration::from_micros(50);
 
 impl Warpgroup<'_> {
-    /// `semaphore_signal(sems, i, n)` or `semaphore_wait(sems, i, n)`.
+    /// `semaphore_signal(sems, i, n)`, `semaphore_wait(sems, i, n)`, or a signal of `i..end`.
     pub(crate) fn semaphore(
         &mut self,
         op: SemaphoreOp,
         sems: &Expr,
-        index: &Expr,
+        (index, end): (&Expr, Option<&Expr>),
         count: Option<&Expr>,
     ) -> Result<Value> {
         let Value::Gmem(param) = self.eval(sems)? else {
             return Err(error("internal: a semaphore array that is not a global array"));
         };
         let i = self.eval_scalar(index)?.to_i64();
+        let end = match end {
+            Some(e) => self.eval_scalar(e)?.to_i64(),
+            None => i + 1,
+        };
         // The count is a 32-bit register on the GPU: its bits, as `u32`.
         let n = match count {
             Some(c) => self.eval_scalar(c)?.to_i64() as u32,
             None => 1,
         };
-        let cell = self.counter(op, param, i)?;
         match op {
             SemaphoreOp::Signal => {
-                signal(cell, n);
+                // Every index is checked before any counter changes, as one release covers them.
+                let cells = (i..end).map(|i| self.counter(op, param, i)).collect::<Result<Vec<_>>>()?;
+                for cell in cells {
+                    signal(cell, n);
+                }
                 self.launch.advance();
             }
-            SemaphoreOp::Wait => self.wait_for(cell, n, param, i)?,
+            SemaphoreOp::Wait => self.wait_for(self.counter(op, param, i)?, n, param, i)?,
         }
         Ok(Value::Unit)
     }

@@ -9,7 +9,11 @@
 //!
 //! Entering a `run_scoped` that allocates shared memory or barriers, and leaving one that allocates
 //! barriers, is a program-wide barrier (`bar.sync 0` in the PTX): it completes when every
-//! warpgroup that has not finished has reached it (a finished warpgroup counts as arrived).
+//! warpgroup that has not finished has reached it (a finished warpgroup counts as arrived). In a
+//! cluster, entering and leaving a scope that allocates barriers is also a cluster-wide barrier
+//! (`barrier.cluster.arrive` / `wait`), over every warpgroup of every program of the cluster: so a
+//! peer's copy into this program's shared memory (`copy_smem_to_peer`) lands only once this
+//! program has entered the scope, not in memory that an earlier scope still uses.
 //!
 //! Deadlock: when every warpgroup of the program that has not finished is blocked (waiting for a
 //! barrier phase that has not completed, or at a program-wide barrier), nothing can unblock it. The last warpgroup to block (or to finish) sees this
@@ -49,6 +53,8 @@ enum Blocked {
     Phase { key: (usize, usize), phase: u64 },
     /// The program-wide barrier, until its generation moves on.
     Program { generation: u64 },
+    /// The cluster-wide barrier, until its generation moves on.
+    Cluster { generation: u64 },
 }
 
 /// The program-wide barrier of `run_scoped` (`bar.sync 0`).
@@ -62,6 +68,9 @@ struct ProgramBarrier {
 struct SyncState {
     barriers: HashMap<(usize, usize), BarrierState>,
     program: ProgramBarrier,
+    /// The cluster-wide barrier: arrivals are counted in program 0's, and every program's
+    /// generation moves on together.
+    cluster: ProgramBarrier,
     /// Warpgroups that have not finished.
     live: usize,
     waiting: Vec<Option<Blocked>>,
@@ -83,6 +92,7 @@ impl SyncState {
                 completed % 2 != phase % 2
             }
             Blocked::Program { generation } => self.program.generation != generation,
+            Blocked::Cluster { generation } => self.cluster.generation != generation,
         }
     }
 
@@ -150,6 +160,19 @@ pub(crate) struct ProgramState {
 pub(crate) enum WaitEnd {
     Done,
     Stopped,
+}
+
+/// Completes the cluster-wide barrier if every running warpgroup of the cluster has reached it.
+fn release_cluster(all: &mut [SyncState], wake: &Condvar) {
+    let live: usize = all.iter().map(|s| s.live).sum();
+    let arrived = all[0].cluster.arrived;
+    if arrived > 0 && arrived >= live {
+        all[0].cluster.arrived = 0;
+        for s in all.iter_mut() {
+            s.cluster.generation += 1;
+        }
+        wake.notify_all();
+    }
 }
 
 /// Whether every warpgroup of the cluster that has not finished is blocked for good.
@@ -228,6 +251,16 @@ impl ProgramState {
         self.block(all, wg, me, place)
     }
 
+    /// The cluster-wide barrier: blocks warpgroup `wg` until every running warpgroup of every
+    /// program of the cluster reached it.
+    pub(crate) fn sync_cluster(&self, wg: usize, place: &Place) -> WaitEnd {
+        let mut all = self.lock();
+        let me = Blocked::Cluster { generation: all[self.rank].cluster.generation };
+        all[0].cluster.arrived += 1;
+        release_cluster(&mut all, &self.sync.wake);
+        self.block(all, wg, me, place)
+    }
+
     /// Waits (under the lock) until `me` is satisfied, the cluster fails, or it deadlocks.
     fn block(&self, mut all: MutexGuard<'_, Vec<SyncState>>, wg: usize, me: Blocked, place: &Place) -> WaitEnd {
         loop {
@@ -260,6 +293,7 @@ impl ProgramState {
         s.live = s.live.saturating_sub(1);
         s.waiting[wg] = None;
         s.release_program(&self.sync.wake);
+        release_cluster(&mut all, &self.sync.wake);
         if all.iter().all(|s| s.failure.is_none()) && deadlocked(&all) {
             let msg = deadlock_message(&all, self.rank, place);
             all[self.rank].failure = Some(Error::Interpreter(msg));
@@ -321,6 +355,16 @@ fn deadlock_message(all: &[SyncState], rank: usize, place: &Place) -> String {
                      memory or barriers ({} of {} running warpgroup(s) there; every warpgroup must enter and leave \
                      such a scope)",
                     s.program.arrived, s.live
+                ));
+                continue;
+            }
+            Some(Blocked::Cluster { .. }) => {
+                let live: usize = all.iter().map(|s| s.live).sum();
+                parts.push(format!(
+                    "warpgroup {wg} waits at the cluster-wide barrier of a `run_scoped` that allocates barriers ({} of \
+                     {live} running warpgroup(s) of the cluster there; every program of the cluster must enter and \
+                     leave such a scope)",
+                    all[0].cluster.arrived
                 ));
                 continue;
             }
