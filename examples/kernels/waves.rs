@@ -193,8 +193,8 @@ const SPLIT_EXCHANGE_US: f64 = 0.5;
 /// per tile fit in the SMs (with 45 to 66 tiles the 128 x 64 ones are faster): the count, 2 to 8,
 /// whose programs finish first by a model of their time: the longer of a program's share of A
 /// and B streamed at its SM's rate and B streamed from HBM, plus the exchange of their sums,
-/// which grows with their number. Every program keeps two steps of K (128 bytes of a row each), and the
-/// programs fit in the SMs at once (the exchange needs them all running).
+/// which grows with their number. Every program keeps two steps of K (128 bytes of a row each),
+/// and the programs fit in the SMs at once (the exchange needs them all running).
 ///
 /// The fewer programs, the longer their shares; the more, the longer the exchange, so 8-bit
 /// operands (half the bytes per share, the same f32 sums) take fewer. Measured on the H200

@@ -66,11 +66,17 @@ fn operands(g: &mut Gen, sems: &Expr, index: &Expr, count: Option<&Expr>) -> Opt
     Some(Semaphore { base, index, count, len })
 }
 
-/// True in the warpgroup's leader when `index` is inside the array: the thread that operates on
-/// that semaphore. Unsigned, so a negative index is outside too.
-fn issuer(g: &mut Gen, sem: &Semaphore, index: &str) -> String {
+/// True when `index` is inside the array. Unsigned, so a negative index is outside too.
+fn inside(g: &mut Gen, sem: &Semaphore, index: &str) -> String {
     let inside = g.w.reg(Class::Pred);
     g.w.ins(format!("setp.lt.u32 {inside}, {index}, {}", sem.len));
+    inside
+}
+
+/// True in the warpgroup's leader when `index` is inside the array: the thread that operates on
+/// that semaphore.
+fn issuer(g: &mut Gen, sem: &Semaphore, index: &str) -> String {
+    let inside = inside(g, sem, index);
     let issue = g.w.reg(Class::Pred);
     g.w.ins(format!("and.pred {issue}, {inside}, {}", g.lanes.leader));
     issue
@@ -110,9 +116,7 @@ fn emit_signal_range(g: &mut Gen, sem: &Semaphore, end: &str) {
     g.w.put_label(&next);
     g.w.ins(format!("setp.ge.s32 {past}, {i}, {end}"));
     g.w.ins(format!("@{past} bra {done}"));
-    // Unsigned, so a negative index is outside the array too.
-    let inside = g.w.reg(Class::Pred);
-    g.w.ins(format!("setp.lt.u32 {inside}, {i}, {}", sem.len));
+    let inside = inside(g, sem, &i);
     let addr = address(g, sem, &i);
     g.w.ins(format!("@{inside} red.relaxed.gpu.global.add.u32 [{addr}], {}", sem.count));
     g.w.ins(format!("add.s32 {i}, {i}, 1"));

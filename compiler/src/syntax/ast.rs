@@ -461,8 +461,8 @@ pub enum ExprKind {
     /// `semaphore_signal(sems, i)` / `semaphore_wait(sems, i)`, each with an optional count `n`
     /// (default 1) as a third argument: semaphore `i` of the `GmemMut<u32, N>` parameter `sems`
     /// receives `n` after the warpgroup's earlier global stores, or is waited for until it holds `n`,
-    /// which the wait takes. A signal may name a range, `semaphore_signal(sems, i..end)`: each
-    /// semaphore of it receives `n`, all after one release.
+    /// which the wait takes. A signal may name a range, `semaphore_signal(sems, i..end)`:
+    /// each semaphore of it receives `n`, all after one release.
     Semaphore {
         op: SemaphoreOp,
         sems: Box<Expr>,

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::exec::Warpgroup;
 use super::ir::Expr;
 use super::numeric::error;
-use super::sync::{ProgramState, WaitEnd};
+use super::sync::WaitEnd;
 use super::value::{AccRef, Array, BarrierRef, Value};
 use crate::{Error, Result};
 
@@ -14,6 +14,14 @@ use crate::{Error, Result};
 /// deadlocked); the program's recorded failure is the error reported.
 pub(crate) fn stopped() -> Error {
     error("stopped: another warpgroup of the program failed")
+}
+
+/// A blocking wait's end as a result: `Err(stopped())` when the program stopped meanwhile.
+fn ended(end: WaitEnd) -> Result<()> {
+    match end {
+        WaitEnd::Done => Ok(()),
+        WaitEnd::Stopped => Err(stopped()),
+    }
 }
 
 impl Warpgroup<'_> {
@@ -69,7 +77,7 @@ impl Warpgroup<'_> {
                 let b = self.eval(barrier)?.barrier()?;
                 if *cluster {
                     for program in self.cluster {
-                        self.arrive_at(program, b);
+                        program.arrive((b.alloc, b.index));
                     }
                 } else {
                     self.state().arrive((b.alloc, b.index));
@@ -153,45 +161,27 @@ impl Warpgroup<'_> {
             return Err(error(format!("copy_smem_to_peer to rank {rank}, outside the cluster of {size} programs")));
         };
         to.write(&peer.smem, &from.read(&self.state().smem));
-        self.arrive_at(peer, bar);
+        peer.arrive((bar.alloc, bar.index));
         Ok(())
-    }
-
-    /// One arrival on barrier `b` of `program` of this cluster. The program may not have entered
-    /// the barrier's scope yet (on the GPU the cluster barrier after `mbarrier.init` orders this),
-    /// so the arrival names this warpgroup's entry of that scope and is held until then.
-    fn arrive_at(&self, program: &ProgramState, b: BarrierRef) {
-        let epoch = self.entries.get(&b.alloc).copied().unwrap_or(0);
-        program.arrive_in_epoch((b.alloc, b.index), epoch);
     }
 
     /// The program-wide barrier of a `run_scoped` (`bar.sync 0`).
     pub(crate) fn sync_program(&mut self) -> Result<()> {
-        match self.state().sync_program(self.wg, &self.place()) {
-            WaitEnd::Done => Ok(()),
-            WaitEnd::Stopped => Err(stopped()),
-        }
+        ended(self.state().sync_program(self.wg, &self.place()))
     }
 
     /// The cluster-wide barrier of a `run_scoped` that allocates barriers in a cluster
     /// (`barrier.cluster.arrive` / `wait`).
     pub(crate) fn sync_cluster(&mut self) -> Result<()> {
-        match self.state().sync_cluster(self.wg, &self.place()) {
-            WaitEnd::Done => Ok(()),
-            WaitEnd::Stopped => Err(stopped()),
-        }
+        ended(self.state().sync_cluster(self.wg, &self.place()))
     }
 
     /// `barrier_wait`: waits for the phase after this warpgroup's previous waits on the barrier.
     fn wait(&mut self, b: BarrierRef) -> Result<()> {
         let key = (b.alloc, b.index);
         let phase = *self.waits.get(&key).unwrap_or(&0);
-        match self.state().wait(self.wg, key, phase, &self.place()) {
-            WaitEnd::Done => {
-                self.waits.insert(key, phase + 1);
-                Ok(())
-            }
-            WaitEnd::Stopped => Err(stopped()),
-        }
+        ended(self.state().wait(self.wg, key, phase, &self.place()))?;
+        self.waits.insert(key, phase + 1);
+        Ok(())
     }
 }

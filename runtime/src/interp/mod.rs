@@ -79,29 +79,30 @@
 //! **Barriers.** `Barrier<arrivals, count>` (default 1, 1) completes a phase after `arrivals`
 //! arrivals. `barrier_arrive(bar)` is one arrival per warpgroup that executes it (one elected
 //! thread on the GPU); with `cluster = true`, one on the barrier of every program of the cluster
-//! (an arrival at a peer that has not yet entered the barrier's scope is held for that entry, as
-//! the PTX's cluster barrier after `mbarrier.init` guarantees); a TMA load is one arrival. `barrier_wait(bar)` blocks the warpgroup until the
-//! phase it waits for completes: each warpgroup counts its own waits on each barrier and waits with
-//! that count's parity, exactly like `mbarrier.try_wait.parity` with a per-thread parity bit (so two
-//! TMA loads on a `Barrier<1>` complete two phases, and the wait for the first phase then waits for
-//! the third). As in the PTX, entering a `run_scoped` that allocates shared memory or barriers,
-//! and leaving one that allocates barriers, is a program-wide barrier (`bar.sync 0`): every
-//! warpgroup must execute such a scope (a finished warpgroup counts as arrived), and a scope's
-//! shared memory is never reused by the next scope while a warpgroup still uses it. Barriers are
-//! initialised at each entry of their scope. (The cluster barrier the PTX adds around barrier
-//! scopes in a cluster is not modelled otherwise.) When every running warpgroup of a cluster's
-//! programs is blocked (waiting for a phase that has not completed, or at a program-wide barrier;
-//! a cluster-wide arrival lets one program wait on another), the launch stops with an error naming
-//! each blocked warpgroup, its barrier (`bar`, `full.at(2)`), the phase it waits for and the
-//! barrier's arrivals. The interpreter never hangs and never panics: a panic inside it
-//! is reported as [`Error::Internal`].
+//! (which has entered the barrier's scope: the entry is a cluster-wide barrier, after
+//! `mbarrier.init`, as in the PTX); a TMA load is one arrival. `barrier_wait(bar)` blocks the
+//! warpgroup until the phase it waits for completes: each warpgroup counts its own waits on each
+//! barrier and waits with that count's parity, exactly like `mbarrier.try_wait.parity` with a
+//! per-thread parity bit (so two TMA loads on a `Barrier<1>` complete two phases, and the wait for
+//! the first phase then waits for the third). As in the PTX, entering a `run_scoped` that allocates
+//! shared memory or barriers, and leaving one that allocates barriers, is a program-wide barrier
+//! (`bar.sync 0`): every warpgroup must execute such a scope (a finished warpgroup counts as
+//! arrived), and a scope's shared memory is never reused by the next scope while a warpgroup still
+//! uses it. Barriers are initialised at each entry of their scope. In a cluster, entering (once the
+//! barriers are initialised) and leaving a scope that allocates barriers is also a cluster-wide
+//! barrier, as `barrier.cluster.arrive` / `wait` make it in the PTX. When every running warpgroup
+//! of a cluster's programs is blocked (waiting for a phase that has not completed, or at a program-
+//! or cluster-wide barrier; a cluster-wide arrival lets one program wait on another), the launch
+//! stops with an error naming each blocked warpgroup, its barrier (`bar`, `full.at(2)`), the phase
+//! it waits for and the barrier's arrivals. The interpreter never hangs and never panics: a panic
+//! inside it is reported as [`Error::Internal`].
 //!
 //! **Semaphores.** `semaphore_signal(sems, i, n)` adds `n` (default 1; a `u32`, wrapping at 2^32)
 //! to element `i` of the `u32` array `sems`, once per warpgroup that executes it, with a release
 //! read-modify-write (to each element of `i..end` for `semaphore_signal(sems, i..end, n)`, every
-//! index checked first); `semaphore_wait(sems, i, n)` polls the element (yielding, then sleeping 50 µs
-//! between polls) until it holds at least `n`, then takes `n` with an acquire compare-exchange, so
-//! the loads after a wait see the stores the signalling warpgroup made before its signal. An index
+//! index checked first); `semaphore_wait(sems, i, n)` polls the element (yielding, then sleeping
+//! 50 µs between polls) until it holds at least `n`, then takes `n` with an acquire
+//! compare-exchange, so the loads after a wait see the stores the signalling warpgroup made before its signal. An index
 //! outside the array is an error. A wait always ends: it stops when its cluster fails, and gives up
 //! without an error of its own when another cluster fails (the launch halts, and that failure is
 //! reported); when no program of the launch has made progress (a loop iteration, a signal, a

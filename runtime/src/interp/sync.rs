@@ -15,10 +15,11 @@
 //! peer's copy into this program's shared memory (`copy_smem_to_peer`) lands only once this
 //! program has entered the scope, not in memory that an earlier scope still uses.
 //!
-//! Deadlock: when every warpgroup of the program that has not finished is blocked (waiting for a
-//! barrier phase that has not completed, or at a program-wide barrier), nothing can unblock it. The last warpgroup to block (or to finish) sees this
-//! under the lock, records an error naming each waiting warpgroup and its barrier, and wakes the
-//! others, who give up. Any other failure of a warpgroup wakes and stops the others the same way.
+//! Deadlock: when every warpgroup of the cluster that has not finished is blocked (waiting for a
+//! barrier phase that has not completed, or at a program- or cluster-wide barrier), nothing can
+//! unblock it. The last warpgroup to block (or to finish) sees this under the lock, records an
+//! error naming each waiting warpgroup and its barrier, and wakes the others, who give up. Any
+//! other failure of a warpgroup wakes and stops the others the same way.
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
@@ -76,9 +77,6 @@ struct SyncState {
     waiting: Vec<Option<Blocked>>,
     /// The first failure of any warpgroup of the program; the others stop when they see it.
     failure: Option<Error>,
-    /// Cluster-wide arrivals from a peer on barriers (alloc, index) that this program has not yet
-    /// initialised for that entry (epoch) of their scope; they count once it has.
-    early: HashMap<(usize, usize, u64), u32>,
     /// The program stopped because the launch halted while it waited on a semaphore (`failure`
     /// then only stops the cluster's other warpgroups; see [`ProgramState::halt`]).
     halted: bool,
@@ -208,31 +206,16 @@ impl ProgramState {
         for i in 0..count {
             let current = s.barriers.get(&(alloc, i)).map_or(0, |b| b.epoch);
             if epoch > current {
-                let early = s.early.remove(&(alloc, i, epoch)).unwrap_or(0);
                 s.barriers.insert((alloc, i), BarrierState { expected, arrived: 0, completed: 0, epoch });
-                for _ in 0..early {
-                    s.count_arrival((alloc, i), &self.sync.wake);
-                }
             }
         }
     }
 
-    /// One arrival on a barrier.
+    /// One arrival on a barrier of this program, from this program or a peer of its cluster
+    /// (which is in the barrier's scope too: entering it is a cluster-wide barrier, after this
+    /// program initialised the barrier).
     pub(crate) fn arrive(&self, key: (usize, usize)) {
         self.lock()[self.rank].count_arrival(key, &self.sync.wake);
-    }
-
-    /// One arrival from a program of the cluster that is in the `epoch`-th entry of the barrier's
-    /// scope: held until this program has initialised the barrier for that entry.
-    pub(crate) fn arrive_in_epoch(&self, key: (usize, usize), epoch: u64) {
-        let mut all = self.lock();
-        let s = &mut all[self.rank];
-        let current = s.barriers.get(&key).map_or(0, |b| b.epoch);
-        if current < epoch {
-            *s.early.entry((key.0, key.1, epoch)).or_insert(0) += 1;
-        } else {
-            s.count_arrival(key, &self.sync.wake);
-        }
     }
 
     /// Blocks warpgroup `wg` until the phase `phase` of barrier `key` completes (by parity).
@@ -412,17 +395,18 @@ mod tests {
     }
 
     #[test]
-    fn a_peer_arrival_before_the_barrier_is_initialised_counts_once_it_is() {
-        let states = ProgramState::cluster(2, 0, 1);
-        // Program 0 releases a stage of program 1, which has not entered the barrier's scope yet.
-        states[1].arrive_in_epoch((0, 0), 1);
-        assert_eq!(completed(&states, 1, (0, 0)), 0);
-        states[1].init_barriers(0, 1, 2, 1);
-        states[1].arrive((0, 0));
-        assert_eq!(completed(&states, 1, (0, 0)), 1);
-        // An arrival for the current entry counts at once.
-        states[1].arrive_in_epoch((0, 0), 1);
-        states[1].arrive_in_epoch((0, 0), 1);
-        assert_eq!(completed(&states, 1, (0, 0)), 2);
+    fn barriers_are_initialised_once_per_entry_of_their_scope() {
+        let states = ProgramState::cluster(1, 0, 2);
+        // The first warpgroup to enter initialises the barrier (two arrivals a phase).
+        states[0].init_barriers(0, 1, 2, 1);
+        states[0].arrive((0, 0));
+        states[0].arrive((0, 0));
+        assert_eq!(completed(&states, 0, (0, 0)), 1);
+        // The second warpgroup's entry finds it initialised and leaves it as it is.
+        states[0].init_barriers(0, 1, 2, 1);
+        assert_eq!(completed(&states, 0, (0, 0)), 1);
+        // The next entry of the scope starts it over.
+        states[0].init_barriers(0, 1, 2, 2);
+        assert_eq!(completed(&states, 0, (0, 0)), 0);
     }
 }
