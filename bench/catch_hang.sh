@@ -12,14 +12,17 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done
 shift || { echo "usage: $0 [RUNS] [SECONDS] -- command..." >&2; exit 2; }
 out=${OUT:-/tmp}
 gdb=$(command -v cuda-gdb || ls /usr/local/cuda*/bin/cuda-gdb 2>/dev/null | head -1)
+[ -n "$gdb" ] || echo "no cuda-gdb here: a hang is reported, not examined" >&2
 for i in $(seq 1 "$runs"); do
   "$@" > "$out/catch-run-$i.txt" 2>&1 &
   pid=$!
   for _ in $(seq 1 "$limit"); do sleep 1; kill -0 $pid 2>/dev/null || break; done
   if kill -0 $pid 2>/dev/null; then
     echo "run $i hung; last line: $(tail -1 "$out/catch-run-$i.txt" | cut -c1-80)"
-    timeout 200 "$gdb" -q -batch -p $pid -x "$(dirname "$0")/gdb_where.py" > "$out/gdb-where.txt" 2>&1
-    echo "cuda-gdb exit $?: $out/gdb-where.txt"
+    if [ -n "$gdb" ]; then
+      timeout 200 "$gdb" -q -batch -p $pid -x "$(dirname "$0")/gdb_where.py" > "$out/gdb-where.txt" 2>&1
+      echo "cuda-gdb exit $?: $out/gdb-where.txt"
+    fi
     kill -9 $pid; wait $pid 2>/dev/null
     exit 1
   fi
