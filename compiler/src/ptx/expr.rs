@@ -70,7 +70,7 @@ impl Gen<'_> {
             K::CommitSmem => sync::emit_commit_smem(self),
             K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
             K::BarrierArrive { barrier, cluster } => sync::emit_arrive(self, barrier, cluster.is_some()),
-            K::BarrierWait(b) => sync::emit_wait(self, b),
+            K::BarrierWait(b, waiters) => sync::emit_wait(self, b, *waiters),
             K::Semaphore { op, sems, index, end, count } => {
                 semaphore::emit_semaphore(self, *op, sems, (index, end.as_deref()), count.as_deref())
             }

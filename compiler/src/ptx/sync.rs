@@ -4,7 +4,7 @@
 use super::gen::Gen;
 use super::value::Val;
 use super::writer::Class;
-use crate::syntax::ast::{Block, Expr, TypeExpr};
+use crate::syntax::ast::{Block, Expr, TypeExpr, Waiters};
 use crate::typeck::{AccTy, AllocKind, Ty};
 use crate::types::DType;
 
@@ -214,8 +214,10 @@ pub fn emit_arrive(g: &mut Gen, b: &Expr, cluster: bool) -> Val {
 /// returns as soon as the phase completes).
 const SUSPEND_HINT_NS: u32 = 10_000_000;
 
-/// `barrier_wait(bar)`: wait for the phase of this thread's parity bit, then flip the bit.
-pub fn emit_wait(g: &mut Gen, b: &Expr) -> Val {
+/// `barrier_wait(bar)`: wait for the phase of this thread's parity bit, then flip the bit. Every
+/// thread flips it, waiting or not: the bits must agree when the leader's wait is the warpgroup's
+/// (`Waiters`).
+pub fn emit_wait(g: &mut Gen, b: &Expr, waiters: Waiters) -> Val {
     let Some((addr, alloc, index)) = barrier_parts(g, b) else { return Val::Unit };
     let Some(mask) = g.parity.get(&alloc).cloned() else { return Val::Unit };
     let bit = g.w.reg(Class::B32);
@@ -227,11 +229,28 @@ pub fn emit_wait(g: &mut Gen, b: &Expr) -> Val {
     g.w.ins(format!("and.b32 {parity}, {mask}, {bit}"));
     g.w.ins(format!("min.u32 {parity}, {parity}, 1"));
     let (top, p) = (g.w.label("wait"), g.w.reg(Class::Pred));
+    // The leader waits with its whole warp, and the warp's index comes from a `shfl` of lane
+    // 0's, which ptxas knows to be the same in every lane: on the H200 the GEMM ran 18% slower
+    // with the leader waiting alone (its warp split), and 1-7% slower with the warp's index as
+    // computed from the thread's (a branch ptxas must treat as splitting the warp).
+    let waited = (waiters != Waiters::Warpgroup).then(|| g.w.label("waited"));
+    if let Some(waited) = &waited {
+        let (warp, other_warp) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));
+        g.w.ins(format!("shfl.sync.idx.b32 {warp}, {}, 0, 31, -1", g.lanes.w));
+        g.w.ins(format!("setp.ne.u32 {other_warp}, {warp}, 0"));
+        g.w.ins(format!("@{other_warp} bra {waited}"));
+    }
     g.w.put_label(&top);
     // The suspend-time hint lets a waiting warp sleep instead of spinning: on a power-limited
     // GPU the spin loops of eight waiting warps cost clock speed.
     g.w.ins(format!("mbarrier.try_wait.parity.shared::cta.b64 {p}, [{addr}], {parity}, {SUSPEND_HINT_NS}"));
     g.w.ins(format!("@!{p} bra {top}"));
+    if let Some(waited) = &waited {
+        g.w.put_label(waited);
+    }
+    if waiters == Waiters::LeaderThenWarpgroup {
+        sync_warpgroup(g);
+    }
     g.w.ins(format!("xor.b32 {mask}, {mask}, {bit}"));
     Val::Unit
 }

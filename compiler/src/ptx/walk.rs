@@ -70,7 +70,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | K::AccFromRegs(x)
         | K::Splat { value: x, .. }
         | K::BarrierArrive { barrier: x, .. }
-        | K::BarrierWait(x)
+        | K::BarrierWait(x, _)
         | K::Math { arg: x, .. }
         | K::Cast { value: x, .. }
         | K::Bitcast { value: x, .. }

@@ -288,6 +288,39 @@ pub enum ReduceOp {
     Min,
 }
 
+/// Which threads of the warpgroup wait in a `barrier_wait`.
+///
+/// A parity wait is for one phase, and the barrier cannot tell that phase from the one two phases
+/// later: a thread that is still asleep in its wait when the barrier has completed two more phases
+/// waits for a third, which may never come. No thread falls that far behind whose own work
+/// completes the next phase, as the leader's copies do a producer's stage; a producer's other
+/// threads do no such work, and on the H200 one of them once slept through two phases of a free
+/// stage and hung the kernel at its next program-wide barrier. So a producer's wait for a free
+/// stage is the leader's (`pipeline.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waiters {
+    /// Every thread waits: `barrier_wait(bar)`.
+    Warpgroup,
+    /// The leader waits, with its warp (a warp split around a lone waiting thread ran the GEMM 18%
+    /// slower); the other warps go on. A producer whose step only issues copies (the leader's)
+    /// and computes scalars: nothing the other threads do needs the stage free.
+    Leader,
+    /// The leader's warp waits, then the warpgroup synchronizes with it: a producer whose step
+    /// does more.
+    LeaderThenWarpgroup,
+}
+
+impl Waiters {
+    /// How the pipeline rewrite spells the wait (names with `__` are the rewrite's own).
+    pub fn call_name(self) -> &'static str {
+        match self {
+            Waiters::Warpgroup => "barrier_wait",
+            Waiters::Leader => "barrier_wait__leader",
+            Waiters::LeaderThenWarpgroup => "barrier_wait__leader_then_warpgroup",
+        }
+    }
+}
+
 /// What a semaphore operation does to its global counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SemaphoreOp {
@@ -456,8 +489,8 @@ pub enum ExprKind {
         barrier: Box<Expr>,
         cluster: Option<Loc>,
     },
-    /// `barrier_wait(bar)`
-    BarrierWait(Box<Expr>),
+    /// `barrier_wait(bar)`, or a pipeline producer's wait for a free stage.
+    BarrierWait(Box<Expr>, Waiters),
     /// `semaphore_signal(sems, i)` / `semaphore_wait(sems, i)`, each with an optional count `n`
     /// (default 1) as a third argument: semaphore `i` of the `GmemMut<u32, N>` parameter `sems`
     /// receives `n` after the warpgroup's earlier global stores, or is waited for until it holds `n`,

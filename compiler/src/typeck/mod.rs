@@ -628,7 +628,7 @@ impl<'a> Checker<'a> {
                 memory::check_copy_to_peer(self, e, src, dst, barrier, rank)
             }
             K::BarrierArrive { barrier, cluster } => memory::check_arrive(self, barrier, *cluster),
-            K::BarrierWait(b) => memory::check_barrier_use(self, b),
+            K::BarrierWait(b, _) => memory::check_barrier_use(self, b),
             K::Semaphore { op, sems, index, end, count } => {
                 semaphore::check_semaphore(self, *op, sems, (index, end.as_deref()), count.as_deref())
             }

@@ -276,7 +276,7 @@ impl Lowerer<'_> {
             | K::CopySmemToGmem { .. }
             | K::CopySmemToPeer { .. }
             | K::BarrierArrive { .. }
-            | K::BarrierWait(_)
+            | K::BarrierWait(..)
             | K::Semaphore { .. } => self.memory_expr(e)?,
             K::Splat { .. }
             | K::Iota { .. }
@@ -337,7 +337,8 @@ impl Lowerer<'_> {
             K::BarrierArrive { barrier, cluster } => {
                 Expr::Arrive { barrier: self.boxed(barrier)?, cluster: cluster.is_some() }
             }
-            K::BarrierWait(b) => Expr::Wait(self.boxed(b)?),
+            // The interpreter runs a warpgroup's threads as one: whoever waits, they all do.
+            K::BarrierWait(b, _) => Expr::Wait(self.boxed(b)?),
             K::Semaphore { op, sems, index, end, count } => {
                 self.waits |= matches!(op, ast::SemaphoreOp::Wait);
                 Expr::Semaphore {
