@@ -70,9 +70,10 @@ macro_rules! attention {
                 |q_s: Smem<$t, QBUF, 2, 1, 64, D, Swizzle128>,
                  k_s: Smem<$t, STAGES, 1, BT, D, Swizzle128>,
                  v_s: Smem<$t, STAGES, 1, BT, D, Swizzle128>,
-                 // Q buffer `b` is full after two copies, free after both consumers are done with it.
-                 q_full: Barrier<2, QBUF>,
-                 q_free: Barrier<2, QBUF>,
+                 // Q buffer `b` is full after two copies, free after both consumers are done with
+                 // it: a ring of one step per unit, which the consumers wait on and release by
+                 // hand (`q_ring__full`, `q_ring__empty`), early in the unit's last step.
+                 q_ring: Pipeline<QBUF, 2, 2>,
                  // Two copies fill a stage (K and V); both consumers release it.
                  ring: Pipeline<STAGES, 2, 2>,
                  // Consumer w issues its wgmmas after an arrival on turn[w].
@@ -80,7 +81,6 @@ macro_rules! attention {
                     if warpgroup_id() == 0 {
                         set_max_registers(24);
                         for n in 0..mine {
-                            let b = n % QBUF;
                             let (h, i, steps) = if CAUSAL == 1 {
                                 let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
                                 let ranked = n * programs + seat;
@@ -95,11 +95,11 @@ macro_rules! attention {
                                 let u = program_id(0) + n * programs;
                                 (u / blocks, u % blocks, cdiv(T, BT))
                             };
-                            if n >= QBUF {
-                                barrier_wait(q_free.at(b));
-                            }
-                            copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), q_full.at(b));
-                            copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), q_full.at(b));
+                            // The ring's stage is `b`: one step per unit.
+                            pipeline_produce(q_ring, 1, |_n, b, bar| {
+                                copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
+                                copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
+                            });
                             pipeline_produce(ring, steps, |t, s, bar| {
                                 copy_gmem_to_smem(k.tile([h, t, 0]), k_s.at(s), bar);
                                 copy_gmem_to_smem(v.tile([h, t, 0]), v_s.at(s), bar);
@@ -136,7 +136,7 @@ macro_rules! attention {
                                 let mut p_prev = splat::<$t>(0.0, [64, BT]).to_layout(Layout::Wgmma);
                                 let mut prev = 0;
                                 o_acc.store(splat::<f32>(0.0, [64, D]));
-                                barrier_wait(q_full.at(b));
+                                barrier_wait(q_ring__full.at(b));
                                 pipeline_consume(
                                     ring,
                                     steps,
@@ -155,7 +155,7 @@ macro_rules! attention {
                                         }
                                         if t + 1 == steps {
                                             // The unit's last S has read Q: the next unit's may come.
-                                            barrier_arrive(q_free.at(b));
+                                            barrier_arrive(q_ring__empty.at(b));
                                         }
                                         if CAUSAL == 1 && t + 1 == steps {
                                             // The diagonal block: query row r of this consumer
