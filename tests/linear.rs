@@ -98,9 +98,9 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
     assert_eq!(choose(&[128, 2048], &[4096, 2048]), Variant::Narrow);
     // Few tiles and a row of K of 8 KiB or more: K split over the programs of 128 x 128 tiles,
     // as many per tile as a model of their time says (kernels/waves.rs, `split_ways`).
-    assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Split(2));
-    assert_eq!(choose(&[80, 14336], &[4096, 14336]), Variant::Split(3));
-    assert_eq!(choose(&[128, 8192], &[2048, 8192]), Variant::Split(4));
+    assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Split(4));
+    assert_eq!(choose(&[80, 14336], &[4096, 14336]), Variant::Split(4));
+    assert_eq!(choose(&[128, 8192], &[2048, 8192]), Variant::Split(7));
     assert_eq!(choose(&[128, 2048], &[8192, 2048]), Variant::Narrow);
     // A last, partial column of tiles: 17 wide columns make 5 waves, 33 of 128 x 128 8 shorter ones.
     assert_eq!(choose(&[4096, 4096], &[4224, 4096]), Variant::Overlapped);

@@ -117,9 +117,9 @@ fn each_shape_gets_its_kernel() {
     // Few tiles and a row of K of 8 KiB or more: K split over the programs of 128 x 128 tiles,
     // as many per tile as a model of their time says (kernels/waves.rs, `split_ways`); a shorter
     // row keeps the tiles.
-    assert_eq!(pick(80, 4096, 14336), Variant::Split(3));
+    assert_eq!(pick(80, 4096, 14336), Variant::Split(4));
     assert_eq!(pick(128, 1024, 14336), Variant::Split(8));
-    assert_eq!(pick(128, 2048, 8192), Variant::Split(4));
+    assert_eq!(pick(128, 2048, 8192), Variant::Split(5));
     // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`), rows to cover M; two
     // slabs of W per program where one would make more programs than SMs; K split where they
     // would leave most SMs idle.

@@ -180,31 +180,30 @@ const MAX_CHOSEN_WAYS: usize = 8;
 /// with its share of K on the H200).
 const SPLIT_SM_BYTES_PER_US: f64 = 100e3;
 
-/// What the H200's HBM delivers to all of them, bytes per microsecond (3.3 TB/s).
-const SPLIT_HBM_BYTES_PER_US: f64 = 3.3e6;
-
-/// What each program more costs every program of the tile in the exchange of their sums,
-/// microseconds (a signal to send, a wait longer, a slice more to copy in: about 0.4 us at 128 x
-/// 128 x 128, more with the GPU busy).
-const SPLIT_EXCHANGE_US: f64 = 0.5;
+/// What each program of the launch adds to the exchange of the sums, microseconds: all of them
+/// store their sums and copy in their slices at once, 128 KiB each through L2. Measured on the
+/// H200: beyond the shares, a split's time grew by about 0.05 us per program whatever the tiles
+/// (8, 16 or 32) and ways.
+const SPLIT_PROGRAM_US: f64 = 0.05;
 
 /// How many programs share each 128 x 128 tile's K (`elem_bytes` the operands' size), where M is
 /// above 64 rows (the skinny kernels' below), a row of K holds 8 KiB or more and three programs
 /// per tile fit in the SMs (with 45 to 66 tiles the 128 x 64 ones are faster): the count, 2 to 8,
-/// whose programs finish first by a model of their time: the longer of a program's share of A
-/// and B streamed at its SM's rate and B streamed from HBM, plus the exchange of their sums,
-/// which grows with their number. Every program keeps two steps of K (128 bytes of a row each),
-/// and the programs fit in the SMs at once (the exchange needs them all running).
+/// whose programs finish first by a model of their time: a program's share of A and B streamed
+/// at its SM's rate, plus the exchange of the sums, which grows with the programs of the launch.
+/// Every program keeps two steps of K (128 bytes of a row each), and the programs fit in the SMs
+/// at once (the exchange needs them all running).
 ///
-/// The fewer programs, the longer their shares; the more, the longer the exchange, so 8-bit
-/// operands (half the bytes per share, the same f32 sums) take fewer. Measured on the H200
-/// (`bench/results/split-tma/`), 2 to 8 ways on 12 bf16 and 7 fp8 / int8 / linear shapes of
-/// 80-256 rows, N = 1024-4096, K = 4096-14336: the model's choice was the fastest or within 4%
-/// of it. Against the 128 x 64 tiles, the splits won by 10-45% with 16 tiles or fewer or a long
-/// K, tied at 128 x 4096 x 4096 bf16 and 128 x 4096 x 8192 8-bit, and lost with shorter rows of K
-/// (the tiles 13% faster at 128 x 4096 x 4096 8-bit, 15-30% at 128 x 4096 x 1024-2048 bf16) and
-/// with 64 tiles (128 x 8192 x 8192: the tiles 7% faster in bf16, 8-14% in 8-bit, 5% in the
-/// linear layer).
+/// HBM does not bound the model: where B's stream from it was the longer (N = 4096, K >= 8192),
+/// more programs were faster all the same (4 ways 1.05-1.15x 3 ways at 80-128 x 4096 x 14336).
+/// Measured on the H200 (`bench/results/semaphores/ways-*.txt`), 2 to 16 ways on 14 shapes of
+/// 80-256 rows, N = 1024-4096, K = 4096-14336, in bf16, fp8, int8 and the linear layer: the
+/// model's choice was the fastest on 46 of 56, within 5.6% of it on the others (0.5% on
+/// average; measured with an exchange that signalled every program's own semaphore too, which
+/// hung now and then: to be measured again with this one). Against the 128 x 64 tiles, the splits won by 10-45% with 16 tiles or fewer or a
+/// long K, and lost with shorter rows of K (the tiles 13% faster at 128 x 4096 x 4096 8-bit,
+/// 15-30% at 128 x 4096 x 1024-2048 bf16) and with 64 tiles (128 x 8192 x 8192: the tiles 7%
+/// faster in bf16, 8-14% in 8-bit, 5% in the linear layer).
 pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usize> {
     let tiles = m.div_ceil(128) * n.div_ceil(128);
     if m <= 64 || k * elem_bytes < 8 << 10 || 3 * tiles > SMS {
@@ -213,8 +212,7 @@ pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usi
     let steps = k * elem_bytes / 128;
     let time = |ways: usize| {
         let share = (256 * k * elem_bytes) as f64 / ways as f64 / SPLIT_SM_BYTES_PER_US;
-        let hbm = (n * k * elem_bytes) as f64 / SPLIT_HBM_BYTES_PER_US;
-        share.max(hbm) + (ways - 1) as f64 * SPLIT_EXCHANGE_US
+        share + (ways * tiles) as f64 * SPLIT_PROGRAM_US
     };
     (2..=MAX_CHOSEN_WAYS)
         .filter(|&ways| ways * tiles <= SMS && steps >= 2 * ways)

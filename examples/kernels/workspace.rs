@@ -53,15 +53,10 @@ macro_rules! split_k_text {
                    // semaphores, one of each per program.
                    let slot = 2 * tile + h;
                    partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
-                   // A release per other program, 0.2 us each (`bench/results/semaphores/`). One
-                   // range signal for the whole tile was 6-11% faster at 6-8 ways, but with this
-                   // program's own semaphore in the range the kernels hung now and then; two
-                   // ranges around it are yet to be measured.
-                   for p in 0..ways {
-                       if p != share {
-                           semaphore_signal(sems, ways * slot + p);
-                       }
-                   }
+                   // Every other program's semaphore: two ranges, a release each, where a release
+                   // per program cost 0.2 us a program (`bench/results/semaphores/`).
+                   semaphore_signal(sems, ways * slot..ways * slot + share);
+                   semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
                    semaphore_wait(sems, ways * slot + share, ways - 1);
                    // The other programs, in order, skipping this one.
                    let others = ways - 1;
