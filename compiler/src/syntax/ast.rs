@@ -296,7 +296,9 @@ pub enum ReduceOp {
 /// completes the next phase, as the leader's copies do a producer's stage; a producer's other
 /// threads do no such work, and on the H200 one of them once slept through two phases of a free
 /// stage and hung the kernel at its next program-wide barrier. So a producer's wait for a free
-/// stage is the leader's (`pipeline.rs`).
+/// stage is the leader's warp's (`pipeline.rs`). With `Leader`, the other warps have waited for
+/// nothing when the producer's loop ends: code after it in the warpgroup that touches the stages
+/// would race (no example kernel has any; a warpgroup barrier after the loop would close it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Waiters {
     /// Every thread waits: `barrier_wait(bar)`.
