@@ -214,9 +214,10 @@ pub fn emit_arrive(g: &mut Gen, b: &Expr, cluster: bool) -> Val {
 /// returns as soon as the phase completes).
 const SUSPEND_HINT_NS: u32 = 10_000_000;
 
-/// `barrier_wait(bar)`: wait for the phase of this thread's parity bit, then flip the bit. Every
-/// thread flips it, waiting or not: the bits must agree when the leader's wait is the warpgroup's
-/// (`Waiters`).
+/// `barrier_wait(bar)`: wait for the phase of this thread's parity bit, then flip the bit; with
+/// `Waiters::InStep` the warpgroup synchronizes after the wait. On the H200 that barrier cost the
+/// GEMM nothing, where waiting in the leader's warp alone cost the f16 128 x 8192 x 8192 GEMM 5%
+/// and the leader thread alone 18% (its warp split): `bench/results/producer-waits/`.
 pub fn emit_wait(g: &mut Gen, b: &Expr, waiters: Waiters) -> Val {
     let Some((addr, alloc, index)) = barrier_parts(g, b) else { return Val::Unit };
     let Some(mask) = g.parity.get(&alloc).cloned() else { return Val::Unit };
@@ -229,26 +230,12 @@ pub fn emit_wait(g: &mut Gen, b: &Expr, waiters: Waiters) -> Val {
     g.w.ins(format!("and.b32 {parity}, {mask}, {bit}"));
     g.w.ins(format!("min.u32 {parity}, {parity}, 1"));
     let (top, p) = (g.w.label("wait"), g.w.reg(Class::Pred));
-    // The leader waits with its whole warp, and the warp's index comes from a `shfl` of lane
-    // 0's, which ptxas knows to be the same in every lane: on the H200 the GEMM ran 18% slower
-    // with the leader waiting alone (its warp split), and 1-7% slower with the warp's index as
-    // computed from the thread's (a branch ptxas must treat as splitting the warp).
-    let waited = (waiters != Waiters::Warpgroup).then(|| g.w.label("waited"));
-    if let Some(waited) = &waited {
-        let (warp, other_warp) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));
-        g.w.ins(format!("shfl.sync.idx.b32 {warp}, {}, 0, 31, -1", g.lanes.w));
-        g.w.ins(format!("setp.ne.u32 {other_warp}, {warp}, 0"));
-        g.w.ins(format!("@{other_warp} bra {waited}"));
-    }
     g.w.put_label(&top);
     // The suspend-time hint lets a waiting warp sleep instead of spinning: on a power-limited
     // GPU the spin loops of eight waiting warps cost clock speed.
     g.w.ins(format!("mbarrier.try_wait.parity.shared::cta.b64 {p}, [{addr}], {parity}, {SUSPEND_HINT_NS}"));
     g.w.ins(format!("@!{p} bra {top}"));
-    if let Some(waited) = &waited {
-        g.w.put_label(waited);
-    }
-    if waiters == Waiters::LeaderThenWarpgroup {
+    if waiters == Waiters::InStep {
         sync_warpgroup(g);
     }
     g.w.ins(format!("xor.b32 {mask}, {mask}, {bit}"));

@@ -288,37 +288,31 @@ pub enum ReduceOp {
     Min,
 }
 
-/// Which threads of the warpgroup wait in a `barrier_wait`.
+/// How the threads of a warpgroup leave a `barrier_wait`.
 ///
 /// A parity wait is for one phase, and the barrier cannot tell that phase from the one two phases
-/// later: a thread that is still asleep in its wait when the barrier has completed two more phases
-/// waits for a third, which may never come. No thread falls that far behind whose own work
-/// completes the next phase, as the leader's copies do a producer's stage; a producer's other
-/// threads do no such work, and on the H200 one of them once slept through two phases of a free
-/// stage and hung the kernel at its next program-wide barrier. So a producer's wait for a free
-/// stage is the leader's warp's (`pipeline.rs`). With `Leader`, the other warps have waited for
-/// nothing when the producer's loop ends: code after it in the warpgroup that touches the stages
-/// would race (no example kernel has any; a warpgroup barrier after the loop would close it).
+/// later: a thread still asleep in its wait when the barrier has completed two more phases waits
+/// for a third, which may never come. No thread falls that far behind whose own work completes
+/// the next phase, or whose warpgroup synchronizes before that work: a consumer's release of a
+/// stage synchronizes the warpgroup. A producer's threads other than the leader do no such work,
+/// and on the H200 one of them once slept through two phases of a free stage while the leader's
+/// copies ran on, and the kernel hung at its next program-wide barrier. So a producer's wait for a
+/// free stage (`pipeline.rs`) ends at a warpgroup barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Waiters {
-    /// Every thread waits: `barrier_wait(bar)`.
-    Warpgroup,
-    /// The leader waits, with its warp (a warp split around a lone waiting thread ran the GEMM 18%
-    /// slower); the other warps go on. A producer whose step only issues copies (the leader's)
-    /// and computes scalars: nothing the other threads do needs the stage free.
-    Leader,
-    /// The leader's warp waits, then the warpgroup synchronizes with it: a producer whose step
-    /// does more.
-    LeaderThenWarpgroup,
+    /// Each thread goes on when it sees the phase: `barrier_wait(bar)`.
+    Each,
+    /// Every thread waits, then the warpgroup synchronizes: the leader issues nothing for the
+    /// stage before every warp has seen it free.
+    InStep,
 }
 
 impl Waiters {
-    /// How the pipeline rewrite spells the wait (names with `__` are the rewrite's own).
+    /// How the source spells the wait (names with `__` are the pipeline rewrite's own).
     pub fn call_name(self) -> &'static str {
         match self {
-            Waiters::Warpgroup => "barrier_wait",
-            Waiters::Leader => "barrier_wait__leader",
-            Waiters::LeaderThenWarpgroup => "barrier_wait__leader_then_warpgroup",
+            Waiters::Each => "barrier_wait",
+            Waiters::InStep => "barrier_wait__in_step",
         }
     }
 }

@@ -134,10 +134,8 @@ fn lower_named_call(
             ExprKind::WaitSmemToGmem(lit_u32(ctx, arity(ctx, span, "wait_smem_to_gmem(n)", a, 1)?[0])?)
         }
         "barrier_arrive" => lower_arrive(ctx, span, a)?,
-        "barrier_wait" | "barrier_wait__leader" | "barrier_wait__leader_then_warpgroup" => {
-            let waiters = [Waiters::Warpgroup, Waiters::Leader, Waiters::LeaderThenWarpgroup]
-                .into_iter()
-                .find(|w| w.call_name() == name)?;
+        "barrier_wait" | "barrier_wait__in_step" => {
+            let waiters = [Waiters::Each, Waiters::InStep].into_iter().find(|w| w.call_name() == name)?;
             ExprKind::BarrierWait(boxed(ctx, arity(ctx, span, "barrier_wait(bar)", a, 1)?[0]), waiters)
         }
         "semaphore_signal" => lower_semaphore(ctx, span, SemaphoreOp::Signal, a)?,

@@ -9,7 +9,7 @@
 //!
 //! pipeline_produce(ring, n,          for k in 0..n {
 //!     |k, s, bar| body);                 let s = ring__stage;
-//!                                        if ring__step >= S { wait(ring__empty.at(s)); }
+//!                                        if ring__step >= S { barrier_wait__in_step(ring__empty.at(s)); }
 //!                                        body (with `bar` = ring__full.at(s))
 //!                                        ring__step = ring__step + 1;
 //!                                        ring__stage = ring__stage + 1;
@@ -29,13 +29,11 @@
 //! The stage is counted, not computed as `ring__step % S`: the remainder was a division on every
 //! step, on the consumer's path from one stage's wgmmas to the next's.
 //!
-//! The producer's `wait` for a free stage is its leader's warp's (`Waiters`): a parity wait cannot
-//! tell a phase from the one two phases later, and the producer's other warps, whose work does not
-//! complete the stage's next phase, could fall that far behind (one did on the H200, asleep in its
-//! wait, and the kernel hung at its next program-wide barrier). Where the body only issues copies
-//! (the leader's) and computes scalars, the others do not wait (`barrier_wait__leader`); otherwise
-//! they wait for the leader's warp at a warpgroup barrier (`barrier_wait__leader_then_warpgroup`;
-//! no example kernel has such a producer). The consumers need neither: their release of a stage
+//! The producer's `wait` for a free stage ends at a warpgroup barrier (`barrier_wait__in_step`,
+//! `Waiters`): a parity wait cannot tell a phase from the one two phases later, and without the
+//! barrier a producer warp other than the leader's, whose work does not complete the stage's next
+//! phase, could fall that far behind (one did on the H200, asleep in its wait, and the kernel hung
+//! at its next program-wide barrier). The consumers need no such barrier: their release of a stage
 //! (`barrier_arrive`) synchronizes the warpgroup, so none of them is a phase behind.
 //!
 //! A consumer releases a stage (`barrier_arrive` on its `empty` barrier) as soon as its wgmmas
@@ -57,7 +55,6 @@ use crate::syntax::ast::Waiters;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
 use syn::spanned::Spanned as _;
-use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 
 /// A pipeline allocated by the `run_scoped` being read: its name and its stage count (`None` for
@@ -265,14 +262,13 @@ impl Rewriter<'_> {
         let (names, body) = self.closure(closure, 3, form)?;
         let [k, s, bar] = [&names[0], &names[1], &names[2]];
         self.check_copies(ring, body, bar, closure);
-        let waiters = if only_copies(body) { Waiters::Leader } else { Waiters::LeaderThenWarpgroup };
         let (full, empty, step) = (ring.part("full"), ring.part("empty"), ring.part("step"));
         let mut body = body.clone();
         let with = parse(self.ctx, bar.span(), quote_spanned!(bar.span() => #full.at(#s)))?;
         Substitute { name: bar, with }.visit_expr_mut(&mut body);
         let body = statements(&body);
         let (stage, advance) = (ring.part("stage"), advance(ring, stages, span));
-        let wait = syn::Ident::new(waiters.call_name(), span);
+        let wait = syn::Ident::new(Waiters::InStep.call_name(), span);
         Some(quote_spanned! {span=>
             for #k in 0..(#steps) {
                 let #s = #stage;
@@ -457,37 +453,6 @@ fn flag(e: &syn::Expr) -> Option<(&'static str, Span)> {
     is_true(&a.right).then_some((name, a.span()))
 }
 
-/// Whether a producer's step only issues copies and computes scalars: calls of the copy and of
-/// scalar functions, and views, under any `let`, `if` and `for`. Then its threads other than the
-/// leader, which issues the copies, need not wait for the stage (`Waiters::Leader`).
-fn only_copies(body: &syn::Expr) -> bool {
-    struct Scan(bool);
-    impl<'a> Visit<'a> for Scan {
-        fn visit_expr(&mut self, e: &'a syn::Expr) {
-            let allowed = match e {
-                syn::Expr::Call(c) => {
-                    matches!(&*c.func, syn::Expr::Path(p) if SCALAR_OR_COPY_CALLS.iter().any(|n| p.path.is_ident(n)))
-                }
-                syn::Expr::MethodCall(m) => VIEW_METHODS.iter().any(|n| m.method == n),
-                syn::Expr::Closure(_) | syn::Expr::Macro(_) => false,
-                _ => true,
-            };
-            self.0 &= allowed;
-            visit::visit_expr(self, e);
-        }
-    }
-    let mut scan = Scan(true);
-    scan.visit_expr(body);
-    scan.0
-}
-
-/// The calls a copies-only producer step may make (`only_copies`).
-const SCALAR_OR_COPY_CALLS: [&str; 8] =
-    ["copy_gmem_to_smem", "cdiv", "min", "max", "program_id", "num_programs", "warpgroup_id", "cluster_rank"];
-
-/// The methods that make views of memory, not reads or writes of it.
-const VIEW_METHODS: [&str; 5] = ["tile", "at", "slice", "t", "transpose"];
-
 /// `copy_gmem_to_smem(src, dst, bar, ..)` completing on `bar`.
 fn is_copy_on(e: &syn::Expr, bar: &syn::Ident) -> bool {
     let syn::Expr::Call(c) = e else { return false };
@@ -540,30 +505,5 @@ impl VisitMut for Substitute<'_> {
             syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(self.name) => *e = self.with.clone(),
             _ => visit_mut::visit_expr_mut(self, e),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::only_copies;
-
-    fn step(src: &str) -> syn::Expr {
-        syn::parse_str(src).unwrap()
-    }
-
-    #[test]
-    fn a_step_of_copies_and_scalars_needs_no_wait_but_the_leaders() {
-        assert!(only_copies(&step("{ copy_gmem_to_smem(a.tile([i, k]), a_s.at(s).at(0), bar); }")));
-        let unrolled = "{ for q in 0..KSUB { let kk = KSUB * (first + k) + q; \
-                        if kk < cdiv(K, 64) { copy_gmem_to_smem(w.tile([tj, kk]), w_s.at(s).at(q), bar); } } }";
-        assert!(only_copies(&step(unrolled)));
-        assert!(only_copies(&step("{ copy_gmem_to_smem(b.tile([k, j]), b_s.at(s), bar, multicast = true); }")));
-    }
-
-    #[test]
-    fn a_step_that_touches_the_stage_otherwise_needs_every_thread_to_wait() {
-        assert!(!only_copies(&step("{ x_s.at(s).store(v); barrier_arrive(bar); }")));
-        assert!(!only_copies(&step("{ let v = y_s.load(Layout::Strided); copy_gmem_to_smem(x, x_s.at(s), bar); }")));
-        assert!(!only_copies(&step("{ commit_smem(); }")));
     }
 }

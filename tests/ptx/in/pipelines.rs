@@ -1,9 +1,7 @@
 //! Pipelines: a producer warpgroup fills a ring of stages that a consumer warpgroup drains. The
-//! producer's wait for a free stage is its leader's: in `copied` the other threads skip it (the
-//! step only issues copies, the leader's), in `stored` they synchronize with the leader after it
-//! (the step writes the stage itself). A parity wait by a thread that nothing waits for could
-//! sleep through two phases and then wait for a third that never comes.
-// expect: bra L_waited_
+//! producer's wait for a free stage ends at a warpgroup barrier, whether its step only issues
+//! copies (`copied`) or writes the stage itself (`stored`): a parity wait by a thread that nothing
+//! waits for could sleep through two phases and then wait for a third that never comes.
 // expect: mbarrier.try_wait.parity.shared::cta.b64
 // expect: bar.sync
 
