@@ -199,11 +199,11 @@ const SPLIT_PROGRAM_US: f64 = 0.05;
 /// Measured on the H200 (`bench/results/semaphores/ways-*.txt`), 2 to 16 ways on 14 shapes of
 /// 80-256 rows, N = 1024-4096, K = 4096-14336, in bf16, fp8, int8 and the linear layer: the
 /// model's choice was the fastest on 46 of 56, within 5.6% of it on the others (0.5% on
-/// average; measured with an exchange that signalled every program's own semaphore too, which
-/// hung now and then: to be measured again with this one). Against the 128 x 64 tiles, the splits won by 10-45% with 16 tiles or fewer or a
-/// long K, and lost with shorter rows of K (the tiles 13% faster at 128 x 4096 x 4096 8-bit,
-/// 15-30% at 128 x 4096 x 1024-2048 bf16) and with 64 tiles (128 x 8192 x 8192: the tiles 7%
-/// faster in bf16, 8-14% in 8-bit, 5% in the linear layer).
+/// average; measured with an exchange that also signalled each program's own semaphore, not yet
+/// with this one). Against the 128 x 64 tiles, the splits won by 10-45% with 16 tiles or fewer
+/// or a long K, and lost with shorter rows of K (the tiles 13% faster at 128 x 4096 x 4096
+/// 8-bit, 15-30% at 128 x 4096 x 1024-2048 bf16) and with 64 tiles (128 x 8192 x 8192: the
+/// tiles 7% faster in bf16, 8-14% in 8-bit, 5% in the linear layer).
 pub fn split_ways(m: usize, n: usize, k: usize, elem_bytes: usize) -> Option<usize> {
     let tiles = m.div_ceil(128) * n.div_ceil(128);
     if m <= 64 || k * elem_bytes < 8 << 10 || 3 * tiles > SMS {
