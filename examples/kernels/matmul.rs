@@ -5,7 +5,8 @@
 //! stages with TMA (a `Pipeline`). Warpgroups 1 and 2 are consumers: each multiplies its 64 rows
 //! of the A slice by the B slice (m64nBNk16 wgmmas) and releases the stage as soon as its wgmmas
 //! have read it (the other consumer's keep the tensor cores busy), then writes its 64 x BN half of
-//! C through shared memory (`stmatrix`) with a TMA store that runs on during the next tile.
+//! C through shared memory (`stmatrix`, in pieces of 128 columns for 128 x 256 tiles) with TMA
+//! stores, the last of which runs on during the next tile.
 //!
 //! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, `split_k!` splits K
 //! instead: several programs compute one 128 x 128 tile, each a share of K; they hand each other
@@ -53,22 +54,29 @@ use workspace::Workspace;
 
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
 /// 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
-/// (which add nothing to the products) and drops what a store writes outside.
+/// (which add nothing to the products) and drops what a store writes outside. Each consumer
+/// stores its 64 x BN result in 64 x CN pieces (CN = BN unless given) through one buffer: with
+/// 128 x 256 tiles, pieces of 128 columns leave room for a fourth stage (4 x 48 KiB of stages and
+/// 32 KiB of output buffers), which measured 1% faster on the H200 at 2048^3 and 8192 x 8192 x
+/// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`).
 macro_rules! matmul {
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
+        matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $bn);
+    };
+    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal) => {
+        matmul!(@kernel $name, $t, $bn, $stages, $cn, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
                 tile = (ur, uc), b_copy = (), releases = 2, release = ());
     };
     (pair, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
+        matmul!(@kernel $name, $t, $bn, $stages, $bn, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
                 tile = (2 * ur + cluster_rank(), uc), b_copy = (, multicast = true),
                 releases = 4, release = (, cluster = true));
     };
-    (@kernel $name:ident, $t:ident, $bn:literal, $stages:literal, cluster = $cluster:literal,
+    (@kernel $name:ident, $t:ident, $bn:literal, $stages:literal, $cn:literal, cluster = $cluster:literal,
      units = ($rows:expr, $cols:expr), tile = ($ti:expr, $tj:expr), b_copy = ($($b_flag:tt)*),
      releases = $releases:literal, release = ($($release:tt)*)) => {
         #[kernel(grid = (132,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = $bn, BK = 64, STAGES = $stages, GROUP = 8), ragged(M, N, K))]
+                 consts(BM = 128, BN = $bn, CN = $cn, BK = 64, STAGES = $stages, GROUP = 8), ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
             let (unit_rows, unit_cols, steps) = ($rows, $cols, cdiv(K, BK));
@@ -78,7 +86,7 @@ macro_rules! matmul {
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
                  b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                 c_s: Smem<$t, 2, 64, BN, Swizzle128>,
+                 c_s: Smem<$t, 2, 64, CN, Swizzle128>,
                  // Three copies fill a stage; each consumer (of each program, with clusters) releases it.
                  ring: Pipeline<STAGES, 3, $releases>| {
                     if warpgroup_id() == 0 {
@@ -113,11 +121,14 @@ macro_rules! matmul {
                                 pipeline_consume(ring, steps, |k, s| {
                                     wgmma(acc, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
                                 } $($release)*);
-                                // The previous tile's store must have read c_s before it is rewritten.
-                                wait_smem_to_gmem(0);
-                                c_s.at(h).store(acc.load().cast::<$t>());
-                                commit_smem();
-                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, tj]));
+                                #[unroll]
+                                for q in 0..BN / CN {
+                                    // The previous store must have read c_s before it is rewritten.
+                                    wait_smem_to_gmem(0);
+                                    c_s.at(h).store(acc.slice([.., CN * q..CN * q + CN]).load().cast::<$t>());
+                                    commit_smem();
+                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * ti + h, (BN / CN) * tj + q]));
+                                }
                             }
                         });
                     }
@@ -348,8 +359,8 @@ macro_rules! skinny {
     };
 }
 
-matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 3);
-matmul!(single, matmul_f16, f16, BN = 256, STAGES = 3);
+matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 4, CN = 128);
+matmul!(single, matmul_f16, f16, BN = 256, STAGES = 4, CN = 128);
 matmul!(single, matmul_bf16_n192, bf16, BN = 192, STAGES = 4);
 matmul!(single, matmul_f16_n192, f16, BN = 192, STAGES = 4);
 matmul!(pair, matmul_bf16_2x1, bf16, BN = 256, STAGES = 3);
