@@ -58,7 +58,10 @@ use workspace::Workspace;
 /// stores its 64 x BN result in 64 x CN pieces (CN = BN unless given) through one buffer: with
 /// 128 x 256 tiles, pieces of 128 columns leave room for a fourth stage (4 x 48 KiB of stages and
 /// 32 KiB of output buffers), which measured 1% faster on the H200 at 2048^3 and 8192 x 8192 x
-/// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`).
+/// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`). The programs take their units
+/// GROUP = 16 rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
+/// or 9 column panels of B, about as many bytes of each (GROUP = 8: B four times A), which
+/// measured 0.6% faster at 4096^3 on the H200 (`bench/results/tile-order/`).
 macro_rules! matmul {
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
         matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $bn);
@@ -76,7 +79,7 @@ macro_rules! matmul {
      units = ($rows:expr, $cols:expr), tile = ($ti:expr, $tj:expr), b_copy = ($($b_flag:tt)*),
      releases = $releases:literal, release = ($($release:tt)*)) => {
         #[kernel(grid = (132,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = $bn, CN = $cn, BK = 64, STAGES = $stages, GROUP = 8), ragged(M, N, K))]
+                 consts(BM = 128, BN = $bn, CN = $cn, BK = 64, STAGES = $stages, GROUP = 16), ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
             let (unit_rows, unit_cols, steps) = ($rows, $cols, cdiv(K, BK));
