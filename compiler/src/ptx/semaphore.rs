@@ -52,6 +52,7 @@ pub fn emit_semaphore(
             let end = g.scalar_reg(end);
             emit_signal_range(g, &sem, &end);
         }
+        // A wait on a range is refused where the call is read (`syntax/calls.rs`).
         (SemaphoreOp::Wait, _) => emit_wait(g, &sem),
     }
     Val::Unit

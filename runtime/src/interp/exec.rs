@@ -62,7 +62,7 @@ pub(crate) struct Warpgroup<'a> {
     /// Waits so far per barrier (alloc, index): the phase the next wait is for.
     pub waits: HashMap<(usize, usize), u64>,
     /// Entries so far into the `run_scoped` of each barrier allocation.
-    pub(crate) entries: HashMap<usize, u64>,
+    entries: HashMap<usize, u64>,
 }
 
 impl<'a> Warpgroup<'a> {

@@ -101,23 +101,23 @@
 //! to element `i` of the `u32` array `sems`, once per warpgroup that executes it, with a release
 //! read-modify-write (to each element of `i..end` for `semaphore_signal(sems, i..end, n)`, every
 //! index checked first); `semaphore_wait(sems, i, n)` polls the element (yielding, then sleeping
-//! 50 µs between polls) until it holds at least `n`, then takes `n` with an acquire
-//! compare-exchange, so the loads after a wait see the stores the signalling warpgroup made before its signal. An index
-//! outside the array is an error. A wait always ends: it stops when its cluster fails, and gives up
-//! without an error of its own when another cluster fails (the launch halts, and that failure is
-//! reported); when no program of the launch has made progress (a loop iteration, a signal, a
-//! cluster started) for 10 s while it waits, it fails naming the array, the index and what the
-//! semaphore holds, and saying that no program signalled it: a predecessor that computes for a long
-//! time is waited for, however long. `TESSEL_SEMAPHORE_WAIT_MS` sets that limit in milliseconds
-//! (an invalid value is an [`Error::Interpreter`] at launch). Clusters are
-//! claimed in increasing order (x fastest) by as many workers as the host has cores, or, for a
-//! kernel that waits on semaphores, by as many as an H200 runs such programs at once (132), so
-//! when a program runs, every lower-numbered cluster has started: a program may wait for signals
-//! from its own cluster and from lower-numbered ones, and from the others of a run of 132 or
-//! fewer consecutive programs that wait on each other (the split-K kernels' tiles); another wait
-//! for a higher-numbered program may never be satisfied. (On the GPU, likewise, a program may wait
-//! only for programs that can be resident while it waits: a grid's programs are not all resident
-//! at once.)
+//! 50 µs between polls) until it holds at least `n`, then takes `n` with an acquire compare-exchange,
+//! so the loads after a wait see the stores the signalling warpgroup made before its signal. An
+//! index outside the array is an error. A wait always ends: it stops when its cluster fails, and
+//! gives up without an error of its own when another cluster fails (the launch halts, and that
+//! failure is reported); when no program of the launch has made progress (a loop iteration, a
+//! signal, a cluster started) for 10 s while it waits, it fails naming the array, the index and
+//! what the semaphore holds, and saying that no program signalled it: a predecessor that computes
+//! for a long time is waited for, however long. `TESSEL_SEMAPHORE_WAIT_MS` sets that limit in
+//! milliseconds (an invalid value is an [`Error::Interpreter`] at launch). Clusters are claimed in
+//! increasing order (x fastest) by as many workers as the host has cores, or, for a kernel that
+//! waits on semaphores, by as many as an H200 runs such programs at once (132), so when a program
+//! runs, every lower-numbered cluster has started: a program may wait for signals from its own
+//! cluster and from lower-numbered ones, and from the others of a run of 132 or fewer consecutive
+//! programs that wait on each other (the split-K kernels' tiles); another wait for a
+//! higher-numbered program may never be satisfied. (On the GPU, likewise, a program may wait only
+//! for programs that can be resident while it waits: a grid's programs are not all resident at
+//! once.)
 
 mod bind;
 mod effects;
