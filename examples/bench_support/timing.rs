@@ -28,7 +28,9 @@ const GATE_TIMEOUT: Duration = Duration::from_secs(5);
 pub type Op<'a, S> = Box<dyn FnMut(&mut S) -> Res<()> + 'a>;
 
 /// Runs `op` `warmup` times, then `runs` times between CUDA events, rotating over `sets`; the
-/// median time in milliseconds.
+/// median time in milliseconds. (`bench_attention`'s; the GEMM benchmarks time their contenders
+/// together.)
+#[allow(dead_code)]
 pub fn time_median<S>(
     dev: &Device,
     runs: usize,
