@@ -299,17 +299,19 @@ impl<'a, S: LtOperands> LtPlan<'a, S> {
         Ok(algos)
     }
 
-    /// The fastest of the heuristic's algorithms on `sets`, each timed over `LT_TRIAL_RUNS`
-    /// launches. An algorithm that fails to launch is skipped, not fatal.
+    /// The fastest of the heuristic's algorithms on `sets`, timed interleaved over `LT_TRIAL_RUNS`
+    /// rounds. An algorithm that fails to launch is skipped, not fatal.
     fn fastest(&self, dev: &Device, sets: &mut [S]) -> Res<usize> {
+        let probe = sets.first_mut().ok_or("no operand set")?;
         let usable: Vec<usize> =
-            (0..self.algos.len()).filter(|&algo| self.run(dev.stream(), algo, &mut sets[0]).is_ok()).collect();
+            (0..self.algos.len()).filter(|&algo| self.run(dev.stream(), algo, probe).is_ok()).collect();
         if usable.is_empty() {
             return Err("no algorithm of the heuristic ran".into());
         }
         // Timed interleaved, like the contenders: timed one after the other, the first ones ran on
-        // a cooler card, and at 8192^3 the trial then often kept the heuristic's first algorithm
-        // where its second was faster under the sustained load.
+        // a cooler card, and at 8192^3 the trial then often kept the heuristic's first or second
+        // algorithm where its seventh was faster under the sustained load
+        // (`bench/results/lt-interleaved/`).
         let mut ops: Vec<Op<S>> = usable
             .iter()
             .map(|&algo| Box::new(move |set: &mut S| self.run(dev.stream(), algo, set)) as Op<S>)
