@@ -22,7 +22,7 @@ use crate::Res;
 
 /// Algorithms asked of cuBLASLt's heuristic; each is timed briefly and the fastest kept.
 const LT_ALGOS: usize = 8;
-/// Launches per algorithm in that trial (after 3 warm-ups).
+/// Rounds of that trial, each launching every algorithm once (after 3 warm-up rounds).
 const LT_TRIAL_RUNS: usize = 10;
 /// cuBLASLt's workspace: NVIDIA's recommendation for Hopper (cudarc's `Workspace` uses the same).
 const LT_WORKSPACE: usize = 32 << 20;

@@ -29,12 +29,9 @@
 //! The stage is counted, not computed as `ring__step % S`: the remainder was a division on every
 //! step, on the consumer's path from one stage's wgmmas to the next's.
 //!
-//! The producer's `wait` for a free stage ends at a warpgroup barrier (`barrier_wait__in_step`,
-//! `Waiters`): a parity wait cannot tell a phase from the one two phases later, and without the
-//! barrier a producer warp other than the leader's, whose work does not complete the stage's next
-//! phase, could fall that far behind (one did on the H200, asleep in its wait, and the kernel hung
-//! at its next program-wide barrier). The consumers need no such barrier: their release of a stage
-//! (`barrier_arrive`) synchronizes the warpgroup, so none of them is a phase behind.
+//! The producer's wait for a free stage ends at a warpgroup barrier (`barrier_wait__in_step`), so
+//! that no producer warp falls two phases behind (`Waiters` says why). The consumers need no such
+//! barrier: their release of a stage (`barrier_arrive`) synchronizes the warpgroup.
 //!
 //! A consumer releases a stage (`barrier_arrive` on its `empty` barrier) as soon as its wgmmas
 //! have read it. With two consumers the other's wgmmas keep the tensor cores busy meanwhile; this
