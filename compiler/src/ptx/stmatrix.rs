@@ -32,15 +32,21 @@ pub fn applies(ty: &SmemTy, value: &RegsTy, alloc_cols: i64) -> bool {
 /// Stores the fragment registers `regs` (in WGMMA element order) at the view `base`.
 pub fn store(g: &mut Gen, base: &str, ty: &SmemTy, value: &RegsTy, regs: &[String]) {
     let (m, n) = (value.shape[0], value.shape[1]);
-    // This lane's row within the warp's 16 rows and column within the 16-column block.
+    // This lane's row within the warp's 16 rows and column within the 16-column block, from
+    // `%tid.x` read here rather than the prologue's coordinates: an epilogue that stores a
+    // previous tile's result while holding the next one's accumulator would otherwise keep those
+    // registers alive through the whole main loop, and ptxas spilled them there.
     let (lane, quad, row, col0) = (g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32));
-    g.w.ins(format!("and.b32 {lane}, {}, 31", g.lanes.tid));
+    let warp = g.w.reg(Class::B32);
+    g.w.ins(format!("mov.u32 {lane}, %tid.x"));
+    g.w.ins(format!("bfe.u32 {warp}, {lane}, 5, 2"));
+    g.w.ins(format!("and.b32 {lane}, {lane}, 31"));
     g.w.ins(format!("shr.u32 {quad}, {lane}, 3"));
     g.w.ins(format!("and.b32 {row}, {quad}, 1"));
     g.w.ins(format!("shl.b32 {row}, {row}, 3"));
     g.w.ins(format!("and.b32 {lane}, {lane}, 7"));
     g.w.ins(format!("add.u32 {row}, {row}, {lane}"));
-    g.w.ins(format!("mad.lo.u32 {row}, {}, 16, {row}", g.lanes.w));
+    g.w.ins(format!("mad.lo.u32 {row}, {warp}, 16, {row}"));
     g.w.ins(format!("shr.u32 {col0}, {quad}, 1"));
     g.w.ins(format!("shl.b32 {col0}, {col0}, 3"));
     let per_tile = (n / 2) as usize;
