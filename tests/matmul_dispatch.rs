@@ -160,6 +160,32 @@ fn k_splits_over_programs_through_global_memory() {
     }
 }
 
+// The wide kernel on a few programs, so that each takes several tiles and stores each one's
+// result during the next one's first steps: a piece per step with three steps of K, both pieces
+// in the one step of a short K, and the last tile's after the loop.
+matmul!(single, wide_bf16_3, bf16, BN = 256, STAGES = 4, CN = 128, PROGRAMS = 3);
+matmul!(single, mid_f16_2, f16, BN = 192, STAGES = 4, CN = 192, PROGRAMS = 2);
+
+#[test]
+fn wide_tiles_store_the_last_result_under_the_next_tiles_steps() {
+    let mut rng = Rng::new(306);
+    // 3 x 3 tiles over 3 programs (3 each), the last row and column overhanging; 3 steps of K,
+    // then one step shorter than 64.
+    for (m, n, k) in [(300, 600, 192), (300, 600, 40)] {
+        let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+        let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+        wide_bf16_3::interpret(&a, &b, &mut c).unwrap();
+        let what = format!("wide bf16 {m} x {n} x {k} on 3 programs");
+        assert_close(&what, &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+    }
+    // 2 x 3 tiles of 128 x 192 over 2 programs; one piece per tile.
+    let (m, n, k) = (256, 576, 128);
+    let (a, b) = (rng.tensor::<f16>(&[m, k], 1.0), rng.tensor::<f16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
+    mid_f16_2::interpret(&a, &b, &mut c).unwrap();
+    assert_close("128 x 192 f16 on 2 programs", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
+}
+
 // The overlapped kernel on a few programs, so that each takes several tiles: odd and even
 // counts (the last tile's result in either half of the accumulator), one and several K steps.
 matmul_overlapped!(overlapped_bf16_3, bf16, STAGES = 6, PROGRAMS = 3);

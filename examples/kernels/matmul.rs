@@ -67,21 +67,23 @@ macro_rules! matmul {
         matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $bn);
     };
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal) => {
-        matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $cn, Swizzle128);
+        matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $cn, PROGRAMS = 132);
     };
-    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal, $cs:ident) => {
-        matmul!(@kernel $name, $t, $bn, $stages, $cn, $cs, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
+    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal,
+     PROGRAMS = $programs:literal) => {
+        matmul!(@kernel $name, $t, $bn, $stages, $cn, $programs, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
                 tile = (ur, uc), b_copy = (), releases = 2, release = ());
     };
     (pair, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, 128, Swizzle128, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
+        matmul!(@kernel $name, $t, $bn, $stages, $bn, 132, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
                 tile = (2 * ur + cluster_rank(), uc), b_copy = (, multicast = true),
                 releases = 4, release = (, cluster = true));
     };
-    (@kernel $name:ident, $t:ident, $bn:literal, $stages:literal, $cn:literal, $cs:ident, cluster = $cluster:literal,
+    (@kernel $name:ident, $t:ident, $bn:literal, $stages:literal, $cn:literal, $programs:literal,
+     cluster = $cluster:literal,
      units = ($rows:expr, $cols:expr), tile = ($ti:expr, $tj:expr), b_copy = ($($b_flag:tt)*),
      releases = $releases:literal, release = ($($release:tt)*)) => {
-        #[kernel(grid = (132,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+        #[kernel(grid = ($programs,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
                  consts(BM = 128, BN = $bn, CN = $cn, BK = 64, STAGES = $stages, GROUP = 16), ragged(M, N, K))]
         pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
             // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
@@ -92,7 +94,7 @@ macro_rules! matmul {
                 collective_axes = [wg],
                 |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
                  b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                 c_s: Smem<$t, 2, 64, CN, $cs>,
+                 c_s: Smem<$t, 2, 64, CN, Swizzle128>,
                  // Three copies fill a stage; each consumer (of each program, with clusters) releases it.
                  ring: Pipeline<STAGES, 3, $releases>| {
                     if warpgroup_id() == 0 {
@@ -118,9 +120,8 @@ macro_rules! matmul {
                         let h = warpgroup_id() - 1;
                         run_scoped(|acc: Acc<f32, 64, BN>| {
                             let mine = (units - cl + clusters - 1) / clusters;
-                            // The previous tile's result, in halves, and where it goes.
-                            let mut lo = splat::<$t>(0.0, [64, CN]).to_layout(Layout::Wgmma);
-                            let mut hi = splat::<$t>(0.0, [64, CN]).to_layout(Layout::Wgmma);
+                            // The previous tile's result, in $t, and where it goes.
+                            let mut done = splat::<$t>(0.0, [64, BN]).to_layout(Layout::Wgmma);
                             let (mut pi, mut pj) = (0, 0);
                             for t in 0..mine {
                                 let u = cl + t * clusters;
@@ -131,33 +132,30 @@ macro_rules! matmul {
                                 // The tile's first step overwrites the accumulator (no zeroing).
                                 pipeline_consume(ring, steps, |k, s| {
                                     wgmma(acc, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
-                                    // The previous tile's halves, one per step, under these wgmmas.
-                                    if k == 0 && t > 0 {
-                                        wait_smem_to_gmem(0);
-                                        c_s.at(h).store(lo);
-                                        commit_smem();
-                                        copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, 2 * pj]));
-                                    }
-                                    if k == min(1, steps - 1) && t > 0 {
-                                        wait_smem_to_gmem(0);
-                                        c_s.at(h).store(hi);
-                                        commit_smem();
-                                        copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, 2 * pj + 1]));
+                                    // The previous tile's result, a piece per step, under these wgmmas.
+                                    #[unroll]
+                                    for q in 0..BN / CN {
+                                        if t > 0 && k == min(q, steps - 1) {
+                                            // The previous store must have read c_s before it is rewritten.
+                                            wait_smem_to_gmem(0);
+                                            c_s.at(h).store(done.slice([.., CN * q..CN * q + CN]));
+                                            commit_smem();
+                                            copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, (BN / CN) * pj + q]));
+                                        }
                                     }
                                 } $($release)*);
-                                lo = acc.slice([.., 0..CN]).load().cast::<$t>();
-                                hi = acc.slice([.., CN..BN]).load().cast::<$t>();
+                                done = acc.load().cast::<$t>();
                                 (pi, pj) = (ti, tj);
                             }
-                            if mine > 0 {
-                                wait_smem_to_gmem(0);
-                                c_s.at(h).store(lo);
-                                commit_smem();
-                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, 2 * pj]));
-                                wait_smem_to_gmem(0);
-                                c_s.at(h).store(hi);
-                                commit_smem();
-                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, 2 * pj + 1]));
+                            // The last tile's result.
+                            #[unroll]
+                            for q in 0..BN / CN {
+                                if mine > 0 {
+                                    wait_smem_to_gmem(0);
+                                    c_s.at(h).store(done.slice([.., CN * q..CN * q + CN]));
+                                    commit_smem();
+                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, (BN / CN) * pj + q]));
+                                }
                             }
                         });
                     }
@@ -390,12 +388,12 @@ macro_rules! skinny {
 
 matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 4, CN = 128);
 matmul!(single, matmul_f16, f16, BN = 256, STAGES = 4, CN = 128);
-matmul!(single, matmul_bf16_n192, bf16, BN = 192, STAGES = 4, CN = 96, Swizzle64);
-matmul!(single, matmul_f16_n192, f16, BN = 192, STAGES = 4, CN = 96, Swizzle64);
+matmul!(single, matmul_bf16_n192, bf16, BN = 192, STAGES = 4);
+matmul!(single, matmul_f16_n192, f16, BN = 192, STAGES = 4);
 matmul!(pair, matmul_bf16_2x1, bf16, BN = 256, STAGES = 3);
 matmul!(pair, matmul_f16_2x1, f16, BN = 256, STAGES = 3);
-matmul!(single, matmul_bf16_n64, bf16, BN = 64, STAGES = 8, CN = 32, Swizzle64);
-matmul!(single, matmul_f16_n64, f16, BN = 64, STAGES = 8, CN = 32, Swizzle64);
+matmul!(single, matmul_bf16_n64, bf16, BN = 64, STAGES = 8);
+matmul!(single, matmul_f16_n64, f16, BN = 64, STAGES = 8);
 matmul_overlapped!(matmul_bf16_overlapped, bf16, STAGES = 6, PROGRAMS = 132);
 matmul_overlapped!(matmul_f16_overlapped, f16, STAGES = 6, PROGRAMS = 132);
 split_k!(matmul_bf16_split, bf16);

@@ -77,9 +77,17 @@ pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, args: &[SliceArg]) -> Val 
             Val::Smem { addr: r, ty: new_ty }
         }
         (Val::Acc { regs, ty }, Ty::Acc(new_ty)) => {
-            let keep = select_acc(&ty, &new_ty, &starts);
+            let mut keep = select_wgmma(ty.shape[1], &new_ty.shape, &starts);
+            if ty.dtype == DType::F16 {
+                // f16 accumulators pack two elements per register.
+                keep = keep.into_iter().filter(|i| i % 2 == 0).map(|i| i / 2).collect();
+            }
             let regs = keep.into_iter().map(|i| regs[i].clone()).collect();
             Val::Acc { regs, ty: new_ty }
+        }
+        (Val::Regs { regs, ty }, Ty::Regs(new_ty)) => {
+            let keep = select_wgmma(ty.shape[1], &new_ty.shape, &starts);
+            Val::Regs { regs: keep.into_iter().map(|i| regs[i].clone()).collect(), ty: new_ty }
         }
         (other, _) => other,
     }
@@ -104,25 +112,22 @@ fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
     }
 }
 
-/// The registers of an accumulator slice, by the WGMMA fragment's element order.
-fn select_acc(full: &AccTy, part: &AccTy, starts: &[i64]) -> Vec<usize> {
-    let (n, pn) = (full.shape[1], part.shape[1]);
+/// The elements of a window (`shape` at `starts`) of a WGMMA-layout value `n` columns wide, by
+/// the fragment's element order (`layout::fragment`): typeck made the window whole 64 x 8 blocks,
+/// which each thread holds in the same order as the whole value's.
+fn select_wgmma(n: i64, shape: &[i64], starts: &[i64]) -> Vec<usize> {
     let (r0, c0) = (starts[0], starts[1]);
-    let mut keep = Vec::new();
     let per_mt = (n / 2) as usize;
-    for mt in (r0 / 64)..((r0 + part.shape[0]) / 64) {
+    let mut keep = Vec::new();
+    for mt in (r0 / 64)..((r0 + shape[0]) / 64) {
         for i in 0..per_mt {
             let col = 8 * (i as i64 >> 2);
-            if col >= c0 && col < c0 + pn {
+            if col >= c0 && col < c0 + shape[1] {
                 keep.push(mt as usize * per_mt + i);
             }
         }
     }
-    if full.dtype == DType::F16 {
-        keep.into_iter().filter(|i| i % 2 == 0).map(|i| i / 2).collect()
-    } else {
-        keep
-    }
+    keep
 }
 
 pub fn emit_transpose(g: &mut Gen, e: &Expr, base: &Expr) -> Val {

@@ -1,11 +1,11 @@
 //! Views of memory and the copies between memories: global tiles, `.at`, `.slice`, transposes (E16),
 //! TMA copies and barriers.
 
-use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, SmemTy, Ty};
+use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, RegsTy, SmemTy, Ty};
 use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
 use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
-use crate::types::DType;
+use crate::types::{DType, Layout};
 
 /// `a.tile([i, k])` or `a.tile([i, k], [rows, cols])`.
 pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: Option<&ShapeExpr>) -> Ty {
@@ -159,12 +159,21 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
     let shape = match &bt {
         Ty::Smem(s) => s.shape(),
         Ty::Acc(a) => a.shape.clone(),
+        Ty::Regs(r) if r.layout == Layout::Wgmma => r.shape.clone(),
+        Ty::Regs(r) => {
+            ck.ctx.type_error(
+                base,
+                format!("a `Layout::{:?}` array has no windows: each thread's elements of a slice would differ", r.layout),
+                "slice a `Layout::Wgmma` array (whole 64-row, 8-column blocks), or the memory it was loaded from",
+            );
+            return Ty::Error;
+        }
         Ty::Error => return Ty::Error,
         other => {
             ck.ctx.type_error(
                 base,
-                format!("`.slice` views shared buffers and accumulators, not {other}"),
-                "slice an `Smem` or an `Acc`",
+                format!("`.slice` views shared buffers, accumulators and register arrays, not {other}"),
+                "slice an `Smem`, an `Acc` or a `Layout::Wgmma` array",
             );
             return Ty::Error;
         }
@@ -195,7 +204,10 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
     }
     match bt {
         Ty::Smem(s) => slice_smem(ck, s, out, &touched),
-        Ty::Acc(a) => slice_acc(ck, a, out, &touched),
+        Ty::Acc(a) if whole_wgmma_blocks(ck, "an accumulator", &out, &touched) => {
+            Ty::Acc(AccTy { shape: out, sliced: a.sliced || !touched.is_empty(), ..a })
+        }
+        Ty::Regs(r) if whole_wgmma_blocks(ck, "a register array's", &out, &touched) => Ty::Regs(RegsTy { shape: out, ..r }),
         _ => Ty::Error,
     }
 }
@@ -256,24 +268,25 @@ fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -
     Ty::Smem(SmemTy { stored, sliced: s.sliced || !touched.is_empty(), ..s })
 }
 
-/// An accumulator window covers whole WGMMA register blocks: 64 rows by 8 columns, in shape and
-/// in offset.
-fn slice_acc(ck: &mut Checker, a: AccTy, shape: Vec<i64>, touched: &[Window]) -> Ty {
+/// A window of a WGMMA-layout value (an accumulator, or a register array in its layout) covers
+/// whole fragment blocks, 64 rows by 8 columns, in shape and in offset: then each thread holds
+/// the window's elements in the same registers as the whole value's, and slicing moves nothing.
+fn whole_wgmma_blocks(ck: &mut Checker, what: &str, shape: &[i64], touched: &[Window]) -> bool {
     for w in touched {
         let block = if w.axis == 0 { 64 } else { 8 };
         if w.start % block != 0 || shape[w.axis] % block != 0 {
             ck.ctx.type_error(
                 w.at,
                 format!(
-                    "an accumulator window along {} must start and end on a multiple of {block}",
+                    "{what} window along {} must start and end on a multiple of {block}",
                     if w.axis == 0 { "M" } else { "N" }
                 ),
                 "slice whole 64-row, 8-column blocks",
             );
-            return Ty::Error;
+            return false;
         }
     }
-    Ty::Acc(AccTy { shape, sliced: a.sliced || !touched.is_empty(), ..a })
+    true
 }
 
 /// `r.t()` and `r.transpose([..])` (E16, first form).

@@ -49,7 +49,8 @@ impl Warpgroup<'_> {
                     cols: lens[1],
                     ..a
                 }),
-                _ => return Err(error("internal: a slice of something other than a buffer or accumulator")),
+                Value::Regs(a) => Value::Regs(Rc::new(a.window(starts, lens))),
+                _ => return Err(error("internal: a slice of something other than a buffer, accumulator or array")),
             },
             Expr::Transpose { base, swap } => Value::Smem(self.eval(base)?.smem()?.transpose(*swap)),
             Expr::Load(src) => Value::Regs(Rc::new(self.load(src)?)),

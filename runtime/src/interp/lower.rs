@@ -467,6 +467,7 @@ impl Lowerer<'_> {
         let lens = match self.ty(e) {
             Ty::Smem(s) => s.shape(),
             Ty::Acc(a) => a.shape.clone(),
+            Ty::Regs(r) => r.shape.clone(),
             other => return Err(internal(format!("a slice typed {other}"))),
         };
         let lens = lens.iter().map(|&d| d as usize).collect();

@@ -36,6 +36,16 @@ impl Array {
         let n = shape.iter().product();
         Array { dtype, shape, data: vec![v; n] }
     }
+
+    /// The 2-D window `lens` at `starts` (within the array: typeck checked the bounds).
+    pub(crate) fn window(&self, starts: &[usize], lens: &[usize]) -> Array {
+        let width = self.shape[1];
+        let mut data = Vec::with_capacity(lens[0] * lens[1]);
+        for r in starts[0]..starts[0] + lens[0] {
+            data.extend_from_slice(&self.data[r * width + starts[1]..r * width + starts[1] + lens[1]]);
+        }
+        Array { dtype: self.dtype, shape: lens.to_vec(), data }
+    }
 }
 
 /// An accumulator, or a static window of one (`acc.slice([.., 0..64])`).
