@@ -144,15 +144,17 @@ macro_rules! matmul {
                                         }
                                     }
                                 } $($release)*);
-                                done = acc.load().cast::<$t>();
+                                if t + 1 < mine {
+                                    done = acc.load().cast::<$t>();
+                                }
                                 (pi, pj) = (ti, tj);
                             }
-                            // The last tile's result.
+                            // The last tile's result, from the accumulator.
                             #[unroll]
                             for q in 0..BN / CN {
                                 if mine > 0 {
                                     wait_smem_to_gmem(0);
-                                    c_s.at(h).store(done.slice([.., CN * q..CN * q + CN]));
+                                    c_s.at(h).store(acc.slice([.., CN * q..CN * q + CN]).load().cast::<$t>());
                                     commit_smem();
                                     copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, (BN / CN) * pj + q]));
                                 }
