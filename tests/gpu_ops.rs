@@ -54,6 +54,21 @@ fn stmatrix_stores() {
     assert_close("stmatrix_copy interpreter (plain)", &values(&hz), &want, 0.0);
 }
 
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn register_array_windows() {
+    let dev = device();
+    let (m, n) = (256, 384);
+    let x = Rng::new(8).tensor::<bf16>(&[m, n], 1.0);
+    let (want_y, want_z) = regs_windows_ref(&values(&x), m, n);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<bf16>::zeros(&dev, [m, n]).unwrap();
+    let mut dz = DeviceTensor::<bf16>::zeros(&dev, [m, n]).unwrap();
+    regs_windows::launch(&dev, &dx, &mut dy, &mut dz).unwrap();
+    assert_close("regs_windows GPU: quadrants swapped", &values(&dy.to_host().unwrap()), &want_y, 0.0);
+    assert_close("regs_windows GPU: 8-column blocks reversed", &values(&dz.to_host().unwrap()), &want_z, 0.0);
+}
+
 fn softmax_ref(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
     let mut out = vec![0.0; x.len()];
     for r in 0..rows {

@@ -13,8 +13,9 @@ mod semaphores;
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
     bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
-    pipelined_cluster, ragged_store, ragged_store_ref, roundings, roundings_case, specialized, split_k_pair,
-    tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref, roundings, roundings_case,
+    specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS,
+    NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -39,6 +40,17 @@ fn registers_a_and_a_bf16_epilogue() {
     gemm_bf16_rega::interpret(&a, &b, &mut c).unwrap();
     // bf16 output: half an ulp of bf16 (2^-9) on top of the f32 accumulation.
     assert_close("gemm_rega", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, false), 1e-2);
+}
+
+#[test]
+fn register_array_windows() {
+    let (m, n) = (256, 384);
+    let x = Rng::new(108).tensor::<bf16>(&[m, n], 1.0);
+    let (mut y, mut z) = (HostTensor::<bf16>::zeros([m, n]).unwrap(), HostTensor::<bf16>::zeros([m, n]).unwrap());
+    regs_windows::interpret(&x, &mut y, &mut z).unwrap();
+    let (want_y, want_z) = regs_windows_ref(&values(&x), m, n);
+    assert_close("quadrants swapped", &values(&y), &want_y, 0.0);
+    assert_close("8-column blocks reversed", &values(&z), &want_z, 0.0);
 }
 
 #[test]

@@ -4,9 +4,10 @@
 //! producer: it streams 128 x 64 slices of A and 64 x BN slices of B through a ring of shared-memory
 //! stages with TMA (a `Pipeline`). Warpgroups 1 and 2 are consumers: each multiplies its 64 rows
 //! of the A slice by the B slice (m64nBNk16 wgmmas) and releases the stage as soon as its wgmmas
-//! have read it (the other consumer's keep the tensor cores busy), then writes its 64 x BN half of
-//! C through shared memory (`stmatrix`, in pieces of 128 columns for 128 x 256 tiles) with TMA
-//! stores, the last of which runs on during the next tile.
+//! have read it (the other consumer's keep the tensor cores busy). Its 64 x BN half of C, converted
+//! to the output type, waits in registers until the next tile's first K steps, under whose wgmmas
+//! it goes out through shared memory (`stmatrix`, a 128-column piece per step for 128 x 256 tiles)
+//! with TMA stores; the last tile's goes out after the loop.
 //!
 //! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, `split_k!` splits K
 //! instead: several programs compute one 128 x 128 tile, each a share of K; they hand each other
@@ -58,7 +59,11 @@ use workspace::Workspace;
 /// stores its 64 x BN result in 64 x CN pieces (CN = BN unless given) through one buffer: with
 /// 128 x 256 tiles, pieces of 128 columns leave room for a fourth stage (4 x 48 KiB of stages and
 /// 32 KiB of output buffers), which measured 1% faster on the H200 at 2048^3 and 8192 x 8192 x
-/// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`). The programs take their units
+/// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`). A tile's result, converted
+/// (`done`, half the accumulator's registers), is stored one piece per K step of the next tile,
+/// after that step's wgmmas are issued, so that the tensor cores are not idle while it goes out:
+/// 0.3-0.7% faster at 4096^3, 8192^3 and 8192 x 8192 x 1024 on the H200, 0.7% slower at 2048^3,
+/// where each program has one tile (`bench/results/deferred-epilogue/`). The programs take their units
 /// GROUP = 16 rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
 /// or 9 column panels of B, about as many bytes of each (GROUP = 8: B four times A), which
 /// measured 0.6% faster at 4096^3 on the H200 (`bench/results/tile-order/`).

@@ -140,6 +140,51 @@ pub fn stmatrix_copy(x: Gmem<bf16, M, N>, y: GmemMut<bf16, M, N>, z: GmemMut<bf1
     });
 }
 
+/// Windows of a WGMMA-layout register array (`.slice`): each 128 x 128 tile of `x` loaded once,
+/// its quadrants stored swapped into `y` (`stmatrix` into shared memory, TMA out), and its 8-column
+/// blocks stored into `z` in reverse order from registers.
+#[kernel(grid = (M / 128, N / 128))]
+pub fn regs_windows(x: Gmem<bf16, M, N>, y: GmemMut<bf16, M, N>, z: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    let v = x.tile([i, j], [128, 128]).load(Layout::Wgmma);
+    run_scoped(|quads: Smem<bf16, 2, 2, 64, 64, Swizzle128>| {
+        #[unroll]
+        for r in 0..2 {
+            #[unroll]
+            for c in 0..2 {
+                quads.at(r).at(c).store(v.slice([64 - 64 * r..128 - 64 * r, 64 - 64 * c..128 - 64 * c]));
+            }
+        }
+        commit_smem();
+        #[unroll]
+        for r in 0..2 {
+            #[unroll]
+            for c in 0..2 {
+                copy_smem_to_gmem(quads.at(r).at(c), y.tile([2 * i + r, 2 * j + c]));
+            }
+        }
+        wait_smem_to_gmem(0);
+    });
+    #[unroll]
+    for b in 0..16 {
+        z.tile([i, 16 * j + b], [128, 8]).store(v.slice([.., 120 - 8 * b..128 - 8 * b]));
+    }
+}
+
+/// What `regs_windows` writes: per 128 x 128 tile, `y` the quadrants swapped, `z` the 8-column
+/// blocks reversed.
+pub fn regs_windows_ref(x: &[f64], m: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let (mut y, mut z) = (vec![0.0; m * n], vec![0.0; m * n]);
+    for r in 0..m {
+        for c in 0..n {
+            let (r0, c0, rr, cc) = (r / 128 * 128, c / 128 * 128, r % 128, c % 128);
+            y[r * n + c] = x[(r0 + (rr + 64) % 128) * n + c0 + (cc + 64) % 128];
+            z[r * n + c] = x[r * n + c0 + (120 - cc / 8 * 8) + cc % 8];
+        }
+    }
+    (y, z)
+}
+
 /// Row softmax of a 64 x 64 tile in the WGMMA layout: max, exp2, sum, broadcast, divide.
 #[kernel(grid = (M / 64,))]
 pub fn softmax(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {

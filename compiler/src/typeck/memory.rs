@@ -163,7 +163,10 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
         Ty::Regs(r) => {
             ck.ctx.type_error(
                 base,
-                format!("a `Layout::{:?}` array has no windows: each thread's elements of a slice would differ", r.layout),
+                format!(
+                    "only a `Layout::Wgmma` array can be sliced: in `Layout::{:?}`, a window's elements would have to move between threads",
+                    r.layout
+                ),
                 "slice a `Layout::Wgmma` array (whole 64-row, 8-column blocks), or the memory it was loaded from",
             );
             return Ty::Error;
@@ -207,7 +210,9 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
         Ty::Acc(a) if whole_wgmma_blocks(ck, "an accumulator", &out, &touched) => {
             Ty::Acc(AccTy { shape: out, sliced: a.sliced || !touched.is_empty(), ..a })
         }
-        Ty::Regs(r) if whole_wgmma_blocks(ck, "a register array's", &out, &touched) => Ty::Regs(RegsTy { shape: out, ..r }),
+        Ty::Regs(r) if whole_wgmma_blocks(ck, "a register array's", &out, &touched) => {
+            Ty::Regs(RegsTy { shape: out, ..r })
+        }
         _ => Ty::Error,
     }
 }
