@@ -1,7 +1,7 @@
 //! The interpreter through the API `#[kernel]` generates (`<kernel>::interpret`), without a GPU:
 //! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a `Pipeline`
 //! across a 2 x 1 cluster (cluster-wide releases), K split across a cluster through a peer's shared
-//! memory, a relayout round trip, running sums handed down a chain of programs through global-memory
+//! memory, a relayout round trip, windows of a register array, running sums handed down a chain of programs through global-memory
 //! semaphores, groups of programs that wait on each other, `#[unroll]` loops, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
 //! arguments) returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.

@@ -1,6 +1,8 @@
 //! `wgmma` into a window of an accumulator (`acc.slice(..)`: whole 64-row, 8-column blocks): two
 //! products side by side in one accumulator, and tiles taking turns in its halves with the
-//! previous one's result stored while the next one's wgmmas run.
+//! previous one's result stored while the next one's wgmmas run; and windows of a register array
+//! in the WGMMA layout: a tile's converted result kept while the next tile's wgmmas run in the
+//! whole accumulator, stored a window at a time.
 
 use tessel::prelude::*;
 
@@ -62,6 +64,33 @@ fn taking_turns(a: Gmem<bf16, 64, 64>, b: Gmem<bf16, 64, N>, c: GmemMut<f32, 64,
             if tiles > 0 && (tiles - 1) % 2 == half {
                 c.tile([0, tiles - 1]).store(acc.slice([.., BN * half..BN * half + BN]).load());
             }
+        }
+    });
+}
+
+// Each tile's bf16 result waits in `done` and is stored in two 64-column windows under the next
+// tile's wgmmas; the last one's straight from the accumulator.
+#[kernel(grid = (1,), consts(BN = 128))]
+fn converted_windows(a: Gmem<bf16, 64, 64>, b: Gmem<bf16, 64, N>, c: GmemMut<bf16, 64, N>) {
+    let tiles = N / BN;
+    run_scoped(|acc: Acc<f32, 64, BN>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, BN, Swizzle128>, bar: Barrier<2>| {
+        let mut done = splat::<bf16>(0.0, [64, BN]).to_layout(Layout::Wgmma);
+        for t in 0..tiles {
+            copy_gmem_to_smem(a.tile([0, 0]), a_s, bar);
+            copy_gmem_to_smem(b.tile([0, t]), b_s, bar);
+            barrier_wait(bar);
+            wgmma(acc, a_s, b_s, accumulate = false);
+            if t > 0 {
+                #[unroll]
+                for q in 0..2 {
+                    c.tile([0, 2 * t - 2 + q], [64, 64]).store(done.slice([.., 64 * q..64 * q + 64]));
+                }
+            }
+            wgmma_wait(0);
+            done = acc.load().cast::<bf16>();
+        }
+        if tiles > 0 {
+            c.tile([0, tiles - 1]).store(done);
         }
     });
 }
