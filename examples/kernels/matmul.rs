@@ -62,7 +62,7 @@ use workspace::Workspace;
 /// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`). A tile's result, converted
 /// (`done`, half the accumulator's registers), is stored one piece per K step of the next tile,
 /// after that step's wgmmas are issued, so that the tensor cores are not idle while it goes out:
-/// 0.3-0.7% faster at 4096^3, 8192^3 and 8192 x 8192 x 1024 on the H200, 0.7% slower at 2048^3,
+/// 0.3-0.7% faster at 4096^3, 8192^3 and 8192 x 8192 x 1024 on the H200, 0.6-0.9% slower at 2048^3,
 /// where each program has one tile (`bench/results/deferred-epilogue/`). The programs take their units
 /// GROUP = 16 rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
 /// or 9 column panels of B, about as many bytes of each (GROUP = 8: B four times A), which
@@ -125,7 +125,7 @@ macro_rules! matmul {
                         let h = warpgroup_id() - 1;
                         run_scoped(|acc: Acc<f32, 64, BN>| {
                             let mine = (units - cl + clusters - 1) / clusters;
-                            // The previous tile's result, in $t, and where it goes.
+                            // The previous tile's result, converted to the output type, and where it goes.
                             let mut done = splat::<$t>(0.0, [64, BN]).to_layout(Layout::Wgmma);
                             let (mut pi, mut pj) = (0, 0);
                             for t in 0..mine {
@@ -137,7 +137,8 @@ macro_rules! matmul {
                                 // The tile's first step overwrites the accumulator (no zeroing).
                                 pipeline_consume(ring, steps, |k, s| {
                                     wgmma(acc, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
-                                    // The previous tile's result, a piece per step, under these wgmmas.
+                                    // The previous tile's result, a piece per step (all in the one step of a K of at
+                                    // most 64), under these wgmmas.
                                     #[unroll]
                                     for q in 0..BN / CN {
                                         if t > 0 && k == min(q, steps - 1) {
