@@ -67,13 +67,7 @@ impl AccRef {
 
     /// The window's values, as a register array.
     pub(crate) fn load(&self) -> Array {
-        let acc = self.cell.borrow();
-        let width = acc.shape[1];
-        let mut data = Vec::with_capacity(self.rows * self.cols);
-        for r in self.row0..self.row0 + self.rows {
-            data.extend_from_slice(&acc.data[r * width + self.col0..r * width + self.col0 + self.cols]);
-        }
-        Array { dtype: acc.dtype, shape: vec![self.rows, self.cols], data }
+        self.cell.borrow().window(&[self.row0, self.col0], &[self.rows, self.cols])
     }
 
     /// Overwrites the window with `value` (of the window's shape and the accumulator's dtype).
