@@ -26,8 +26,12 @@ staged search, tuned once per shape on the first dtype and reused for the second
 whole product, per dtype; "none": one default config), BENCH_TIMER ("cupti" or "wall"; default:
 cupti when available), BENCH_L2_MB (default 60, the H200's), BENCH_GAP_MS (default 0: samples
 back to back; N: the GPU idles N ms before each sample, as bench_matmul's rounds, so it stays
-cool). The table is the last lines of the
-output; exit status 1 means a shape failed or missed the bound. Without a GPU it says so and
+cool), BENCH_HEAT_MS (default 0; N: before the full timing and before each
+interleaved block, each contender runs back to back, untimed, for N ms, so that the samples find
+the card at the clocks of a sustained load, as bench_matmul's back-to-back rounds do; XLA's dot
+then runs at the rate bench_matmul measures for cuBLAS), BENCH_CONFIGS (the CSV of an earlier
+run: each shape and dtype takes that run's best config instead of a search). The table is the last
+lines of the output; exit status 1 means a shape failed or missed the bound. Without a GPU it says so and
 exits 0.
 """
 import csv
@@ -50,6 +54,8 @@ TUNE_RUNS = 10
 WALL_BATCH = 5
 # Alternating blocks in which the chosen config and XLA's dot are timed.
 INTERLEAVE_BLOCKS = 5
+# Launches (of every operand set) queued at once while heating the card (BENCH_HEAT_MS).
+HEAT_QUEUE = 4
 
 
 def log(*args):
@@ -172,9 +178,10 @@ def stage_full(kernel, shape, best):
 class Bench:
     """One shape and dtype: the operand sets, the reference, the timer, and compiled candidates."""
 
-    def __init__(self, jax, kernel, shape, dtype, l2_bytes, timer, runs):
+    def __init__(self, jax, kernel, shape, dtype, l2_bytes, timer, runs, heat_ms):
         import jax.numpy as jnp
         self.jax, self.jnp, self.kernel, self.shape, self.timer, self.runs = jax, jnp, kernel, shape, timer, runs
+        self.heat_ms = heat_ms
         m, n, k = shape
         set_bytes = (m * k + k * n + m * n) * jnp.dtype(dtype).itemsize
         self.count = max(1, math.ceil(2 * l2_bytes / set_bytes))
@@ -196,8 +203,19 @@ class Bench:
             self.compiled[key] = self.jax.jit(lambda sets: [one(a, b) for a, b in sets])
         return self.compiled[key]
 
-    def try_config(self, options, runs):
-        """(median ms, rel err, config) for one candidate; raises if it cannot run or is wrong."""
+    def heat(self, fn):
+        """BENCH_HEAT_MS: `fn` back to back over the operand sets for that long, untimed. A few
+        launches stay queued (each wait is for the oldest), so the GPU never idles meanwhile."""
+        end, queued = time.perf_counter() + self.heat_ms / 1e3, []
+        while time.perf_counter() < end:
+            queued.append(fn(self.sets))
+            if len(queued) > HEAT_QUEUE:
+                self.jax.block_until_ready(queued.pop(0))
+        self.jax.block_until_ready(queued)
+
+    def try_config(self, options, runs, heat=False):
+        """(median ms, rel err, config) for one candidate, after BENCH_HEAT_MS of it if `heat`;
+        raises if it cannot run or is wrong."""
         config = self.kernel.config(**options)
         every_set = self.every_set(config)
         out = every_set(self.sets)[0].astype(self.jnp.float32)
@@ -206,6 +224,8 @@ class Bench:
             raise ValueError(f"wrong result: relative error {err:.2e}")
         for _ in range(max(1, math.ceil(WARMUP / self.count))):
             self.jax.block_until_ready(every_set(self.sets))
+        if heat:
+            self.heat(every_set)
         return statistics.median(self.timer(every_set, self.sets, runs, self.count)), err, config
 
     def xla_every_set(self):
@@ -224,6 +244,7 @@ class Bench:
         per_block = max(1, math.ceil(self.runs / INTERLEAVE_BLOCKS))
         for _ in range(INTERLEAVE_BLOCKS):
             for fn, out in zip((pallas, xla), times):
+                self.heat(fn)
                 out.extend(self.timer(fn, self.sets, per_block, self.count))
         return statistics.median(times[0]), statistics.median(times[1])
 
@@ -278,10 +299,10 @@ def pick_timer(jax, wanted, gap_ms):
     return f"wall clock (median of batches of >= {WALL_BATCH} launches)", wall_timer(jax, gap_ms)
 
 
-def attempt(bench, options, runs):
+def attempt(bench, options, runs, heat=False):
     """`bench.try_config`, printed; None (with the reason printed) if the config cannot run."""
     try:
-        ms, err, config = bench.try_config(options, runs)
+        ms, err, config = bench.try_config(options, runs, heat)
     except Exception as err:  # A config this shape or this JAX cannot run: skip it.
         first_line = (str(err).splitlines() or [""])[0][:200]
         log(f"    skipped {options}: {type(err).__name__}: {first_line}")
@@ -295,7 +316,7 @@ def search(bench, tune, tuned):
     else what BENCH_TUNE asks for, then timed with the full run count."""
     if tuned is not None or tune == "none":
         options = tuned or dict(tile_m=128, tile_n=128, tile_k=64, max_concurrent_steps=4)
-        return attempt(bench, options, bench.runs), options
+        return attempt(bench, options, bench.runs, heat=True), options
     stages = [stage_full] if tune == "full" else [stage_tiles, stage_depth, stage_grid]
     best, best_options = None, None
     for stage in stages:
@@ -306,7 +327,35 @@ def search(bench, tune, tuned):
         if best is None:
             return None, None
     log(f"    best: {describe(best[2])}; timing it with {bench.runs} runs")
-    return attempt(bench, best_options, bench.runs), best_options
+    return attempt(bench, best_options, bench.runs, heat=True), best_options
+
+
+def parse_config(kernel, text):
+    """The options of a config as `describe` wrote it (`tile=MxNxK steps=S field=value ..`)."""
+    options = {}
+    for item in text.split():
+        name, _, value = item.partition("=")
+        if name == "tile":
+            options.update(zip(("tile_m", "tile_n", "tile_k"), map(int, value.split("x"))))
+        elif name == "steps":
+            options["max_concurrent_steps"] = int(value)
+        elif value.lstrip("-").isdigit():
+            options[name] = int(value)
+        elif value in ("True", "False"):
+            options[name] = value == "True"
+        elif kernel.dims is not None and value in kernel.dims.__members__:
+            options[name] = kernel.dims[value]
+        else:
+            options[name] = value
+    return options
+
+
+def read_configs(kernel, path):
+    """BENCH_CONFIGS: {(shape, dtype): options} from an earlier run's CSV (its best configs)."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {(tuple(int(d) for d in row["shape"].split("x")), row["dtype"]): parse_config(kernel, row["best config"])
+            for row in rows if row.get("best config", "-") != "-"}
 
 
 def tflops(shape, ms):
@@ -328,13 +377,18 @@ def main():
     if unknown or tune not in ("quick", "full", "none"):
         sys.exit(f"pallas_matmul: BENCH_DTYPES must be bf16/f16 (got {unknown}); BENCH_TUNE quick/full/none")
     kernel = Kernel(hm)
+    configs_path = env("BENCH_CONFIGS", "")
+    configs = read_configs(kernel, configs_path) if configs_path else {}
+    heat_ms = float(env("BENCH_HEAT_MS", "0"))
     gap_ms = float(env("BENCH_GAP_MS", "0"))
     timer_name, timer = pick_timer(jax, env("BENCH_TIMER", "cupti"), gap_ms)
     if gap_ms > 0:
         timer_name += f", {gap_ms:g} ms idle before each sample"
+    if heat_ms > 0:
+        timer_name += f", {heat_ms:g} ms back to back before each timing"
 
     log(f"pallas_matmul: JAX {jax.__version__} on {gpu.device_kind}; {hm.__name__}.{kernel.fn.__name__}; "
-        f"timer: {timer_name}; tuning: {tune}; L2 {l2_bytes >> 20} MiB")
+        f"timer: {timer_name}; tuning: {f'configs of {configs_path}' if configs else tune}; L2 {l2_bytes >> 20} MiB")
     rows = []
     for shape in shapes:
         tuned = None
@@ -342,9 +396,12 @@ def main():
             start = time.perf_counter()
             log(f"{'x'.join(map(str, shape))} {name}:")
             try:
-                bench = Bench(jax, kernel, shape, dtypes[name], l2_bytes, timer, runs)
+                bench = Bench(jax, kernel, shape, dtypes[name], l2_bytes, timer, runs, heat_ms)
                 log(f"    {bench.count} operand set(s)")
-                result, options = search(bench, tune, tuned if tune == "quick" else None)
+                given = configs.get((shape, name))
+                if configs and given is None:
+                    raise KeyError(f"{configs_path} has no config for this shape and dtype")
+                result, options = search(bench, tune, given or (tuned if tune == "quick" else None))
             except Exception as err:
                 log(f"    FAILED: {type(err).__name__}: {err}")
                 result, options = None, None

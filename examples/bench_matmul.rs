@@ -31,12 +31,18 @@
 //! `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's directory; default `bench/results`), `BENCH_VARIANTS`
 //! (other tessel kernel variants, as
 //! `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in the same rounds and printed on the
-//! shape's line, never the baseline). The table is the last lines of the output. Without a GPU
+//! shape's line, never the baseline), `BENCH_CEILING=1` (also time `kernels/ceiling.rs`, the wide
+//! kernel's wgmmas alone: an upper bound for any kernel built on them, printed on the shape's line
+//! as `tessel:ceiling`; its result is not a product). The table is the last lines of the output. Without a GPU
 //! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 
 #[path = "kernels/matmul.rs"]
 #[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret`.
 mod kernels;
+
+#[path = "kernels/ceiling.rs"]
+#[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret`.
+mod ceiling;
 
 #[path = "bench_support/cublas.rs"]
 mod cublas;
@@ -90,6 +96,14 @@ pub trait Dtype: Element {
         c: &mut DeviceTensor<Self>,
     ) -> tessel::Result<()>;
 
+    /// Launches the ceiling kernel for this dtype (`BENCH_CEILING`).
+    fn ceiling(
+        dev: &Device,
+        a: &DeviceTensor<Self>,
+        b: &DeviceTensor<Self>,
+        c: &mut DeviceTensor<Self>,
+    ) -> tessel::Result<()>;
+
     /// `cublasGemmEx` with f32 compute (cudarc's `Gemm` for `half` types).
     ///
     /// # Safety
@@ -101,7 +115,7 @@ pub trait Dtype: Element {
 type A<T> = cudarc::driver::CudaSlice<T>;
 
 macro_rules! dtype {
-    ($t:ty, $kernel:ident, $variant:ident) => {
+    ($t:ty, $kernel:ident, $variant:ident, $ceiling:ident) => {
         impl Dtype for $t {
             fn tessel(
                 v: Option<kernels::Variant>,
@@ -114,6 +128,15 @@ macro_rules! dtype {
                     None => kernels::$kernel(dev, a, b, c),
                     Some(v) => kernels::$variant(v, dev, a, b, c),
                 }
+            }
+
+            fn ceiling(
+                dev: &Device,
+                a: &DeviceTensor<Self>,
+                b: &DeviceTensor<Self>,
+                c: &mut DeviceTensor<Self>,
+            ) -> tessel::Result<()> {
+                ceiling::$ceiling::launch(dev, a, b, c)
             }
 
             unsafe fn gemm(
@@ -130,8 +153,8 @@ macro_rules! dtype {
     };
 }
 
-dtype!(bf16, matmul_bf16_any, matmul_bf16_variant);
-dtype!(f16, matmul_f16_any, matmul_f16_variant);
+dtype!(bf16, matmul_bf16_any, matmul_bf16_variant, ceiling_bf16);
+dtype!(f16, matmul_f16_any, matmul_f16_variant, ceiling_f16);
 
 /// One set of operands; sets rotate so that the working set exceeds the L2.
 pub struct Set<T: Element> {
@@ -193,19 +216,20 @@ fn bench<T: Dtype>(dev: &Device, baselines: &Baselines, shape: Shape, l2: usize,
     let lt = baselines.lt.as_ref().map_err(|_| "cublasLt: not loaded".to_string());
     let lt = lt.and_then(|lt| lt.op(dev, lt_problem(shape), &mut sets));
     // BENCH_VARIANTS: other tessel kernels in the same rounds (timed for tuning, never the baseline).
-    let variants = harness::variants(kernels::Variant::named)?.into_iter().map(|v| {
-        let op: Op<Set<T>> = Box::new(move |set: &mut Set<T>| Ok(T::tessel(Some(v), dev, &set.a, &set.b, &mut set.c)?));
-        (op, format!("{v:?}"))
-    });
-    let contest = Contest {
-        shape,
-        dtype: T::DTYPE,
-        unit: "TFLOP/s",
-        tessel,
-        baselines: vec![blas, lt],
-        variants: variants.collect(),
-        check,
-    };
+    let mut variants: Vec<(Op<Set<T>>, String)> = harness::variants(kernels::Variant::named)?
+        .into_iter()
+        .map(|v| {
+            let op: Op<Set<T>> =
+                Box::new(move |set: &mut Set<T>| Ok(T::tessel(Some(v), dev, &set.a, &set.b, &mut set.c)?));
+            (op, format!("{v:?}"))
+        })
+        .collect();
+    if std::env::var("BENCH_CEILING").is_ok_and(|v| v.trim() == "1") {
+        let op: Op<Set<T>> = Box::new(|set: &mut Set<T>| Ok(T::ceiling(dev, &set.a, &set.b, &mut set.c)?));
+        variants.push((op, "ceiling".to_string()));
+    }
+    let contest =
+        Contest { shape, dtype: T::DTYPE, unit: "TFLOP/s", tessel, baselines: vec![blas, lt], variants, check };
     harness::contest(dev, config, &mut sets, bytes, contest)
 }
 

@@ -56,6 +56,9 @@ fn every_kernel_assembles() {
 #[path = "../examples/kernels/attention.rs"]
 #[allow(dead_code)]
 mod attention_kernels;
+#[path = "../examples/kernels/ceiling.rs"]
+#[allow(dead_code)]
+mod ceiling_kernels;
 #[path = "../examples/kernels/matmul.rs"]
 #[allow(dead_code)]
 mod example_kernels;
@@ -77,7 +80,8 @@ fn macro_generated_example_kernels_assemble_without_spills() {
         .iter()
         .chain(attention_kernels::ALL_PTX)
         .chain(quantized_kernels::ALL_PTX)
-        .chain(linear_kernels::ALL_PTX);
+        .chain(linear_kernels::ALL_PTX)
+        .chain(ceiling_kernels::ALL_PTX);
     for &(name, ptx) in kernels {
         let log =
             assemble_without_spills(&ptxas, &format!("example-{name}"), ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
