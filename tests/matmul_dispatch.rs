@@ -262,30 +262,28 @@ fn the_ceiling_does_all_the_gemms_wgmmas() {
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
     ceiling_bf16_3::interpret(&a, &b, &mut c).unwrap();
-    // Step s multiplies slice s % 4 of A's first 128 rows by the same slice of B's first 256 columns.
-    let (a, b, c) = (values(&a), values(&b), values(&c));
-    let slice = |s: usize| {
-        let a: Vec<f64> =
-            (0..128).flat_map(|i| (0..64).map(move |p| (i, p))).map(|(i, p)| a[i * k + 64 * s + p]).collect();
-        let b: Vec<f64> =
-            (0..64).flat_map(|p| (0..256).map(move |j| (p, j))).map(|(p, j)| b[(64 * s + p) * n + j]).collect();
-        matmul(&a, &b, 128, 256, 64, true)
-    };
-    let mut want = vec![0.0; 128 * 256];
-    for step in 0..k / 64 {
-        for (w, v) in want.iter_mut().zip(slice(step % 4)) {
-            *w += v;
+    let (a, b, c) = (&values(&a), &values(&b), &values(&c));
+    // Program p's sum: step s multiplies slice s % 4 of its first tile's rows of A (tile row
+    // p / 3) by the same slice of its columns of B (tile column p % 3).
+    let sum = |p: usize| {
+        let (rows, cols) = (128 * (p / 3), 256 * (p % 3));
+        let mut sum = vec![0.0; 128 * 256];
+        for step in 0..k / 64 {
+            let s = 64 * (step % 4);
+            let a: Vec<f64> = (0..128).flat_map(|i| (0..64).map(move |q| a[(rows + i) * k + s + q])).collect();
+            let b: Vec<f64> = (0..64).flat_map(|q| (0..256).map(move |j| b[(s + q) * n + cols + j])).collect();
+            for (w, v) in sum.iter_mut().zip(matmul(&a, &b, 128, 256, 64, true)) {
+                *w += v;
+            }
         }
-    }
-    // Each program stores its last tile (3, 4, 5: the second row); the first row stays NaN.
-    let tile = |ti: usize, tj: usize| -> Vec<f64> {
-        (0..128)
-            .flat_map(|i| (0..256).map(move |j| (i, j)))
-            .map(|(i, j)| c[(128 * ti + i) * n + 256 * tj + j])
-            .collect()
+        sum
     };
-    for tj in 0..3 {
-        assert_close(&format!("ceiling tile (1, {tj})"), &tile(1, tj), &want, 1e-2);
-        assert!(tile(0, tj).iter().all(|v| v.is_nan()), "tile (0, {tj}) was written");
+    let tile = |ti: usize, tj: usize| -> Vec<f64> {
+        (0..128).flat_map(|i| (0..256).map(move |j| c[(128 * ti + i) * n + 256 * tj + j])).collect()
+    };
+    // Each program stores at its last tile (3, 4, 5: the second row); the first row stays NaN.
+    for p in 0..3 {
+        assert_close(&format!("ceiling of program {p}"), &tile(1, p), &sum(p), 1e-2);
+        assert!(tile(0, p).iter().all(|v| v.is_nan()), "tile (0, {p}) was written");
     }
 }

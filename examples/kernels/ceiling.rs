@@ -3,15 +3,17 @@
 //! `ceiling!` issues exactly the wgmmas of `matmul!` with 128 x 256 tiles (each program the same
 //! tiles, each consumer one m64n256k16 chain of K / 16 per tile, reading both operands from shared
 //! memory as the GEMM does) and nothing else: no loads after the first STAGES slices, no stores but
-//! one tile. Its operands are real data (the first STAGES K slices of A's and B's first tiles,
-//! taken in turn), so the tensor cores switch as many bits as in the GEMM. Timed beside cuBLAS in
+//! one tile. Its operands are real data (the first STAGES K slices of A and B for the program's
+//! first tile, taken in turn), so the tensor cores switch as many bits as in the GEMM, and each SM
+//! works on its own data, as in the GEMM (not all on the same bits at once). Timed beside cuBLAS in
 //! the same rounds (`BENCH_CEILING=1 bench_matmul`), it says how far any kernel built on these
 //! wgmmas could get on this card under the same load: whatever the GEMM spends on moving data
 //! comes on top.
 //!
-//! What it computes, so that a test can check it did all that work: for each program's last tile
-//! (ti, tj), C[ti, tj] = sum over k < K / 64 of A[0..128, slice k % STAGES] @ B[slice k % STAGES,
-//! 0..256], where slice s is columns (rows of B) 64 s .. 64 s + 64. The rest of C is left as it was.
+//! What it computes, so that a test can check it did all that work: program p, whose tiles are
+//! p, p + programs, .., stores at its last tile the sum over k < K / 64 of A[rows of tile p,
+//! slice k % STAGES] @ B[slice k % STAGES, columns of tile p], where slice s is columns (rows of B)
+//! 64 s .. 64 s + 64. The rest of C is left as it was.
 
 use tessel::prelude::*;
 
@@ -37,11 +39,13 @@ macro_rules! ceiling {
                  loaded: Barrier<12>| {
                     if warpgroup_id() == 0 {
                         set_max_registers(40);
+                        // The first tile's slices (a program without tiles loads zeros).
+                        let (ti, tj) = (p / tile_cols, p % tile_cols);
                         #[unroll]
                         for s in 0..STAGES {
-                            copy_gmem_to_smem(a.tile([0, s]), a_s.at(s).at(0), loaded);
-                            copy_gmem_to_smem(a.tile([1, s]), a_s.at(s).at(1), loaded);
-                            copy_gmem_to_smem(b.tile([s, 0]), b_s.at(s), loaded);
+                            copy_gmem_to_smem(a.tile([2 * ti, s]), a_s.at(s).at(0), loaded);
+                            copy_gmem_to_smem(a.tile([2 * ti + 1, s]), a_s.at(s).at(1), loaded);
+                            copy_gmem_to_smem(b.tile([s, tj]), b_s.at(s), loaded);
                         }
                     } else {
                         set_max_registers(232);
