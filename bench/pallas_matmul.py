@@ -26,13 +26,13 @@ staged search, tuned once per shape on the first dtype and reused for the second
 whole product, per dtype; "none": one default config), BENCH_TIMER ("cupti" or "wall"; default:
 cupti when available), BENCH_L2_MB (default 60, the H200's), BENCH_GAP_MS (default 0: samples
 back to back; N: the GPU idles N ms before each sample, as bench_matmul's rounds, so it stays
-cool), BENCH_HEAT_MS (default 0; N: before the full timing and before each
-interleaved block, each contender runs back to back, untimed, for N ms, so that the samples find
-the card at the clocks of a sustained load, as bench_matmul's back-to-back rounds do; XLA's dot
-then runs at the rate bench_matmul measures for cuBLAS), BENCH_CONFIGS (the CSV of an earlier
-run: each shape and dtype takes that run's best config instead of a search). The table is the last
-lines of the output; exit status 1 means a shape failed or missed the bound. Without a GPU it says so and
-exits 0.
+cool), BENCH_HEAT_MS (default 0; N: before the full timing and before each interleaved block,
+each contender runs back to back, untimed, for N ms, so that the samples find the card at the
+clocks of a sustained load; with 1000 it ran hotter than in bench_matmul's rounds, whose shapes
+load the card for about a second each: bench/results/ceiling/README.md), BENCH_CONFIGS (the CSV
+of an earlier run: each shape and dtype takes that run's best config instead of a search). The
+table is the last lines of the output; exit status 1 means a shape failed or missed the bound.
+Without a GPU it says so and exits 0.
 """
 import csv
 import dataclasses

@@ -29,12 +29,12 @@
 //! Environment: `BENCH_SHAPES` (comma-separated `MxNxK`, C = A[M,K] @ B[K,N]; tessel needs N and K
 //! to be multiples of 8, for TMA's 16-byte rows), `BENCH_DTYPES` (`bf16,f16`), `BENCH_RUNS`,
 //! `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's directory; default `bench/results`), `BENCH_VARIANTS`
-//! (other tessel kernel variants, as
-//! `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in the same rounds and printed on the
-//! shape's line, never the baseline), `BENCH_CEILING=1` (also time `kernels/ceiling.rs`, the wide
-//! kernel's wgmmas alone: an upper bound for any kernel built on them, printed on the shape's line
-//! as `tessel:ceiling`; its result is not a product). The table is the last lines of the output. Without a GPU
-//! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
+//! (other tessel kernel variants, as `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in
+//! the same rounds and printed on the shape's line, never the baseline), `BENCH_CEILING=1` (also
+//! time `kernels/ceiling.rs`, the wide kernel's wgmmas alone: an upper bound for any kernel built
+//! on them, printed on the shape's line as `tessel:ceiling`; its result is not a product). The
+//! table is the last lines of the output. Without a GPU the benchmark says so and exits 0; exit
+//! status 1 means a check or a run failed.
 
 #[path = "kernels/matmul.rs"]
 #[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret`.

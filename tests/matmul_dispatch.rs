@@ -1,6 +1,7 @@
 //! The example GEMM's dispatcher (`examples/kernels/matmul.rs`): which kernel a shape gets, every
 //! kernel on shapes its tiles do not divide (`ragged(M, N, K)`), a split-K run through it in the
-//! interpreter, and the overlapped kernel in the interpreter and (with `--ignored`) on the GPU.
+//! interpreter, and the overlapped kernel in the interpreter and (with `--ignored`) on the GPU;
+//! and that the benchmark's ceiling (`examples/kernels/ceiling.rs`) does all of the GEMM's wgmmas.
 
 mod common;
 

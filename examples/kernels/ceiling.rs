@@ -70,7 +70,7 @@ macro_rules! ceiling {
                                     commit_smem();
                                     copy_smem_to_gmem(
                                         c_s.at(h),
-                                        c.tile([2 * (last / tile_cols) + h, 2 * (last % tile_cols) + q]),
+                                        c.tile([2 * (last / tile_cols) + h, (BN / CN) * (last % tile_cols) + q]),
                                     );
                                 }
                             }
