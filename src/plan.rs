@@ -3,7 +3,7 @@
 //! Every function here runs before any CUDA call, so the checks behave the same with or without a
 //! GPU, and `launch` and `interpret` fail alike on the same bad arguments.
 
-use tessel_compiler::syntax::ast::BinOp;
+use tessel_ir::ops::BinOp;
 use tessel_runtime::{check_rank, Dims, Error, LaunchConfig, Result};
 
 use crate::signature::Dim;

@@ -1,16 +1,19 @@
 //! The tessel compiler: reads a `#[kernel]` function, checks it, and generates what the macro emits.
 //!
 //! Stages are modules named after what they produce; data flows one way:
-//! `syntax` (tokens -> `ast`) -> `typeck` (types, layouts, the error catalog) -> `host` (the items the
-//! macro expands to). The legality tables live in `legality`, shared by every stage.
+//! `syntax` (tokens -> `ast`) -> `typeck` (types, layouts, the error catalog) -> `lower` (the
+//! program, `tessel_ir::Program`) -> `ptx` (the PTX module) and `host` (the items the macro expands
+//! to, the encoded program among them). The dtypes and legality tables live in `tessel_ir`, shared
+//! by every stage and by the interpreter.
 
 pub mod diag;
 pub mod host;
-pub mod legality;
+pub use tessel_ir::legality;
+pub mod lower;
 pub mod ptx;
 pub mod syntax;
 pub mod typeck;
-pub mod types;
+pub use tessel_ir::types;
 
 use proc_macro2::TokenStream;
 
@@ -60,17 +63,27 @@ fn front_end(attr: TokenStream, item: TokenStream) -> FrontEnd {
     FrontEnd { kernel, facts, errors: ctx.finish().err() }
 }
 
-/// The back ends of a checked kernel: its PTX and the host items around it, with the errors of
-/// both. The PTX writer cannot fail on a checked kernel, so its errors are internal ones.
+/// The back ends of a checked kernel: its program, its PTX and the host items around them, with
+/// the errors of all three. Lowering and the PTX writer cannot fail on a checked kernel, so their
+/// errors are internal ones.
 fn back_end(
     kernel: &syntax::ast::Kernel,
     facts: &typeck::Facts,
     input: &host::Input,
 ) -> Result<TokenStream, syn::Error> {
+    let program = lower::lower(kernel, facts);
     let ptx = ptx::emit(kernel, facts);
-    let items = host::expand(kernel, facts, ptx.as_deref().unwrap_or_default(), input);
-    match (ptx, items) {
-        (Ok(_), Ok(items)) => Ok(items),
+    // The host items are made even when a back end failed, so that their own errors are reported.
+    let encoded = program.as_ref().map(tessel_ir::codec::to_bytes).unwrap_or_default();
+    let items = host::expand(kernel, facts, &encoded, ptx.as_deref().unwrap_or_default(), input);
+    let (_, items) = both(both(program, ptx), items)?;
+    Ok(items)
+}
+
+/// Both values, or every error of either.
+fn both<A, B>(a: Result<A, syn::Error>, b: Result<B, syn::Error>) -> Result<(A, B), syn::Error> {
+    match (a, b) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
         (Err(mut errors), Err(more)) => {
             errors.combine(more);
             Err(errors)

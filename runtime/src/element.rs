@@ -11,7 +11,7 @@
 use cudarc::driver::{sys, DeviceRepr, ValidAsZeroBits};
 use float8::{F8E4M3, F8E5M2};
 use half::{bf16, f16};
-use tessel_compiler::types::round_to_odd_f32;
+use tessel_ir::types::round_to_odd_f32;
 
 use sys::CUtensorMapDataType as TmaType;
 

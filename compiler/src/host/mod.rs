@@ -8,6 +8,7 @@
 //! pub const ENTRY: &str;            // its entry point, the kernel's name
 //! pub fn check_args(<shape or scalar per parameter>) -> Result<LaunchPlan<DIMS>>;
 //! pub fn launch(stream: &impl AsStream, <&DeviceTensor<T> / &mut DeviceTensor<T> / scalar ..>) -> Result<()>;
+//! static PROGRAM: Embedded;        // the program (crate::lower), encoded, for the interpreter
 //! pub fn interpret(<&HostTensor<T> / &mut HostTensor<T> / scalar ..>) -> Result<()>;
 //! ```
 //!
@@ -17,7 +18,7 @@
 //! generated bodies are hygienic (`Span::mixed_site`), so any parameter name works.
 
 mod fallback;
-mod grid;
+pub(crate) mod grid;
 mod interpret;
 mod launch;
 mod params;
@@ -40,15 +41,21 @@ pub struct Input {
     pub item: TokenStream,
 }
 
-/// The module for a kernel that passed checking, whose PTX is `ptx`; or the errors of the
-/// parameters and grid expressions the host side cannot represent.
-pub fn expand(kernel: &Kernel, facts: &Facts, ptx: &str, input: &Input) -> Result<TokenStream, syn::Error> {
+/// The module for a kernel that passed checking, whose encoded program is `program` and whose PTX
+/// is `ptx`; or the errors of the parameters and grid expressions the host side cannot represent.
+pub fn expand(
+    kernel: &Kernel,
+    facts: &Facts,
+    program: &[u8],
+    ptx: &str,
+    input: &Input,
+) -> Result<TokenStream, syn::Error> {
     let ctx = Ctxt::new();
     let params = params::host_params(&ctx, kernel);
     let signature = signature::signature(kernel, facts);
     let check_args = launch::check_args(&ctx, kernel, facts, &params);
     let launch = launch::launch(&ctx, kernel, facts, &params);
-    let interpret = interpret::interpret(&params, input);
+    let interpret = interpret::interpret(&params, program);
     ctx.finish()?;
     let entry = kernel.name.to_string();
     let items = quote! {

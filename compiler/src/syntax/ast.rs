@@ -8,6 +8,7 @@ use crate::types::DType;
 pub use crate::types::Layout;
 use proc_macro2::Span;
 use syn::Ident;
+pub use tessel_ir::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp};
 
 /// A value together with the span of the tokens it was read from.
 #[derive(Clone, Debug)]
@@ -205,89 +206,6 @@ pub struct CollectiveAxes {
     pub loc: Loc,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    Shl,
-    Shr,
-    BitAnd,
-    BitOr,
-    BitXor,
-    And,
-    Or,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl BinOp {
-    /// The operation on known integers, as constant folding (`typeck`), a launch's grid
-    /// (`GridValue`) and the interpreter's grid evaluate it: `None` on overflow, division by zero,
-    /// an out-of-range shift, or an operator that gives no integer. A left shift is a
-    /// multiplication by a power of two, checked as one (`checked_shl` only checks the amount).
-    pub fn eval_i64(self, a: i64, b: i64) -> Option<i64> {
-        match self {
-            BinOp::Add => a.checked_add(b),
-            BinOp::Sub => a.checked_sub(b),
-            BinOp::Mul => a.checked_mul(b),
-            BinOp::Div => a.checked_div(b),
-            BinOp::Rem => a.checked_rem(b),
-            BinOp::Shl => u32::try_from(b).ok().filter(|&b| b < 63).and_then(|b| a.checked_mul(1 << b)),
-            BinOp::Shr => u32::try_from(b).ok().and_then(|b| a.checked_shr(b)),
-            BinOp::BitAnd => Some(a & b),
-            BinOp::BitOr => Some(a | b),
-            BinOp::BitXor => Some(a ^ b),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnOp {
-    Neg,
-    Not,
-}
-
-/// Elementwise math functions: `exp2(x)`, `x.exp2()`, ...
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MathFn {
-    Exp2,
-    Exp,
-    Log2,
-    Log,
-    Sqrt,
-    Rsqrt,
-    Tanh,
-    Abs,
-    Recip,
-    /// Rounding to an integral value: down, up, to nearest (ties to even), toward zero.
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-}
-
-/// Binary elementwise functions that are calls rather than operators: `max(x, y)`, `min(x, y)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MathFn2 {
-    Max,
-    Min,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOp {
-    Sum,
-    Max,
-    Min,
-}
-
 /// How the threads of a warpgroup leave a `barrier_wait`.
 ///
 /// A parity wait is for one phase, and the barrier cannot tell that phase from the one two phases
@@ -313,25 +231,6 @@ impl Waiters {
         match self {
             Waiters::Each => "barrier_wait",
             Waiters::InStep => "barrier_wait__in_step",
-        }
-    }
-}
-
-/// What a semaphore operation does to its global counter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SemaphoreOp {
-    /// `semaphore_signal`: adds the count.
-    Signal,
-    /// `semaphore_wait`: waits until the counter holds the count, then takes it.
-    Wait,
-}
-
-impl SemaphoreOp {
-    /// The operation's name in the language.
-    pub fn name(self) -> &'static str {
-        match self {
-            SemaphoreOp::Signal => "semaphore_signal",
-            SemaphoreOp::Wait => "semaphore_wait",
         }
     }
 }

@@ -17,14 +17,14 @@ mod scalar;
 pub mod scratch;
 mod semaphore;
 mod signature;
-pub mod ty;
 mod wgmma;
 
 use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::*;
 use proc_macro2::Span;
 use std::collections::HashMap;
-pub use ty::*;
+pub use tessel_ir::memory::{Alloc, AllocKind, TensorMapUse};
+pub use tessel_ir::ty::{self, *};
 
 /// 32-bit registers of one SM, and at most those for one block (CUDA Programming Guide, technical
 /// specifications for compute capability 9.0: 64K per SM, 64K per block).
@@ -69,36 +69,6 @@ pub fn divisibility_why(dim: &str, tile: i64) -> String {
         "the kernel's tiles are {tile} wide along {dim} and must cover it exactly \
          (`ragged({dim})` lets the last one overhang)"
     )
-}
-
-/// A tensor map over a global parameter, as the launch wrapper encodes it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TensorMapUse {
-    /// Index of the `Gmem`/`GmemMut` parameter.
-    pub param: usize,
-    /// The box in stored order (outermost first); a swizzled box is at most one swizzle span wide,
-    /// and wider buffers take several copies.
-    pub box_shape: Vec<i64>,
-    /// Swizzle in bytes (0: none).
-    pub swizzle: u32,
-    pub dtype: crate::types::DType,
-}
-
-/// One allocation of a `run_scoped`.
-#[derive(Clone, Debug)]
-pub struct Alloc {
-    pub name: String,
-    pub kind: AllocKind,
-    /// Byte offset in the program's shared memory (0 for accumulators).
-    pub offset: u64,
-    pub bytes: u64,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum AllocKind {
-    Smem { dtype: crate::types::DType, stored: Vec<i64>, swizzle: u32, transposed: bool },
-    Barrier { arrivals: u32, count: u32 },
-    Acc { dtype: crate::types::DType, shape: Vec<i64> },
 }
 
 /// A local name.

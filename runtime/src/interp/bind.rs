@@ -7,20 +7,20 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 
-use tessel_compiler::syntax::ast::UnOp;
-use tessel_compiler::types::DType;
+use tessel_ir::ops::UnOp;
+use tessel_ir::types::DType;
 
 use super::exec::{Launch, ParamValue};
-use super::ir::{DimSpec, Expr, ParamInfo, ParamKind, Program};
 use super::memory::{cells, load, GlobalBuf};
 use super::numeric::{error, round};
 use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
-use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, TensorMapLayout};
+use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, Swizzle, TensorMapLayout};
+use tessel_ir::program::{DimSpec, Expr, LitValue, Literal, ParamInfo, ParamKind, Program};
 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
-pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
+pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Launch> {
     if args.len() != prog.params.len() {
         return Err(error(format!(
             "`{}` takes {} arguments, but {} were given",
@@ -37,11 +37,11 @@ pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
         }
     }
     let dim_values = prog.runtime_dims.iter().map(|d| dims.get(d)).collect::<Result<Vec<usize>>>()?;
-    for &(dim, extent, why) in &prog.divisibility {
-        check_divisible(prog.runtime_dims[dim], dim_values[dim], extent, why)?;
+    for (dim, extent, why) in &prog.divisibility {
+        check_divisible(&prog.runtime_dims[*dim], dim_values[*dim], *extent, why)?;
     }
     for &dim in &prog.ragged {
-        check_ragged(prog.runtime_dims[dim], dim_values[dim])?;
+        check_ragged(&prog.runtime_dims[dim], dim_values[dim])?;
     }
     let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
     let mut launch = Launch {
@@ -69,7 +69,7 @@ pub(crate) fn bind(prog: &Program, args: &[Arg<'_>]) -> Result<Launch> {
 /// The rules of the TMA tensor maps a launch would encode over these tensors (16-byte row
 /// strides, extents, box sizes): a tensor the GPU's launch refuses is refused here too. (Host
 /// tensors have no device address, so the base address's alignment is not checked.)
-fn check_tensor_maps(prog: &Program, args: &[Arg<'_>]) -> Result<()> {
+fn check_tensor_maps(prog: &'static Program, args: &[Arg<'_>]) -> Result<()> {
     for map in &prog.tensor_maps {
         let shape = match args.get(map.param) {
             Some(Arg::Tensor(t)) => t.shape(),
@@ -83,13 +83,22 @@ fn check_tensor_maps(prog: &Program, args: &[Arg<'_>]) -> Result<()> {
             return Err(Error::Internal(format!("a tensor map over scalar `{}`", p.name)));
         };
         let elem_bytes = dtype.elem_bytes() as usize;
-        TensorMapLayout::row_major(p.name, 0, shape, elem_bytes, &map.box_shape, map.swizzle)?.validate(p.name)?;
+        let internal = || Error::Internal(format!("the tensor map over `{}`: {map:?}", p.name));
+        let swizzle = Swizzle::from_span_bytes(map.swizzle).ok_or_else(internal)?;
+        let box_shape = map.box_shape.iter().map(|&b| u32::try_from(b).ok()).collect::<Option<Vec<u32>>>();
+        let box_shape = box_shape.ok_or_else(internal)?;
+        TensorMapLayout::row_major(&p.name, 0, shape, elem_bytes, &box_shape, swizzle)?.validate(&p.name)?;
     }
     Ok(())
 }
 
 /// The tensor passed for a global parameter.
-fn tensor<'a>(prog: &Program, p: &ParamInfo, a: &'a Arg<'_>, mutable: bool) -> Result<&'a dyn HostArray> {
+fn tensor<'a>(
+    prog: &'static Program,
+    p: &'static ParamInfo,
+    a: &'a Arg<'_>,
+    mutable: bool,
+) -> Result<&'a dyn HostArray> {
     match a {
         Arg::TensorMut(t) => Ok(&**t),
         Arg::Tensor(_) if mutable => Err(error(format!(
@@ -108,8 +117,8 @@ fn tensor<'a>(prog: &Program, p: &ParamInfo, a: &'a Arg<'_>, mutable: bool) -> R
 
 /// Dtype, rank, runtime dimensions and static dimensions of one tensor (`bind_shape`).
 fn check_tensor(
-    prog: &Program,
-    p: &ParamInfo,
+    prog: &'static Program,
+    p: &'static ParamInfo,
     t: &dyn HostArray,
     dtype: DType,
     shape: &[DimSpec],
@@ -123,12 +132,12 @@ fn check_tensor(
             t.dtype()
         )));
     }
-    check_rank(p.name, t.shape(), shape.len())?;
+    check_rank(&p.name, t.shape(), shape.len())?;
     let mut static_mismatch = false;
     for (axis, (d, &got)) in shape.iter().zip(t.shape()).enumerate() {
         match d {
             DimSpec::Runtime(i) => {
-                dims.bind(prog.runtime_dims[*i], p.name, axis, got)?;
+                dims.bind(&prog.runtime_dims[*i], &p.name, axis, got)?;
             }
             DimSpec::Static(v) => static_mismatch |= *v != got,
         }
@@ -144,11 +153,11 @@ fn check_tensor(
             DimSpec::Runtime(_) => g,
         })
         .collect();
-    Err(Error::ShapeMismatch { tensor: p.name, expected, got: t.shape().to_vec() })
+    Err(Error::ShapeMismatch { tensor: &p.name, expected, got: t.shape().to_vec() })
 }
 
 /// A parameter's bound value: a tensor's elements, or a scalar of the parameter's dtype.
-fn param_value(prog: &Program, p: &ParamInfo, a: &Arg<'_>) -> Result<ParamValue> {
+fn param_value(prog: &'static Program, p: &'static ParamInfo, a: &Arg<'_>) -> Result<ParamValue> {
     match &p.kind {
         ParamKind::Gmem { dtype, mutable, .. } => {
             let t = tensor(prog, p, a, *mutable)?;
@@ -156,7 +165,7 @@ fn param_value(prog: &Program, p: &ParamInfo, a: &Arg<'_>) -> Result<ParamValue>
             let expected = shape.iter().product::<usize>();
             let values = t.read_f64();
             if values.len() != expected {
-                return Err(Error::ElementCount { tensor: p.name, shape, expected, got: values.len() });
+                return Err(Error::ElementCount { tensor: &p.name, shape, expected, got: values.len() });
             }
             let data = cells(expected, 0.0);
             for (cell, v) in data.iter().zip(&values) {
@@ -187,7 +196,7 @@ fn param_value(prog: &Program, p: &ParamInfo, a: &Arg<'_>) -> Result<ParamValue>
 
 /// The grid, from the attribute's expressions in checked `i64` arithmetic, checked as a launch
 /// checks it (`grid_extent`, `LaunchConfig::validate`, whole clusters).
-fn grid(prog: &Program, launch: &Launch) -> Result<[usize; 3]> {
+fn grid(prog: &'static Program, launch: &Launch) -> Result<[usize; 3]> {
     let mut grid = [1u32; 3];
     for (axis, (e, text)) in prog.grid.iter().zip(&prog.grid_text).enumerate() {
         let name = ["x", "y", "z"][axis];
@@ -221,7 +230,7 @@ fn grid(prog: &Program, launch: &Launch) -> Result<[usize; 3]> {
 /// grids ignore), negation and integer operators.
 fn grid_value(e: &Expr, launch: &Launch) -> Option<i64> {
     match e {
-        Expr::Lit(Scalar::Int(v, _)) => Some(*v),
+        Expr::Lit(Literal { value: LitValue::Int(v), .. }) => Some(*v),
         Expr::Dim(i) => launch.dims.get(*i).copied(),
         Expr::Local(slot) => match launch.params.get(*slot)? {
             ParamValue::Scalar(Scalar::Int(v, DType::U64)) => i64::try_from(*v as u64).ok(),
@@ -239,7 +248,7 @@ fn grid_value(e: &Expr, launch: &Launch) -> Option<i64> {
 }
 
 /// Writes every `GmemMut` buffer back into its tensor.
-pub(crate) fn write_back(prog: &Program, launch: &Launch, args: &mut [Arg<'_>]) {
+pub(crate) fn write_back(prog: &'static Program, launch: &Launch, args: &mut [Arg<'_>]) {
     for ((p, v), a) in prog.params.iter().zip(&launch.params).zip(args) {
         if let (ParamKind::Gmem { mutable: true, .. }, ParamValue::Gmem(g), Arg::TensorMut(t)) = (&p.kind, v, a) {
             let values: Vec<f64> = (0..g.data.len()).map(|i| load(&g.data, i)).collect();

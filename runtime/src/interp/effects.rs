@@ -4,11 +4,11 @@
 use std::rc::Rc;
 
 use super::exec::Warpgroup;
-use super::ir::Expr;
 use super::numeric::error;
 use super::sync::WaitEnd;
 use super::value::{AccRef, Array, BarrierRef, Value};
 use crate::{Error, Result};
+use tessel_ir::program::Expr;
 
 /// What a warpgroup returns when its program stopped because another warpgroup failed (or all
 /// deadlocked); the program's recorded failure is the error reported.

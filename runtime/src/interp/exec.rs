@@ -6,16 +6,16 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use tessel_compiler::syntax::ast::BinOp;
-use tessel_compiler::typeck::AllocKind;
-use tessel_compiler::types::DType;
+use tessel_ir::memory::AllocKind;
+use tessel_ir::ops::BinOp;
+use tessel_ir::types::DType;
 
-use super::ir::{Allocation, Block, Expr, Program, Stmt};
 use super::memory::{GlobalBuf, SmemView};
 use super::numeric::{error, scalar_binop, scalar_unop};
 use super::sync::{Place, ProgramState};
 use super::value::{AccRef, Array, BarrierRef, Scalar, Value};
 use crate::Result;
+use tessel_ir::program::{Allocation, Block, Expr, Program, Stmt};
 
 /// A launch's arguments and grid, shared by every program.
 #[derive(Debug)]
@@ -50,7 +50,7 @@ pub(crate) enum ParamValue {
 
 /// The state of one warpgroup of one program.
 pub(crate) struct Warpgroup<'a> {
-    pub prog: &'a Program,
+    pub prog: &'static Program,
     pub launch: &'a Launch,
     /// The states of the programs of this cluster (multicast copies write into all of them).
     pub cluster: &'a [ProgramState],
@@ -67,7 +67,7 @@ pub(crate) struct Warpgroup<'a> {
 
 impl<'a> Warpgroup<'a> {
     pub(crate) fn new(
-        prog: &'a Program,
+        prog: &'static Program,
         launch: &'a Launch,
         cluster: &'a [ProgramState],
         rank: usize,
@@ -173,7 +173,7 @@ impl<'a> Warpgroup<'a> {
 
     pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
         Ok(match e {
-            Expr::Lit(s) => Value::Scalar(*s),
+            Expr::Lit(lit) => Value::Scalar(Scalar::literal(*lit)),
             Expr::Local(slot) => self.frame[*slot].clone(),
             Expr::Dim(i) => Value::Scalar(Scalar::Int(self.launch.dims[*i], DType::I32)),
             Expr::Tuple(items) => Value::Tuple(items.iter().map(|i| self.eval(i)).collect::<Result<_>>()?),

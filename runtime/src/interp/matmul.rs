@@ -8,14 +8,14 @@
 
 use std::rc::Rc;
 
-use tessel_compiler::legality;
-use tessel_compiler::types::DType;
+use tessel_ir::legality;
+use tessel_ir::types::DType;
 
 use super::exec::Warpgroup;
-use super::ir::Expr;
 use super::numeric::{error, round, tf32_truncate};
 use super::value::{Array, Value};
 use crate::Result;
+use tessel_ir::program::Expr;
 
 /// `acc[m, n] += sum_k a[m, k] * b[k, n]`, rounding once per K block of `k_step`.
 fn accumulate(acc: &mut Array, a: &Array, b: &Array, k_step: usize) -> Result<()> {

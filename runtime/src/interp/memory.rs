@@ -12,8 +12,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tessel_compiler::typeck::{Alloc, AllocKind};
-use tessel_compiler::types::DType;
+use tessel_ir::memory::{Alloc, AllocKind};
+use tessel_ir::types::DType;
 
 use super::numeric::{error, round};
 use super::value::Array;
@@ -105,7 +105,7 @@ impl TileRef {
         let mut data = Vec::with_capacity(block.iter().product());
         for_each_index(block, |e| data.push(g.offset(&origin, e).map_or(0.0, |i| load(&g.data, i))));
         let dims: Vec<i64> = block.iter().map(|&d| d as i64).collect();
-        let shape = tessel_compiler::typeck::tile_registers(&dims).iter().map(|&d| d as usize).collect();
+        let shape = tessel_ir::ty::tile_registers(&dims).iter().map(|&d| d as usize).collect();
         Ok(Array { dtype: g.dtype, shape, data })
     }
 

@@ -1,9 +1,9 @@
 //! The CPU interpreter: runs a `#[kernel]` on host tensors with the GPU's semantics, at tile level.
 //!
-//! Generated `interpret` functions call [`interpret`] with the kernel's source ([`KernelSource`],
-//! the attribute and function as token text) and the arguments in parameter order. The source is
-//! compiled once per process by the same front end as the macro (`tessel_compiler::compile`), and
-//! the checked program is executed, so the GPU and the CPU run one program. Every failure is an
+//! Generated `interpret` functions call [`interpret`] with the kernel's program ([`Embedded`]: the
+//! checked, lowered kernel that the macro encoded beside its PTX) and the arguments in parameter
+//! order. The program is decoded once per process and executed, so the GPU and the CPU run one
+//! program, and nothing is parsed at run time. Every failure is an
 //! [`Error`]: bad arguments give the GPU launch's errors, a deadlock, a semaphore wait that nothing
 //! signals or an out-of-bounds register access gives [`Error::Interpreter`].
 //!
@@ -122,8 +122,6 @@
 mod bind;
 mod effects;
 mod exec;
-mod ir;
-mod lower;
 mod matmul;
 mod memory;
 mod numeric;
@@ -133,21 +131,33 @@ mod semaphore;
 mod sync;
 mod value;
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
+
+use tessel_ir::{codec, Program};
 
 use crate::{Element, Error, HostTensor, Result};
 
-/// A kernel's source as the macro saw it: the `#[kernel(..)]` attribute's tokens and the function
-/// item, each as `TokenStream::to_string()` text. Generated code holds one in a `static`; its
-/// address identifies the kernel in the interpreter's cache.
+/// A kernel's program as the macro embeds it: the encoded bytes, and the program decoded from them
+/// on first use. Generated code holds one in a `static`.
 #[derive(Debug)]
-pub struct KernelSource {
-    /// The attribute's arguments, e.g. `grid = (M / 64, N / 64), warpgroups = 1`.
-    pub attr: &'static str,
-    /// The function item, `fn name(params) { body }`.
-    pub item: &'static str,
+pub struct Embedded {
+    bytes: &'static [u8],
+    program: OnceLock<std::result::Result<Program, codec::DecodeError>>,
+}
+
+impl Embedded {
+    /// The program encoded as `bytes` (`tessel_ir::codec::to_bytes`).
+    pub const fn new(bytes: &'static [u8]) -> Embedded {
+        Embedded { bytes, program: OnceLock::new() }
+    }
+
+    /// The decoded program. An error means the bytes came from another version of tessel's macro
+    /// (the macro and this runtime are one release): an [`Error::Internal`].
+    fn program(&'static self) -> Result<&'static Program> {
+        let decoded = self.program.get_or_init(|| codec::from_bytes(self.bytes));
+        decoded.as_ref().map_err(|e| Error::Internal(format!("the embedded kernel program cannot be read: {e}")))
+    }
 }
 
 /// One argument of [`interpret`], in parameter order.
@@ -211,51 +221,17 @@ impl<T: Element> HostArray for HostTensor<T> {
     }
 }
 
-/// Checked programs by the address of their [`KernelSource`].
-type Cache = Mutex<HashMap<usize, Arc<ir::Program>>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Cache::default)
-}
-
-/// Runs a kernel on the CPU: compiles `source` (once per process), checks and binds `args` like a
-/// GPU launch, runs every program of the grid, and writes `GmemMut` tensors back. On an error,
+/// Runs a kernel on the CPU: decodes its program (once per process), checks and binds `args` like
+/// a GPU launch, runs every program of the grid, and writes `GmemMut` tensors back. On an error,
 /// nothing is written back.
-pub fn interpret(source: &'static KernelSource, args: &mut [Arg<'_>]) -> Result<()> {
-    let prog = program(source)?;
+pub fn interpret(embedded: &'static Embedded, args: &mut [Arg<'_>]) -> Result<()> {
+    let prog = embedded.program()?;
     // Worker threads catch their own panics; this catches any elsewhere (binding, writing back).
     catch_unwind(AssertUnwindSafe(|| {
-        let launch = bind::bind(&prog, args)?;
-        schedule::run(&prog, &launch)?;
-        bind::write_back(&prog, &launch, args);
+        let launch = bind::bind(prog, args)?;
+        schedule::run(prog, &launch)?;
+        bind::write_back(prog, &launch, args);
         Ok(())
     }))
     .unwrap_or_else(|_| Err(Error::Internal(format!("the interpreter panicked running `{}`", prog.name))))
-}
-
-/// The checked, lowered program of `source`, from the cache or compiled now.
-fn program(source: &'static KernelSource) -> Result<Arc<ir::Program>> {
-    let key = source as *const KernelSource as usize;
-    if let Some(p) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return Ok(p.clone());
-    }
-    let compiled = catch_unwind(AssertUnwindSafe(|| compile(source)))
-        .unwrap_or_else(|_| Err(Error::Internal("the kernel compiler panicked".into())))?;
-    let prog = Arc::new(compiled);
-    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, prog.clone());
-    Ok(prog)
-}
-
-fn compile(source: &KernelSource) -> Result<ir::Program> {
-    let parse = |what: &str, text: &str| {
-        text.parse::<proc_macro2::TokenStream>()
-            .map_err(|e| Error::Interpreter(format!("the kernel's {what} are not Rust tokens: {e}")))
-    };
-    let (attr, item) = (parse("attribute", source.attr)?, parse("function", source.item)?);
-    let compiled = tessel_compiler::compile(attr, item).map_err(|e| {
-        let all: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
-        Error::Interpreter(format!("the kernel does not compile: {}", all.join("; ")))
-    })?;
-    lower::lower(&compiled)
 }

@@ -7,8 +7,9 @@
 
 use float8::{F8E4M3, F8E5M2};
 use half::{bf16, f16};
-use tessel_compiler::syntax::ast::{BinOp, MathFn, MathFn2, ReduceOp, UnOp};
-use tessel_compiler::types::DType;
+use tessel_ir::ops::{BinOp, MathFn, MathFn2, ReduceOp, UnOp};
+use tessel_ir::program::{LitValue, Literal};
+use tessel_ir::types::DType;
 
 use super::value::{Array, Scalar};
 use crate::{Element, Error, Result};
@@ -29,7 +30,7 @@ pub(crate) fn round(dtype: DType, v: f64) -> f64 {
         DType::F16 => <f16 as Element>::to_f64(<f16 as Element>::from_f64(v)),
         DType::F8E4M3 => <F8E4M3 as Element>::to_f64(<F8E4M3 as Element>::from_f64(v)),
         DType::F8E5M2 => <F8E5M2 as Element>::to_f64(<F8E5M2 as Element>::from_f64(v)),
-        DType::Tf32 => tessel_compiler::types::tf32_round(v as f32) as f64,
+        DType::Tf32 => tessel_ir::types::tf32_round(v as f32) as f64,
         DType::Bool => bool_f64(v != 0.0),
         DType::U64 => dtype.wrap(to_int(dtype, v)) as u64 as f64,
         DType::I4 | DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 | DType::I64 => {
@@ -115,6 +116,16 @@ pub(crate) fn convert(from: DType, to: DType, v: f64) -> f64 {
 }
 
 impl Scalar {
+    /// A literal of the program: its written value rounded to its dtype, as `cast` rounds.
+    pub(crate) fn literal(lit: Literal) -> Scalar {
+        let written = match lit.value {
+            LitValue::Int(v) => Scalar::Int(v, DType::I64),
+            LitValue::Float(v) => Scalar::Float(v, DType::F32),
+            LitValue::Bool(b) => return Scalar::Bool(b),
+        };
+        written.cast(lit.dtype)
+    }
+
     pub(crate) fn dtype(self) -> DType {
         match self {
             Scalar::Int(_, d) | Scalar::Float(_, d) => d,

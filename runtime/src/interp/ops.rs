@@ -3,15 +3,15 @@
 
 use std::rc::Rc;
 
-use tessel_compiler::syntax::ast::{BinOp, UnOp};
-use tessel_compiler::types::DType;
+use tessel_ir::ops::{BinOp, UnOp};
+use tessel_ir::types::DType;
 
 use super::exec::Warpgroup;
-use super::ir::{Expr, Spread};
 use super::memory::for_each_index;
 use super::numeric::{convert, elem_binop, error, fma, from_bits, math, math2, reduce, round, to_bits};
 use super::value::{Array, Scalar, Value};
 use crate::Result;
+use tessel_ir::program::{Expr, Spread};
 
 /// `-x` on an array.
 pub(crate) fn unary(op: UnOp, x: &Array) -> Array {

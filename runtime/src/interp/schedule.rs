@@ -20,10 +20,10 @@ use std::sync::Mutex;
 use std::thread;
 
 use super::exec::{Launch, Warpgroup};
-use super::ir::Program;
 use super::memory::SmemView;
 use super::sync::{Place, ProgramState};
 use crate::{Error, Result};
+use tessel_ir::program::Program;
 
 /// The first failure, by cluster index.
 type Failure = Mutex<Option<(usize, Error)>>;
@@ -40,7 +40,7 @@ fn record(failed: &Failure, cluster: usize, err: Error) {
 pub(crate) const CONCURRENT_PROGRAMS: usize = 132;
 
 /// Runs every program of the grid.
-pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
+pub(crate) fn run(prog: &'static Program, launch: &Launch) -> Result<()> {
     let clusters: usize = (0..3).map(|d| launch.grid[d] / prog.cluster[d]).product();
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
     let at_once = if prog.waits_on_semaphores {
@@ -90,7 +90,7 @@ pub(crate) fn run(prog: &Program, launch: &Launch) -> Result<()> {
 }
 
 /// Runs the programs of cluster `c` (clusters numbered x fastest, like programs).
-fn run_cluster(prog: &Program, launch: &Launch, c: usize) -> Result<()> {
+fn run_cluster(prog: &'static Program, launch: &Launch, c: usize) -> Result<()> {
     let [cx, cy, cz] = prog.cluster;
     let (nx, ny) = (launch.grid[0] / cx, launch.grid[1] / cy);
     let origin = [(c % nx) * cx, (c / nx % ny) * cy, c / (nx * ny) * cz];
@@ -150,7 +150,7 @@ impl Drop for Finish<'_> {
 }
 
 fn run_warpgroup(
-    prog: &Program,
+    prog: &'static Program,
     launch: &Launch,
     states: &[ProgramState],
     rank: usize,

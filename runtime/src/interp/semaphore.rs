@@ -22,15 +22,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tessel_compiler::syntax::ast::SemaphoreOp;
+use tessel_ir::ops::SemaphoreOp;
 
 use super::effects::stopped;
 use super::exec::Warpgroup;
-use super::ir::Expr;
 use super::numeric::error;
 use super::schedule::CONCURRENT_PROGRAMS;
 use super::value::Value;
 use crate::Result;
+use tessel_ir::program::Expr;
 
 /// How long a `semaphore_wait` lets the launch go without progress before it reports that nothing
 /// signalled, unless [`WAIT_LIMIT_VAR`] says otherwise.
@@ -84,7 +84,7 @@ impl Warpgroup<'_> {
     fn counter(&self, op: SemaphoreOp, param: usize, i: i64) -> Result<&AtomicU64> {
         let cells = &self.global(param)?.data;
         usize::try_from(i).ok().and_then(|i| cells.get(i)).ok_or_else(|| {
-            let name = self.prog.params[param].name;
+            let name = &self.prog.params[param].name;
             error(format!(
                 "`{}({name}, {i})`: index {i} is outside the {} semaphores of `{name}`",
                 op.name(),
@@ -115,7 +115,7 @@ impl Warpgroup<'_> {
             if progress != seen {
                 (seen, since) = (progress, Instant::now());
             } else if since.elapsed() > self.launch.wait_limit {
-                let name = self.prog.params[param].name;
+                let name = &self.prog.params[param].name;
                 return Err(error(format!(
                     "`semaphore_wait` gave up on semaphore {i} of `{name}`, which holds {held} of the {n} it waits \
                      for, after {} ms in which no program of the launch made progress: no program signalled it (the \

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use tessel_compiler::typeck::{Alloc, AllocKind};
+use tessel_ir::memory::{Alloc, AllocKind};
 
 use super::memory::cells;
 use crate::Error;

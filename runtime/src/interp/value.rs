@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use tessel_compiler::types::DType;
+use tessel_ir::types::DType;
 
 use super::memory::{SmemView, TileRef};
 use super::numeric::error;

@@ -5,63 +5,9 @@
 //! a pure function of the layout, with a message that names the tensor, the axis and the limit.
 //! Axes in messages are the tensor's (outermost first), as the user wrote the shape.
 
-use std::fmt;
-
-use cudarc::driver::sys::CUtensorMapSwizzle;
-
 use crate::error::{Error, Result};
 use crate::tensor::element_count;
-
-/// How TMA swizzles a box in shared memory; must match the kernel's shared-memory layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Swizzle {
-    /// No swizzle: rows are stored contiguously.
-    None,
-    /// 32-byte swizzle: byte address bit 4 ^= bit 7 (repeats every 256 B).
-    B32,
-    /// 64-byte swizzle: bits 4-5 ^= bits 7-8 (repeats every 512 B).
-    B64,
-    /// 128-byte swizzle: bits 4-6 ^= bits 7-9 (repeats every 1024 B).
-    B128,
-}
-
-impl Swizzle {
-    /// The swizzle span in bytes (the widest inner box it allows), or `None` without a swizzle.
-    pub fn span_bytes(self) -> Option<u64> {
-        match self {
-            Swizzle::None => None,
-            Swizzle::B32 => Some(32),
-            Swizzle::B64 => Some(64),
-            Swizzle::B128 => Some(128),
-        }
-    }
-
-    /// The swizzle of a span of `bytes` (0: none), as the kernel's facts record it.
-    pub fn from_span_bytes(bytes: u32) -> Option<Swizzle> {
-        [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
-            .into_iter()
-            .find(|s| s.span_bytes().unwrap_or(0) == u64::from(bytes))
-    }
-
-    /// The driver's enum value.
-    pub fn to_sys(self) -> CUtensorMapSwizzle {
-        match self {
-            Swizzle::None => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-            Swizzle::B32 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
-            Swizzle::B64 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
-            Swizzle::B128 => CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-        }
-    }
-}
-
-impl fmt::Display for Swizzle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.span_bytes() {
-            None => f.write_str("unswizzled layout"),
-            Some(span) => write!(f, "{span}-byte swizzle"),
-        }
-    }
-}
+pub use tessel_ir::types::Swizzle;
 
 /// Largest box extent along any axis (Driver API `cuTensorMapEncodeTiled`: `boxDim[i] <= 256`).
 pub const MAX_BOX: u32 = 256;

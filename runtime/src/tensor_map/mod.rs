@@ -48,7 +48,7 @@ impl TensorMap {
             dims: &layout.dims,
             strides: &layout.strides,
             box_dims: &layout.box_dims,
-            swizzle: layout.swizzle.to_sys(),
+            swizzle: sys_swizzle(layout.swizzle),
         })
         .map_err(|err| Error::TensorMap {
             tensor,
@@ -125,5 +125,15 @@ impl TensorMapCache {
         let map = encode(&layout)?;
         entries.push((layout, map));
         Ok(map)
+    }
+}
+
+/// The driver's enum value of a swizzle.
+fn sys_swizzle(swizzle: Swizzle) -> sys::CUtensorMapSwizzle {
+    match swizzle {
+        Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        Swizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
     }
 }

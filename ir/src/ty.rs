@@ -1,7 +1,7 @@
 //! The types `typeck` gives to values, with their Rust-side spellings for diagnostics.
 
-use crate::syntax::ast::Layout;
 use crate::types::DType;
+use crate::types::Layout;
 use std::fmt;
 
 /// The type of a value in a kernel.

@@ -1,28 +1,25 @@
-//! The program the interpreter runs: a checked kernel (`syntax::ast` + `typeck::Facts`) with every
-//! name resolved to a frame slot, every compile-time quantity folded, and no spans.
+//! The program: a checked kernel with every name resolved to a frame slot, every compile-time
+//! quantity folded, every allocation bound by id, and no spans.
 //!
-//! Why a lowered copy rather than the AST itself: the AST holds `proc_macro2` identifiers and spans,
-//! which are neither `Send` nor `Sync`, while one kernel runs on many host threads at once. The
-//! lowering (`lower.rs`) is a one-to-one translation of the checked AST, so the interpreter still
-//! runs the program the PTX writer compiles.
+//! The compiler's lowering (`tessel_compiler::lower`) builds it from the checked syntax tree and
+//! `typeck`'s facts; the macro embeds it, encoded (`codec`), beside the PTX; the interpreter decodes
+//! and runs it. Nothing here refers to the source text: the program is `Send + Sync` and the same
+//! for every thread that runs it.
 
-use tessel_compiler::syntax::ast::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp};
-use tessel_compiler::typeck::Alloc;
-use tessel_compiler::types::DType;
+use crate::memory::{Alloc, TensorMapUse};
+use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp};
+use crate::types::DType;
 
-use super::value::Scalar;
-
-/// A lowered kernel, shared by every thread of every launch of it.
+/// A checked kernel, shared by every thread of every launch of it.
 #[derive(Debug)]
-pub(crate) struct Program {
+pub struct Program {
     /// The kernel function's name, for messages.
     pub name: String,
     pub params: Vec<ParamInfo>,
-    /// Runtime dimensions in `Facts::runtime_dims` order. Leaked once per kernel (the program is
-    /// cached for the life of the process) because `Dims` and `Error` take `&'static str`.
-    pub runtime_dims: Vec<&'static str>,
+    /// Runtime dimensions, in the order they first appear in the parameters (the ABI's order).
+    pub runtime_dims: Vec<String>,
     /// (index into `runtime_dims`, tile extent, why): dimensions tiles must cover exactly.
-    pub divisibility: Vec<(usize, usize, &'static str)>,
+    pub divisibility: Vec<(usize, usize, String)>,
     /// Indices into `runtime_dims` of the `ragged(..)` dimensions.
     pub ragged: Vec<usize>,
     /// The grid, one to three scalar expressions over parameters, runtime dimensions and consts.
@@ -31,57 +28,69 @@ pub(crate) struct Program {
     pub grid_text: Vec<String>,
     pub warpgroups: usize,
     pub cluster: [usize; 3],
-    /// Dynamic shared memory per program, in bytes (`Facts::smem_bytes`).
+    /// `max_registers = n`: the per-thread register cap at entry.
+    pub max_registers: Option<u32>,
+    /// Shared memory of the allocations per program, in bytes (`Facts::smem_bytes`).
     pub smem_bytes: u64,
+    /// The dynamic shared memory a launch provides: allocations, scratch and alignment slack.
+    pub dynamic_smem_bytes: u64,
     /// Every allocation, as `typeck` planned it (names, kinds, shared-memory offsets).
     pub allocs: Vec<Alloc>,
     /// Frame slots per warpgroup: parameters first (slot `i` is parameter `i`), then every binding.
     pub slots: usize,
     pub body: Block,
     /// The TMA tensor maps a launch encodes (`Facts::tensor_maps`), whose rules a launch checks.
-    pub tensor_maps: Vec<MapUse>,
+    pub tensor_maps: Vec<TensorMapUse>,
     /// Whether a program may wait on a semaphore another program signals: then the programs run
     /// as many at once as the GPU would (`schedule.rs`).
     pub waits_on_semaphores: bool,
 }
 
-/// A tensor map over a global parameter: the box (outermost first) and the swizzle.
-#[derive(Debug)]
-pub(crate) struct MapUse {
-    pub param: usize,
-    pub box_shape: Vec<u32>,
-    pub swizzle: crate::Swizzle,
-}
-
 /// A kernel parameter.
 #[derive(Debug)]
-pub(crate) struct ParamInfo {
-    pub name: &'static str,
+pub struct ParamInfo {
+    pub name: String,
     pub kind: ParamKind,
 }
 
 #[derive(Debug)]
-pub(crate) enum ParamKind {
+pub enum ParamKind {
     Gmem { dtype: DType, shape: Vec<DimSpec>, mutable: bool },
     Scalar(DType),
 }
 
 /// One dimension of a global parameter's shape.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum DimSpec {
+pub enum DimSpec {
     Static(usize),
     /// Index into `Program::runtime_dims`.
     Runtime(usize),
 }
 
+/// A literal as written, and the dtype it takes (its suffix's, the other operand's, or the
+/// result's): back ends round the written value to the dtype.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Literal {
+    pub value: LitValue,
+    pub dtype: DType,
+}
+
+/// The value of a literal as written: integers exact, floats as `f64` (the nearest to the text).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LitValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
 #[derive(Debug, Default)]
-pub(crate) struct Block {
+pub struct Block {
     pub stmts: Vec<Stmt>,
     pub tail: Option<Box<Expr>>,
 }
 
 #[derive(Debug)]
-pub(crate) enum Stmt {
+pub enum Stmt {
     /// `let a = e;` or `let (a, b) = e;` (`None`: a `_` pattern).
     Let {
         targets: Vec<Option<usize>>,
@@ -109,7 +118,7 @@ pub(crate) enum Stmt {
 
 /// How `run_scoped` provides one closure parameter.
 #[derive(Debug)]
-pub(crate) enum Allocation {
+pub enum Allocation {
     /// A zeroed accumulator, private to the warpgroup.
     Acc { dtype: DType, rows: usize, cols: usize },
     /// A shared-memory buffer of the program: index into `Program::allocs`.
@@ -121,7 +130,7 @@ pub(crate) enum Allocation {
 
 /// How `broadcast` spreads its source.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Spread {
+pub enum Spread {
     /// A `Layout::WgmmaRow` vector `[M]`: element `[m, n]` is `v[m]`.
     Rows,
     /// A `Layout::WgmmaCol` vector `[N]`: element `[m, n]` is `v[n]`.
@@ -131,8 +140,8 @@ pub(crate) enum Spread {
 }
 
 #[derive(Debug)]
-pub(crate) enum Expr {
-    Lit(Scalar),
+pub enum Expr {
+    Lit(Literal),
     /// A frame slot: a parameter, a `let`, a loop variable or an allocation.
     Local(usize),
     /// A runtime dimension, by index into `Program::runtime_dims`.

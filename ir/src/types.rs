@@ -239,3 +239,44 @@ pub fn narrow_float_bits(dtype: DType, value: f64) -> Option<u16> {
         _ => return None,
     })
 }
+
+/// How TMA swizzles a box in shared memory; must match the kernel's shared-memory layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Swizzle {
+    /// No swizzle: rows are stored contiguously.
+    None,
+    /// 32-byte swizzle: byte address bit 4 ^= bit 7 (repeats every 256 B).
+    B32,
+    /// 64-byte swizzle: bits 4-5 ^= bits 7-8 (repeats every 512 B).
+    B64,
+    /// 128-byte swizzle: bits 4-6 ^= bits 7-9 (repeats every 1024 B).
+    B128,
+}
+
+impl Swizzle {
+    /// The swizzle span in bytes (the widest inner box it allows), or `None` without a swizzle.
+    pub fn span_bytes(self) -> Option<u64> {
+        match self {
+            Swizzle::None => None,
+            Swizzle::B32 => Some(32),
+            Swizzle::B64 => Some(64),
+            Swizzle::B128 => Some(128),
+        }
+    }
+
+    /// The swizzle of a span of `bytes` (0: none), as the kernel's facts record it.
+    pub fn from_span_bytes(bytes: u32) -> Option<Swizzle> {
+        [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
+            .into_iter()
+            .find(|s| s.span_bytes().unwrap_or(0) == u64::from(bytes))
+    }
+}
+
+impl fmt::Display for Swizzle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.span_bytes() {
+            None => f.write_str("unswizzled layout"),
+            Some(span) => write!(f, "{span}-byte swizzle"),
+        }
+    }
+}

@@ -1,20 +1,24 @@
-//! Lowering: the checked AST and `typeck::Facts` to the interpreter's `ir`, one node per node.
+//! `lower`: the checked syntax tree and `typeck::Facts` to the program (`tessel_ir::Program`), one
+//! node per node.
 //!
-//! Names are resolved as `typeck` resolves them (innermost `let` or parameter, then consts, then
-//! runtime dimensions), each binding getting its own frame slot; compile-time quantities (slice
-//! starts, shapes, dtypes) are read from `Facts::types` or folded. The kernel passed checking, so
-//! anything unexpected here is an internal error.
+//! The one place that resolves names, folds constants and binds allocations: names are resolved as
+//! `typeck` resolves them (innermost `let` or parameter, then consts, then runtime dimensions), each
+//! binding getting its own frame slot; compile-time quantities (slice starts, shapes, dtypes) are
+//! read from `Facts::types` or folded; each `run_scoped` parameter is bound to its entry of
+//! `Facts::allocs`, which `typeck` records in program order. The kernel passed checking, so anything
+//! unexpected here is an internal error.
 
 use std::collections::HashMap;
 
-use tessel_compiler::syntax::ast::{self, ExprKind, ParamTy, SliceArg, TypeExpr, UnOp};
-use tessel_compiler::typeck::{AllocKind, Facts, TensorMapUse, Ty};
-use tessel_compiler::types::{DType, Layout};
-use tessel_compiler::Compiled;
+use crate::syntax::ast::{self, ExprKind, Kernel, ParamTy, SliceArg, TypeExpr, UnOp};
+use crate::typeck::{AllocKind, Facts, Ty};
+use crate::types::{DType, Layout};
+use tessel_ir::program::*;
 
-use super::ir::*;
-use super::value::Scalar;
-use crate::{Error, Result, Swizzle};
+/// Why a checked kernel could not be lowered: a bug in tessel, not in the kernel.
+struct Internal(String);
+
+type Result<T> = std::result::Result<T, Internal>;
 
 /// What a name means at one point of the kernel.
 #[derive(Clone, Copy)]
@@ -35,25 +39,25 @@ struct Lowerer<'a> {
     clustered: bool,
 }
 
-fn internal(msg: impl Into<String>) -> Error {
-    Error::Internal(format!("interpreter lowering: {}", msg.into()))
+fn internal(msg: impl Into<String>) -> Internal {
+    Internal(msg.into())
 }
 
-/// Leaks a name: programs are cached for the life of the process, once per kernel.
-fn leak(s: &str) -> &'static str {
-    Box::leak(s.to_string().into_boxed_str())
+/// The program of a checked kernel; an error is an internal one, at the kernel's name.
+pub fn lower(kernel: &Kernel, facts: &Facts) -> std::result::Result<Program, syn::Error> {
+    program(kernel, facts).map_err(|Internal(what)| {
+        syn::Error::new(kernel.name.span(), format!("internal tessel error: lowering: {what}"))
+    })
 }
 
-/// Lowers a checked kernel.
-pub(crate) fn lower(c: &Compiled) -> Result<Program> {
-    let (k, facts) = (&c.kernel, &c.facts);
+fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
     let clustered = k.attr.cluster_size() > 1;
     let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, next_alloc: 0, waits: false, clustered };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }
-    let runtime_dims: Vec<&'static str> = facts.runtime_dims.iter().map(|d| leak(d)).collect();
-    let dim_index = |name: &str| runtime_dims.iter().position(|d| *d == name);
+    let runtime_dims = facts.runtime_dims.clone();
+    let dim_index = |name: &str| runtime_dims.iter().position(|d| d == name);
     let mut params = Vec::new();
     for p in &k.params {
         let slot = l.bind(&p.name.to_string());
@@ -65,20 +69,19 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
             }
             ParamTy::Scalar(d) => ParamKind::Scalar(d.value),
         };
-        params.push(ParamInfo { name: leak(&p.name.to_string()), kind });
+        params.push(ParamInfo { name: p.name.to_string(), kind });
     }
     let grid = k.attr.grid.iter().map(|g| l.expr(g)).collect::<Result<_>>()?;
-    let grid_text = k.attr.grid.iter().map(render).collect();
+    let grid_text = k.attr.grid.iter().map(crate::host::grid::render).collect();
     let body = l.block(&k.body)?;
     let divisibility = facts
         .divisibility
         .iter()
         .map(|(d, n)| {
-            let why = leak(&tessel_compiler::typeck::divisibility_why(d, *n));
+            let why = crate::typeck::divisibility_why(d, *n);
             dim_index(d).map(|i| (i, *n as usize, why)).ok_or_else(|| internal(format!("unknown dimension {d}")))
         })
         .collect::<Result<_>>()?;
-    let tensor_maps = facts.tensor_maps.iter().map(map_use).collect::<Result<_>>()?;
     let ragged = facts.ragged.iter().map(|d| dim_index(d).ok_or_else(|| internal(format!("unknown dimension {d}"))));
     let ragged = ragged.collect::<Result<_>>()?;
     let [cx, cy, cz] = k.attr.cluster.value;
@@ -92,21 +95,15 @@ pub(crate) fn lower(c: &Compiled) -> Result<Program> {
         grid_text,
         warpgroups: k.attr.warpgroups.value as usize,
         cluster: [cx as usize, cy as usize, cz as usize],
+        max_registers: k.attr.max_registers.as_ref().map(|n| n.value),
         smem_bytes: facts.smem_bytes,
+        dynamic_smem_bytes: facts.dynamic_smem_bytes,
         allocs: facts.allocs.clone(),
         slots: l.slots,
         body,
-        tensor_maps,
+        tensor_maps: facts.tensor_maps.clone(),
         waits_on_semaphores: l.waits,
     })
-}
-
-fn map_use(map: &TensorMapUse) -> Result<MapUse> {
-    let swizzle =
-        Swizzle::from_span_bytes(map.swizzle).ok_or_else(|| internal(format!("a {}-byte swizzle", map.swizzle)))?;
-    let box_shape = map.box_shape.iter().map(|&b| u32::try_from(b)).collect::<std::result::Result<_, _>>();
-    let box_shape = box_shape.map_err(|_| internal(format!("the box {:?}", map.box_shape)))?;
-    Ok(MapUse { param: map.param, box_shape, swizzle })
 }
 
 impl Lowerer<'_> {
@@ -414,11 +411,11 @@ impl Lowerer<'_> {
     fn var(&self, name: &str) -> Result<Expr> {
         match self.lookup(name) {
             Some(Binding::Slot(s)) => return Ok(Expr::Local(s)),
-            Some(Binding::Const(v)) => return Ok(Expr::Lit(Scalar::Int(v, DType::I32))),
+            Some(Binding::Const(v)) => return Ok(Expr::Lit(Literal { value: LitValue::Int(v), dtype: DType::I32 })),
             None => {}
         }
         if let Some(v) = self.facts.consts.get(name) {
-            return Ok(Expr::Lit(Scalar::Int(*v, DType::I32)));
+            return Ok(Expr::Lit(Literal { value: LitValue::Int(*v), dtype: DType::I32 }));
         }
         match self.facts.runtime_dims.iter().position(|d| d == name) {
             Some(i) => Ok(Expr::Dim(i)),
@@ -426,14 +423,14 @@ impl Lowerer<'_> {
         }
     }
 
-    /// A literal as a scalar of `dtype` (or of its own type).
-    fn literal(&self, e: &ast::Expr, dtype: Option<DType>) -> Result<Scalar> {
+    /// A literal, taking `dtype` (or its own type).
+    fn literal(&self, e: &ast::Expr, dtype: Option<DType>) -> Result<Literal> {
         let own = match self.ty(e) {
             Ty::Scalar(d) => *d,
             other => return Err(internal(format!("a literal typed {other}"))),
         };
         let value = literal_value(e).ok_or_else(|| internal("a literal without a value"))?;
-        Ok(value.cast(dtype.unwrap_or(own)))
+        Ok(Literal { value, dtype: dtype.unwrap_or(own) })
     }
 
     /// Two operands of an operator; an untyped literal takes the other side's dtype, as in
@@ -529,50 +526,17 @@ fn is_untyped_literal(e: &ast::Expr) -> bool {
     }
 }
 
-/// A literal's value, exact (the `I64`/`F32` tags are only carriers until `cast`).
-fn literal_value(e: &ast::Expr) -> Option<Scalar> {
+/// A literal's value as written.
+fn literal_value(e: &ast::Expr) -> Option<LitValue> {
     match &e.kind {
-        ExprKind::Int(v, _) => Some(Scalar::Int(*v, DType::I64)),
-        ExprKind::Float(v, _) => Some(Scalar::Float(*v, DType::F32)),
-        ExprKind::Bool(b) => Some(Scalar::Bool(*b)),
+        ExprKind::Int(v, _) => Some(LitValue::Int(*v)),
+        ExprKind::Float(v, _) => Some(LitValue::Float(*v)),
+        ExprKind::Bool(b) => Some(LitValue::Bool(*b)),
         ExprKind::Unary { op: UnOp::Neg, operand } => match literal_value(operand)? {
-            Scalar::Int(v, d) => Some(Scalar::Int(-v, d)),
-            Scalar::Float(v, d) => Some(Scalar::Float(-v, d)),
-            Scalar::Bool(_) => None,
+            LitValue::Int(v) => Some(LitValue::Int(-v)),
+            LitValue::Float(v) => Some(LitValue::Float(-v)),
+            LitValue::Bool(_) => None,
         },
         _ => None,
-    }
-}
-
-/// A grid expression as the launch's messages write it (`compiler/src/host/grid.rs`, `render`).
-fn render(e: &ast::Expr) -> String {
-    let operand = |e: &ast::Expr| match &e.kind {
-        ExprKind::Binary { .. } | ExprKind::ScalarCast { .. } => format!("({})", render(e)),
-        _ => render(e),
-    };
-    match &e.kind {
-        ExprKind::Int(v, _) => v.to_string(),
-        ExprKind::Var(name) => name.to_string(),
-        ExprKind::ScalarCast { value, dtype } => format!("{} as {}", operand(value), dtype.value),
-        ExprKind::Unary { op: UnOp::Neg, operand: o } => format!("-{}", operand(o)),
-        ExprKind::Unary { op: UnOp::Not, operand: o } => format!("!{}", operand(o)),
-        ExprKind::Binary { op, lhs, rhs } => {
-            use ast::BinOp::*;
-            let op = match op {
-                Add => "+",
-                Sub => "-",
-                Mul => "*",
-                Div => "/",
-                Rem => "%",
-                Shl => "<<",
-                Shr => ">>",
-                BitAnd => "&",
-                BitOr => "|",
-                BitXor => "^",
-                And | Or | Eq | Ne | Lt | Le | Gt | Ge => "?",
-            };
-            format!("{} {op} {}", operand(lhs), operand(rhs))
-        }
-        _ => "..".to_string(),
     }
 }

@@ -1,0 +1,34 @@
+//! The kernel's memory plan, as `typeck` makes it: every allocation of every `run_scoped` and the
+//! TMA tensor maps a launch encodes.
+
+use crate::types::DType;
+
+/// A tensor map over a global parameter, as the launch wrapper encodes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapUse {
+    /// Index of the `Gmem`/`GmemMut` parameter.
+    pub param: usize,
+    /// The box in stored order (outermost first); a swizzled box is at most one swizzle span wide,
+    /// and wider buffers take several copies.
+    pub box_shape: Vec<i64>,
+    /// Swizzle in bytes (0: none).
+    pub swizzle: u32,
+    pub dtype: DType,
+}
+
+/// One allocation of a `run_scoped`.
+#[derive(Clone, Debug)]
+pub struct Alloc {
+    pub name: String,
+    pub kind: AllocKind,
+    /// Byte offset in the program's shared memory (0 for accumulators).
+    pub offset: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AllocKind {
+    Smem { dtype: DType, stored: Vec<i64>, swizzle: u32, transposed: bool },
+    Barrier { arrivals: u32, count: u32 },
+    Acc { dtype: DType, shape: Vec<i64> },
+}
