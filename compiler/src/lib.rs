@@ -25,41 +25,45 @@ pub struct Compiled {
 
 /// Runs the front end: reads and checks a kernel, with every error of the kernel in one `syn::Error`.
 pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
-    match front_end(attr, item) {
-        FrontEnd { errors: Some(errors), .. } => Err(errors),
-        FrontEnd { kernel: Some(kernel), facts: Some(facts), .. } => Ok(Compiled { kernel, facts }),
-        FrontEnd { .. } => Err(unread()),
+    let func = syntax::parse_fn(item)?;
+    let front = front_end(attr, &func);
+    match front.errors {
+        Some(errors) => Err(errors),
+        None => Ok(Compiled { kernel: front.kernel, facts: front.facts }),
     }
 }
 
 /// What `#[kernel]` expands to: the kernel's module, or its errors and a fallback module with the
 /// same items, so that uses of the kernel add no errors of their own.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let input = host::Input { attr, item };
-    let front = front_end(input.attr.clone(), input.item.clone());
-    let expanded = match (&front.kernel, &front.facts, front.errors) {
-        (_, _, Some(errors)) => Err(errors),
-        (Some(kernel), Some(facts), None) => back_end(kernel, facts, &input),
-        _ => Err(unread()),
+    let func = match syntax::parse_fn(item) {
+        Ok(func) => func,
+        Err(errors) => return errors.to_compile_error(),
+    };
+    let input = host::Input { attr, func };
+    let front = front_end(input.attr.clone(), &input.func);
+    let expanded = match front.errors {
+        Some(errors) => Err(errors),
+        None => back_end(&front.kernel, &front.facts, &input),
     };
     expanded.unwrap_or_else(|errors| {
         let mut out = errors.to_compile_error();
-        out.extend(host::fallback(front.kernel.as_ref(), front.facts.as_ref(), &input));
+        out.extend(host::fallback(&front.kernel, &front.facts, &input));
         out
     })
 }
 
 /// The front end's output, kept even when it failed: the fallback uses whatever was read.
 struct FrontEnd {
-    kernel: Option<syntax::ast::Kernel>,
-    facts: Option<typeck::Facts>,
+    kernel: syntax::ast::Kernel,
+    facts: typeck::Facts,
     errors: Option<syn::Error>,
 }
 
-fn front_end(attr: TokenStream, item: TokenStream) -> FrontEnd {
+fn front_end(attr: TokenStream, func: &syn::ItemFn) -> FrontEnd {
     let ctx = diag::Ctxt::new();
-    let kernel = syntax::parse(&ctx, attr, item);
-    let facts = kernel.as_ref().map(|k| typeck::check(&ctx, k));
+    let kernel = syntax::parse(&ctx, attr, func);
+    let facts = typeck::check(&ctx, &kernel);
     FrontEnd { kernel, facts, errors: ctx.finish().err() }
 }
 
@@ -90,11 +94,4 @@ fn both<A, B>(a: Result<A, syn::Error>, b: Result<B, syn::Error>) -> Result<(A, 
         }
         (Err(errors), Ok(_)) | (Ok(_), Err(errors)) => Err(errors),
     }
-}
-
-fn unread() -> syn::Error {
-    syn::Error::new(
-        proc_macro2::Span::call_site(),
-        "internal tessel error: a kernel that could not be read reported no error",
-    )
 }

@@ -9,16 +9,15 @@ use crate::typeck::Facts;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-/// The fallback module, or nothing when the input is not even a function. `kernel` and `facts`
-/// are what the front end could read and check, if anything.
-pub fn fallback(kernel: Option<&Kernel>, facts: Option<&Facts>, input: &Input) -> TokenStream {
-    let Ok(func) = syn::parse2::<syn::ItemFn>(input.item.clone()) else { return TokenStream::new() };
+/// The fallback module. `kernel` and `facts` are what the front end could read and check.
+pub fn fallback(kernel: &Kernel, facts: &Facts, input: &Input) -> TokenStream {
+    let func = &input.func;
     let name = &func.sig.ident;
     let params: Vec<Param> = func.sig.inputs.iter().enumerate().map(|(i, arg)| param(kernel, i, arg)).collect();
     let shapes = declare(&params, |p| p.shape_type());
     let devices = declare(&params, |p| p.device_type());
     let hosts = declare(&params, |p| p.host_type());
-    let n_dims = facts.map_or(0, |f| f.runtime_dims.len());
+    let n_dims = facts.runtime_dims.len();
     let signature = super::signature::placeholder(name);
     let (entry, stream) = (name.to_string(), super::local("stream"));
     let failed = quote! {
@@ -62,7 +61,7 @@ struct Param<'k> {
     host: Option<HostParam<'k>>,
 }
 
-fn param<'k>(kernel: Option<&'k Kernel>, index: usize, arg: &syn::FnArg) -> Param<'k> {
+fn param<'k>(kernel: &'k Kernel, index: usize, arg: &syn::FnArg) -> Param<'k> {
     let name = match arg {
         syn::FnArg::Typed(pt) => match &*pt.pat {
             syn::Pat::Ident(pi) => Some(pi.ident.clone()),
@@ -71,6 +70,6 @@ fn param<'k>(kernel: Option<&'k Kernel>, index: usize, arg: &syn::FnArg) -> Para
         syn::FnArg::Receiver(_) => None,
     };
     let Some(name) = name else { return Param { name: format_ident!("arg{}", index), host: None } };
-    let parsed = kernel.and_then(|k| k.params.iter().find(|p| p.name == name));
+    let parsed = kernel.params.iter().find(|p| p.name == name);
     Param { host: parsed.and_then(|p| host_param(None, p)), name }
 }

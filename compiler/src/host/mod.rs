@@ -35,10 +35,10 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
-/// What the macro received: the attribute's arguments and the function.
+/// What the macro received: the attribute's arguments and the function, read once.
 pub struct Input {
     pub attr: TokenStream,
-    pub item: TokenStream,
+    pub func: syn::ItemFn,
 }
 
 /// The module for a kernel that passed checking, whose encoded program is `program` and whose PTX
@@ -74,7 +74,7 @@ pub fn expand(
 
 /// `mod name { items }` with the function's visibility, documentation and `cfg`s.
 fn module(vis: &syn::Visibility, name: &Ident, input: &Input, items: TokenStream) -> TokenStream {
-    let attrs = forwarded_attrs(&input.item);
+    let attrs = forwarded_attrs(&input.func);
     // The user's documentation leads; ours follows as its own paragraph.
     let gap = attrs.iter().any(|a| a.path().is_ident("doc")).then(|| quote!(#[doc = ""]));
     let doc = format!(
@@ -93,9 +93,8 @@ fn module(vis: &syn::Visibility, name: &Ident, input: &Input, items: TokenStream
 }
 
 /// The function's attributes that belong on its module: documentation and `cfg`s.
-fn forwarded_attrs(item: &TokenStream) -> Vec<syn::Attribute> {
-    let Ok(func) = syn::parse2::<syn::ItemFn>(item.clone()) else { return Vec::new() };
-    func.attrs.into_iter().filter(|a| a.path().is_ident("doc") || a.path().is_ident("cfg")).collect()
+fn forwarded_attrs(func: &syn::ItemFn) -> Vec<&syn::Attribute> {
+    func.attrs.iter().filter(|a| a.path().is_ident("doc") || a.path().is_ident("cfg")).collect()
 }
 
 /// A local of a generated body, invisible to the user's names (`mixed_site` hygiene, as in

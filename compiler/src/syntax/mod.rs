@@ -12,15 +12,17 @@ use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned as _;
 
-/// Reads a kernel. Every problem goes to `ctx`; `None` only when the function itself cannot be read.
-pub fn parse(ctx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Kernel> {
-    let func: syn::ItemFn = match syn::parse2(item) {
-        Ok(f) => f,
-        Err(e) => {
-            ctx.unsupported(e.span(), format!("{e} (`#[kernel]` goes on a plain `fn`)"));
-            return None;
-        }
-    };
+/// The item `#[kernel]` is on, read once: every later stage takes it from here.
+pub fn parse_fn(item: TokenStream) -> Result<syn::ItemFn, syn::Error> {
+    syn::parse2(item).map_err(|e| {
+        let ctx = Ctxt::new();
+        ctx.unsupported(e.span(), format!("{e} (`#[kernel]` goes on a plain `fn`)"));
+        ctx.finish().err().unwrap_or(e)
+    })
+}
+
+/// Reads a kernel. Every problem goes to `ctx`.
+pub fn parse(ctx: &Ctxt, attr: TokenStream, func: &syn::ItemFn) -> Kernel {
     check_signature(ctx, &func.sig);
     let attr = parse_attr(ctx, attr, func.sig.ident.span());
     for c in &attr.consts {
@@ -28,7 +30,7 @@ pub fn parse(ctx: &Ctxt, attr: TokenStream, item: TokenStream) -> Option<Kernel>
     }
     let params = func.sig.inputs.iter().filter_map(|arg| parse_param(ctx, arg)).collect();
     let body = expr::lower_block(ctx, &func.block);
-    Some(Kernel { vis: func.vis.clone(), name: func.sig.ident.clone(), attr, params, body })
+    Kernel { vis: func.vis.clone(), name: func.sig.ident.clone(), attr, params, body }
 }
 
 /// Kernels are plain functions: no generics, async, return values and so on.
