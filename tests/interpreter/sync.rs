@@ -2,17 +2,13 @@
 //! shared memory handed between warpgroups, multicast in a cluster, and deadlocks reported as
 //! errors naming the barriers and warpgroups.
 
-mod interp_support;
-
-use interp_support::*;
-use tessel_runtime::{bf16, interpret, Arg, Error, KernelSource};
+use super::support::*;
+use tessel::prelude::*;
 
 /// Warpgroup 0 loads A (128 rows) and B tiles into a 2-stage ring; warpgroups 1 and 2 each
 /// multiply 64 rows of A. `full` gets the two TMA arrivals of a stage, `empty` one arrival from
 /// each consumer.
-static PRODUCER_CONSUMER: KernelSource = KernelSource {
-    attr: "grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, consts(STAGES = 2, BK = 64)",
-    item: r#"
+#[kernel(grid = (M / 128, N / 64), warpgroups = 3, warpgroup_axis = wg, consts(STAGES = 2, BK = 64))]
 fn pc_matmul(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     let w = warpgroup_id();
@@ -51,8 +47,7 @@ fn pc_matmul(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
             }
         },
     );
-}"#,
-};
+}
 
 #[test]
 fn three_warpgroup_producer_consumer_gemm() {
@@ -60,15 +55,13 @@ fn three_warpgroup_producer_consumer_gemm() {
     let a = randn::<bf16>(&[m, k], 21, 1.0);
     let b = randn::<bf16>(&[k, n], 22, 1.0);
     let mut c = poisoned::<f32>(&[m, n], f64::NAN);
-    interpret(&PRODUCER_CONSUMER, &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::TensorMut(&mut c)]).unwrap();
+    pc_matmul::interpret(&a, &b, &mut c).unwrap();
     assert_close("producer/consumer gemm", &values(&c), &matmul_ref(&values(&a), &values(&b), m, k, n, false), 1e-5);
 }
 
 /// Warpgroup 0 writes a tile into shared memory and signals; warpgroup 1 waits, reads it back,
 /// doubles it and stores it.
-static HANDOFF: KernelSource = KernelSource {
-    attr: "grid = (R / 64), warpgroups = 2, warpgroup_axis = wg",
-    item: r#"
+#[kernel(grid = (R / 64), warpgroups = 2, warpgroup_axis = wg)]
 fn handoff(x: Gmem<f32, R, 32>, y: GmemMut<f32, R, 32>) {
     let i = program_id(0);
     run_scoped(collective_axes = [wg], |buf: Smem<f32, 64, 32>, ready: Barrier| {
@@ -82,23 +75,20 @@ fn handoff(x: Gmem<f32, R, 32>, y: GmemMut<f32, R, 32>) {
             y.tile([i, 0], [64, 32]).store(v * 2.0);
         }
     });
-}"#,
-};
+}
 
 #[test]
 fn shared_memory_is_shared_by_the_warpgroups_of_a_program() {
     let x = randn::<f32>(&[256, 32], 23, 1.0);
     let mut y = poisoned::<f32>(&[256, 32], f64::NAN);
-    interpret(&HANDOFF, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y)]).unwrap();
+    handoff::interpret(&x, &mut y).unwrap();
     let want: Vec<f64> = values(&x).iter().map(|v| v * 2.0).collect();
     assert_same("y", &values(&y), &want);
 }
 
 /// Both programs of each cluster multicast the same tile; each then stores what landed in its own
 /// buffer, plus its cluster rank.
-static MULTICAST: KernelSource = KernelSource {
-    attr: "grid = (2 * T, 1), cluster = (2, 1)",
-    item: r#"
+#[kernel(grid = (2 * T, 1), cluster = (2, 1))]
 fn multicast(x: Gmem<f32, T, 64, 32>, y: GmemMut<f32, T, 128, 32>) {
     let p = program_id(0);
     let t = p / 2;
@@ -109,14 +99,13 @@ fn multicast(x: Gmem<f32, T, 64, 32>, y: GmemMut<f32, T, 128, 32>) {
         let r = cluster_rank() as f32;
         y.tile([t, cluster_rank(), 0], [1, 64, 32]).store(v + r);
     });
-}"#,
-};
+}
 
 #[test]
 fn multicast_lands_in_every_program_of_the_cluster() {
     let x = randn::<f32>(&[3, 64, 32], 24, 1.0);
     let mut y = poisoned::<f32>(&[3, 128, 32], f64::NAN);
-    interpret(&MULTICAST, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y)]).unwrap();
+    multicast::interpret(&x, &mut y).unwrap();
     let xv = values(&x);
     let mut want = Vec::new();
     for t in 0..3 {
@@ -127,9 +116,7 @@ fn multicast_lands_in_every_program_of_the_cluster() {
     assert_same("y", &values(&y), &want);
 }
 
-static DEADLOCK: KernelSource = KernelSource {
-    attr: "grid = (2), warpgroups = 2, warpgroup_axis = wg",
-    item: r#"
+#[kernel(grid = (2), warpgroups = 2, warpgroup_axis = wg)]
 fn stuck(y: GmemMut<f32, 64, 64>) {
     run_scoped(collective_axes = [wg], |ready: Barrier, done: Barrier<1, 2>| {
         if warpgroup_id() == 0 {
@@ -141,10 +128,9 @@ fn stuck(y: GmemMut<f32, 64, 64>) {
         }
     });
     y.tile([0, 0]).store(splat::<f32>(1.0, [64, 64]));
-}"#,
-};
+}
 
-fn interpreter_error(r: Result<(), Error>) -> String {
+fn interpreter_error(r: Result<()>) -> String {
     match r {
         Err(Error::Interpreter(msg)) => msg,
         other => panic!("expected an interpreter error, got {other:?}"),
@@ -154,7 +140,7 @@ fn interpreter_error(r: Result<(), Error>) -> String {
 #[test]
 fn a_deadlock_names_the_barriers_and_the_waiting_warpgroups() {
     let mut y = poisoned::<f32>(&[64, 64], f64::NAN);
-    let msg = interpreter_error(interpret(&DEADLOCK, &mut [Arg::TensorMut(&mut y)]));
+    let msg = interpreter_error(stuck::interpret(&mut y));
     println!("{msg}");
     assert!(msg.contains("deadlock in `stuck`, program (0, 0, 0)"), "{msg}");
     assert!(msg.contains("warpgroup 0 waits on barrier `done.at(1)` for phase 0"), "{msg}");
@@ -165,22 +151,19 @@ fn a_deadlock_names_the_barriers_and_the_waiting_warpgroups() {
 
 /// Warpgroup 0 has nothing to wait for, but leaving a scope with barriers is a program-wide
 /// barrier (`bar.sync 0`), where it waits for warpgroup 1, which waits for a phase forever.
-static ENDS_WHILE_WAITING: KernelSource = KernelSource {
-    attr: "grid = (1), warpgroups = 2, warpgroup_axis = wg",
-    item: r#"
+#[kernel(grid = (1), warpgroups = 2, warpgroup_axis = wg)]
 fn orphan(y: GmemMut<f32, 64, 64>) {
     run_scoped(collective_axes = [wg], |go: Barrier| {
         if warpgroup_id() == 1 {
             barrier_wait(go);
         }
     });
-}"#,
-};
+}
 
 #[test]
 fn leaving_a_scope_waits_for_every_warpgroup() {
     let mut y = poisoned::<f32>(&[64, 64], f64::NAN);
-    let msg = interpreter_error(interpret(&ENDS_WHILE_WAITING, &mut [Arg::TensorMut(&mut y)]));
+    let msg = interpreter_error(orphan::interpret(&mut y));
     assert!(msg.contains("warpgroup 0 waits at the program-wide barrier of a `run_scoped`"), "{msg}");
     assert!(msg.contains("(1 of 2 running warpgroup(s) there"), "{msg}");
     assert!(msg.contains("warpgroup 1 waits on barrier `go` for phase 0"), "{msg}");
@@ -188,9 +171,7 @@ fn leaving_a_scope_waits_for_every_warpgroup() {
 
 /// Shared memory is reused across scopes: the entry of the second scope waits for both warpgroups
 /// to leave the first, so warpgroup 1 reads `first` before warpgroup 0 overwrites it as `second`.
-static REUSE: KernelSource = KernelSource {
-    attr: "grid = (1), warpgroups = 2, warpgroup_axis = wg",
-    item: r#"
+#[kernel(grid = (1), warpgroups = 2, warpgroup_axis = wg)]
 fn reuse(x: Gmem<f32, 64, 32>, y: GmemMut<f32, 64, 32>) {
     run_scoped(collective_axes = [wg], |first: Smem<f32, 64, 32>, ready: Barrier| {
         if warpgroup_id() == 0 {
@@ -206,28 +187,28 @@ fn reuse(x: Gmem<f32, 64, 32>, y: GmemMut<f32, 64, 32>) {
             second.store(splat::<f32>(0.0, [64, 32]));
         }
     });
-}"#,
-};
+}
 
 #[test]
 fn scopes_that_reuse_shared_memory_are_ordered() {
     let x = randn::<f32>(&[64, 32], 27, 1.0);
     for _ in 0..20 {
         let mut y = poisoned::<f32>(&[64, 32], f64::NAN);
-        interpret(&REUSE, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y)]).unwrap();
+        reuse::interpret(&x, &mut y).unwrap();
         assert_same("y", &values(&y), &values(&x));
     }
 }
 
 /// Two TMA loads complete two phases of a `Barrier<1>`: the first wait's parity then names the
 /// third phase, as `mbarrier.try_wait.parity` does on the GPU.
-static ONE_ARRIVAL_TWO_LOADS: KernelSource = KernelSource {
-    attr: "grid = (M / 64, N / 64)",
-    item: r#"
+#[kernel(grid = (M / 64, N / 64))]
 fn too_many_arrivals(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     run_scoped(
-        |acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier| {
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
@@ -237,18 +218,14 @@ fn too_many_arrivals(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M
             c.tile([i, j]).store(acc.load());
         },
     );
-}"#,
-};
+}
 
 #[test]
 fn two_loads_on_a_one_arrival_barrier_deadlock_by_parity() {
     let a = randn::<bf16>(&[64, 64], 25, 1.0);
     let b = randn::<bf16>(&[64, 64], 26, 1.0);
     let mut c = poisoned::<f32>(&[64, 64], f64::NAN);
-    let msg = interpreter_error(interpret(
-        &ONE_ARRIVAL_TWO_LOADS,
-        &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::TensorMut(&mut c)],
-    ));
+    let msg = interpreter_error(too_many_arrivals::interpret(&a, &b, &mut c));
     assert!(
         msg.contains("warpgroup 0 waits on barrier `bar` for phase 0 (parity 0), but it has completed 2 phase(s)"),
         "{msg}"

@@ -1,13 +1,9 @@
 //! Warp-level `mma` kernels (register operands loaded from global tiles) in the interpreter.
 
-mod interp_support;
+use super::support::*;
+use tessel::prelude::*;
 
-use interp_support::*;
-use tessel_runtime::{bf16, interpret, Arg, KernelSource};
-
-static MMA_BF16: KernelSource = KernelSource {
-    attr: "grid = (M / 64, N / 64)",
-    item: r#"
+#[kernel(grid = (M / 64, N / 64))]
 fn mma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     let mut acc = splat::<f32>(0.0, [64, 64]).to_layout(Layout::MmaAcc);
@@ -17,8 +13,7 @@ fn mma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
         acc = mma(acc, a_r, b_r);
     }
     c.tile([i, j]).store(acc);
-}"#,
-};
+}
 
 #[test]
 fn bf16_mma_matches_f64() {
@@ -26,14 +21,12 @@ fn bf16_mma_matches_f64() {
     let a = randn::<bf16>(&[m, k], 31, 1.0);
     let b = randn::<bf16>(&[k, n], 32, 1.0);
     let mut c = poisoned::<f32>(&[m, n], f64::NAN);
-    interpret(&MMA_BF16, &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::TensorMut(&mut c)]).unwrap();
+    mma_bf16::interpret(&a, &b, &mut c).unwrap();
     assert_close("bf16 mma", &values(&c), &matmul_ref(&values(&a), &values(&b), m, k, n, false), 1e-5);
 }
 
 /// 32 rows (two warps along M), i8 operands cast to i4 in registers, i32 accumulation.
-static MMA_I4: KernelSource = KernelSource {
-    attr: "grid = (M / 32, N / 64)",
-    item: r#"
+#[kernel(grid = (M / 32, N / 64))]
 fn mma_i4(a: Gmem<i8, M, K>, b: Gmem<i8, K, N>, c: GmemMut<i32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
     let mut acc = splat::<i32>(0, [32, 64]).to_layout(Layout::MmaAcc);
@@ -43,8 +36,7 @@ fn mma_i4(a: Gmem<i8, M, K>, b: Gmem<i8, K, N>, c: GmemMut<i32, M, N>) {
         acc = mma(acc, a_r, b_r);
     }
     c.tile([i, j]).store(acc);
-}"#,
-};
+}
 
 #[test]
 fn i4_mma_is_exact() {
@@ -52,7 +44,7 @@ fn i4_mma_is_exact() {
     let a = randint::<i8>(&[m, k], 33, -8, 7);
     let b = randint::<i8>(&[k, n], 34, -8, 7);
     let mut c = poisoned::<i32>(&[m, n], -7.0);
-    interpret(&MMA_I4, &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::TensorMut(&mut c)]).unwrap();
+    mma_i4::interpret(&a, &b, &mut c).unwrap();
     assert_same("c", &values(&c), &matmul_ref(&values(&a), &values(&b), m, k, n, false));
 }
 
@@ -63,7 +55,7 @@ fn i4_casts_wrap() {
     let a = randint::<i8>(&[m, k], 35, -100, 100);
     let b = randint::<i8>(&[k, n], 36, -8, 7);
     let mut c = poisoned::<i32>(&[m, n], -7.0);
-    interpret(&MMA_I4, &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::TensorMut(&mut c)]).unwrap();
+    mma_i4::interpret(&a, &b, &mut c).unwrap();
     let wrap4 = |v: f64| (((v as i64) << 60) >> 60) as f64;
     let a4: Vec<f64> = values(&a).into_iter().map(wrap4).collect();
     assert_same("c", &values(&c), &matmul_ref(&a4, &values(&b), m, k, n, false));

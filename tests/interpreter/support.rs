@@ -1,9 +1,7 @@
 //! Shared by the interpreter tests: seeded N(0, 1) inputs, poisoned outputs, f64 references and
 //! relative-error checks.
 
-#![allow(dead_code)]
-
-use tessel_runtime::{Element, HostTensor};
+use tessel::{Element, HostTensor};
 
 /// A tiny seeded generator (splitmix64) with Box-Muller normals: reproducible, no dependencies.
 pub struct Rng(u64);

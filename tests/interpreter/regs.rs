@@ -4,14 +4,11 @@
 //! untyped literals; integers narrower than 32 bits wrapping at their width. References follow the
 //! documented semantics in f32/i32, bit for bit.
 
-mod interp_support;
+use super::support::*;
+use tessel::prelude::*;
+use tessel::Element;
 
-use interp_support::*;
-use tessel_runtime::{bf16, f16, interpret, Arg, Element, HostTensor, KernelSource, F8E4M3};
-
-static SOFTMAX: KernelSource = KernelSource {
-    attr: "grid = (R / 64)",
-    item: r#"
+#[kernel(grid = (R / 64))]
 fn softmax(x: Gmem<f32, R, 128>, y: GmemMut<bf16, R, 128>, colmax: GmemMut<f32, R, 128>) {
     let i = program_id(0);
     let v = x.tile([i, 0], [64, 128]).load(Layout::Wgmma);
@@ -22,8 +19,7 @@ fn softmax(x: Gmem<f32, R, 128>, y: GmemMut<bf16, R, 128>, colmax: GmemMut<f32, 
     y.tile([i, 0], [64, 128]).store(p.cast::<bf16>());
     let spread = v.max(0) - v.min(0);
     colmax.tile([i, 0], [64, 128]).store(spread.broadcast([64, 128], Layout::Wgmma));
-}"#,
-};
+}
 
 #[test]
 fn softmax_rounds_like_f32_step_by_step() {
@@ -31,7 +27,7 @@ fn softmax_rounds_like_f32_step_by_step() {
     let x = randn::<f32>(&[r, c], 41, 3.0);
     let mut y = poisoned::<bf16>(&[r, c], f64::NAN);
     let mut spread = poisoned::<f32>(&[r, c], f64::NAN);
-    interpret(&SOFTMAX, &mut [Arg::Tensor(&x), Arg::TensorMut(&mut y), Arg::TensorMut(&mut spread)]).unwrap();
+    softmax::interpret(&x, &mut y, &mut spread).unwrap();
     let xv: Vec<f32> = x.data().to_vec();
     let mut want_y = Vec::new();
     let mut want_spread = Vec::new();
@@ -55,9 +51,7 @@ fn softmax_rounds_like_f32_step_by_step() {
     assert_same("column spread", &values(&spread), &want_spread);
 }
 
-static MISC: KernelSource = KernelSource {
-    attr: "grid = (1)",
-    item: r#"
+#[kernel(grid = (1))]
 fn misc(x: Gmem<f32, 64, 64>, f: GmemMut<f32, 64, 64>, q: GmemMut<i32, 64, 64>, alpha: f32, shift: i32) {
     let v = x.tile([0, 0], [64, 64]).load(Layout::Wgmma);
     let rows = iota::<i32>([64, 64], 0);
@@ -74,15 +68,13 @@ fn misc(x: Gmem<f32, 64, 64>, f: GmemMut<f32, 64, 64>, q: GmemMut<i32, 64, 64>, 
     let qq = ((rows * 3 + cols) % 7 - (cols >> 2)) ^ shift;
     let big = rows * 50000000;
     q.tile([0, 0]).store(qq + big + (v * 10.0).cast::<i32>());
-}"#,
-};
+}
 
 fn run_misc(alpha: f32, shift: i32) {
     let x = randn::<f32>(&[64, 64], 42, 2.0);
     let mut f = poisoned::<f32>(&[64, 64], f64::NAN);
     let mut q = poisoned::<i32>(&[64, 64], -1.0);
-    let args = &mut [Arg::Tensor(&x), Arg::TensorMut(&mut f), Arg::TensorMut(&mut q), Arg::F32(alpha), Arg::I32(shift)];
-    interpret(&MISC, args).unwrap();
+    misc::interpret(&x, &mut f, &mut q, alpha, shift).unwrap();
     let scale = if shift > 2 { alpha * 2.0 } else { -alpha };
     let (mut want_f, mut want_q) = (Vec::new(), Vec::new());
     for (idx, &v) in x.data().iter().enumerate() {
@@ -104,10 +96,14 @@ fn elementwise_math_masks_scalars_and_wrapping() {
 
 /// `c = c0 + a @ b` with the accumulator seeded from registers; the first 32 columns of the
 /// accumulator of each program in column 0 also go to `left`.
-static RUN_STATE: KernelSource = KernelSource {
-    attr: "grid = (M / 64, N / 64)",
-    item: r#"
-fn gemm_acc(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c0: Gmem<f32, M, N>, c: GmemMut<f32, M, N>, left: GmemMut<f32, M, 32>) {
+#[kernel(grid = (M / 64, N / 64))]
+fn gemm_acc(
+    a: Gmem<bf16, M, K>,
+    b: Gmem<bf16, K, N>,
+    c0: Gmem<f32, M, N>,
+    c: GmemMut<f32, M, N>,
+    left: GmemMut<f32, M, 32>,
+) {
     let (i, j) = (program_id(0), program_id(1));
     let init = c0.tile([i, j], [64, 64]).load(Layout::Wgmma);
     let out = run_state(Acc::from_regs(init), |acc| {
@@ -125,8 +121,7 @@ fn gemm_acc(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c0: Gmem<f32, M, N>, c: Gm
         acc.load()
     });
     c.tile([i, j]).store(out);
-}"#,
-};
+}
 
 #[test]
 fn run_state_seeds_the_accumulator_and_slices_load_windows() {
@@ -136,9 +131,7 @@ fn run_state_seeds_the_accumulator_and_slices_load_windows() {
     let c0 = randn::<f32>(&[m, n], 45, 10.0);
     let mut c = poisoned::<f32>(&[m, n], f64::NAN);
     let mut left = poisoned::<f32>(&[m, 32], f64::NAN);
-    let args =
-        &mut [Arg::Tensor(&a), Arg::Tensor(&b), Arg::Tensor(&c0), Arg::TensorMut(&mut c), Arg::TensorMut(&mut left)];
-    interpret(&RUN_STATE, args).unwrap();
+    gemm_acc::interpret(&a, &b, &c0, &mut c, &mut left).unwrap();
     let mut want = matmul_ref(&values(&a), &values(&b), m, k, n, false);
     for (w, c) in want.iter_mut().zip(values(&c0)) {
         *w += c;
@@ -149,9 +142,7 @@ fn run_state_seeds_the_accumulator_and_slices_load_windows() {
     assert_same("left", &values(&left), &want_left);
 }
 
-static SHORT_CIRCUIT: KernelSource = KernelSource {
-    attr: "grid = (1)",
-    item: r#"
+#[kernel(grid = (1))]
 fn guarded(y: GmemMut<i32, 64, 8>, d: i32) {
     let mut q = 0;
     if d != 0 && 7 / d > 1 {
@@ -161,41 +152,35 @@ fn guarded(y: GmemMut<i32, 64, 8>, d: i32) {
         q = q + 2;
     }
     y.tile([0, 0]).store(splat::<i32>(q, [64, 8]));
-}"#,
-};
+}
 
 #[test]
 fn scalar_and_or_short_circuit() {
     for (d, want) in [(0, 2.0), (3, 1.0), (7, 2.0)] {
         let mut y = poisoned::<i32>(&[64, 8], -1.0);
-        interpret(&SHORT_CIRCUIT, &mut [Arg::TensorMut(&mut y), Arg::I32(d)]).unwrap();
+        guarded::interpret(&mut y, d).unwrap();
         assert!(values(&y).iter().all(|&v| v == want), "d = {d}: {:?}", &values(&y)[..1]);
     }
 }
 
 /// Scalar constants fold with the instructions' wrapping: `65536 * 65536` is 0 in `i32`, on the GPU
 /// (the PTX writer wraps its folded immediate) and here.
-static FOLDED: KernelSource = KernelSource {
-    attr: "grid = (1)",
-    item: r#"
+#[kernel(grid = (1))]
 fn folded(q: GmemMut<i32, 64>) {
     let seven = 65536 * 65536 + 7;
     q.tile([0], [64]).store(splat::<i32>(seven, [64]));
-}"#,
-};
+}
 
 #[test]
 fn constant_arithmetic_wraps_at_32_bits() {
     let mut q = poisoned::<i32>(&[64], -1.0);
-    interpret(&FOLDED, &mut [Arg::TensorMut(&mut q)]).unwrap();
+    folded::interpret(&mut q).unwrap();
     assert!(q.data().iter().all(|&v| v == 7), "{:?}", &q.data()[..4]);
 }
 
 /// `fma(a, b, c)` of f32 arrays, of a scalar and an array plus a row vector broadcast back, of
 /// scalar parameters (with untyped literals, in f32 and in bf16), and of bf16 arrays.
-static FMA: KernelSource = KernelSource {
-    attr: "grid = (1)",
-    item: r#"
+#[kernel(grid = (1))]
 fn fmas(
     a: Gmem<f32, 64, 64>,
     b: Gmem<f32, 64, 64>,
@@ -225,8 +210,7 @@ fn fmas(
     let r = l.tile([0, 0], [64, 64]).load(Layout::Wgmma);
     hy.tile([0, 0]).store(fma(p, q, r));
     hz.tile([0, 0]).store(fma(3.0, p, r));
-}"#,
-};
+}
 
 /// A random tensor whose first elements are `head`.
 fn with_head<T: Element>(seed: u64, head: &[f32]) -> HostTensor<T> {
@@ -258,23 +242,7 @@ fn fma_rounds_once_to_f32_then_to_the_dtype() {
     let mut s = poisoned::<f32>(&[192], f64::NAN);
     let mut hy = poisoned::<bf16>(&[64, 64], f64::NAN);
     let mut hz = poisoned::<bf16>(&[64, 64], f64::NAN);
-    let args = &mut [
-        Arg::Tensor(&a),
-        Arg::Tensor(&b),
-        Arg::Tensor(&c),
-        Arg::Tensor(&h),
-        Arg::Tensor(&k),
-        Arg::Tensor(&l),
-        Arg::TensorMut(&mut y),
-        Arg::TensorMut(&mut z),
-        Arg::TensorMut(&mut s),
-        Arg::TensorMut(&mut hy),
-        Arg::TensorMut(&mut hz),
-        Arg::F32(alpha),
-        Arg::F32(beta),
-        Arg::F32(gamma),
-    ];
-    interpret(&FMA, args).unwrap();
+    fmas::interpret(&a, &b, &c, &h, &k, &l, &mut y, &mut z, &mut s, &mut hy, &mut hz, alpha, beta, gamma).unwrap();
 
     let (av, bv, cv) = (a.data(), b.data(), c.data());
     let want_y: Vec<f64> = (0..64 * 64).map(|i| av[i].mul_add(bv[i], cv[i]) as f64).collect();
@@ -307,9 +275,7 @@ fn fma_rounds_once_to_f32_then_to_the_dtype() {
 /// Scalars of bf16, f16, fp8 and tf32 with untyped float literals, which take the scalar's dtype
 /// (the PTX of `tests/ptx/in/narrow_scalars.rs`): arithmetic, `max`/`min`, comparisons and a math
 /// function, each result rounded to the dtype.
-static NARROW_SCALARS: KernelSource = KernelSource {
-    attr: "grid = (1)",
-    item: r#"
+#[kernel(grid = (1))]
 fn narrow_scalars(y: GmemMut<f32, 576>, x: f32) {
     let s = x as bf16;
     y.tile([0], [64]).store(splat::<f32>((s * 2.0) as f32, [64]));
@@ -331,8 +297,7 @@ fn narrow_scalars(y: GmemMut<f32, 576>, x: f32) {
     y.tile([7], [64]).store(splat::<f32>(e as f32, [64]));
     let t = (x as tf32) * 3.0 - 0.1;
     y.tile([8], [64]).store(splat::<f32>(t as f32, [64]));
-}"#,
-};
+}
 
 /// tf32 rounding (`cvt.rna.tf32.f32`): the low 13 mantissa bits to nearest, ties away.
 fn tf32(x: f32) -> f32 {
@@ -352,7 +317,7 @@ fn narrow_scalars_take_untyped_literals_in_their_dtype() {
     assert_eq!(bf(odd as f32 as f64), 1.0);
     for x in [1.0f32, 3.3, -1.0, -0.7, 300.0] {
         let mut y = poisoned::<f32>(&[576], f64::NAN);
-        interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(x)]).unwrap();
+        narrow_scalars::interpret(&mut y, x).unwrap();
         let s = bf(x as f64);
         let flags = if s > 2.0 { 1.0 } else { 0.0 } + if s == -1.0 { 2.0 } else { 0.0 };
         let h = half(half(x as f64).min(-1.5) / 3.0);
@@ -374,11 +339,11 @@ fn narrow_scalars_take_untyped_literals_in_their_dtype() {
     }
     // Spot values: bf16(3.3) * 2, and fp8 saturating at 448.
     let mut y = poisoned::<f32>(&[576], f64::NAN);
-    interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(3.3)]).unwrap();
+    narrow_scalars::interpret(&mut y, 3.3).unwrap();
     assert_eq!(y.data()[0], 6.59375);
-    interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(1.0)]).unwrap();
+    narrow_scalars::interpret(&mut y, 1.0).unwrap();
     assert_eq!(y.data()[3 * 64], 1.0078125);
-    interpret(&NARROW_SCALARS, &mut [Arg::TensorMut(&mut y), Arg::F32(300.0)]).unwrap();
+    narrow_scalars::interpret(&mut y, 300.0).unwrap();
     assert_eq!(y.data()[7 * 64], -448.0);
 }
 
@@ -387,10 +352,15 @@ fn narrow_scalars_take_untyped_literals_in_their_dtype() {
 /// conversions take the low bits (300 as u8 is 44, not 255), sums and products wrap before a
 /// comparison reads them, `!` of a u8 stays below 256, `-` and `/ -1` of -128 give -128, and a u8
 /// array's wrapped sum is what a u8 array stores.
-static NARROW_INTS: KernelSource = KernelSource {
-    attr: "grid = (1)",
-    item: r#"
-fn narrow_ints(a: Gmem<u8, 64>, b: Gmem<i8, 64>, ya: GmemMut<u8, 64>, y: GmemMut<i32, 192>, sc: GmemMut<i32, 768>, s: i32) {
+#[kernel(grid = (1))]
+fn narrow_ints(
+    a: Gmem<u8, 64>,
+    b: Gmem<i8, 64>,
+    ya: GmemMut<u8, 64>,
+    y: GmemMut<i32, 192>,
+    sc: GmemMut<i32, 768>,
+    s: i32,
+) {
     let (a8, b8) = (s as u8, s as i8);
     sc.tile([0], [64]).store(splat::<i32>(a8 as i32, [64]));
     sc.tile([1], [64]).store(splat::<i32>(b8 as i32, [64]));
@@ -410,8 +380,7 @@ fn narrow_ints(a: Gmem<u8, 64>, b: Gmem<i8, 64>, ya: GmemMut<u8, 64>, y: GmemMut
     y.tile([0], [64]).store(((va + 200) < va).cast::<i32>());
     y.tile([1], [64]).store((-vb).cast::<i32>());
     y.tile([2], [64]).store((vb * vb).cast::<i32>());
-}"#,
-};
+}
 
 /// `narrow_ints`'s 12 scalars for `s`, in Rust's wrapping arithmetic.
 fn narrow_scalars_ref(s: i32) -> [i64; 12] {
@@ -441,15 +410,7 @@ fn narrow_integers_wrap_at_their_width() {
         let mut ya = poisoned::<u8>(&[64], 7.0);
         let mut y = poisoned::<i32>(&[192], -7.0);
         let mut sc = poisoned::<i32>(&[768], -7.0);
-        let args = &mut [
-            Arg::Tensor(&a),
-            Arg::Tensor(&b),
-            Arg::TensorMut(&mut ya),
-            Arg::TensorMut(&mut y),
-            Arg::TensorMut(&mut sc),
-            Arg::I32(s),
-        ];
-        interpret(&NARROW_INTS, args).unwrap();
+        narrow_ints::interpret(&a, &b, &mut ya, &mut y, &mut sc, s).unwrap();
         (values(&ya), values(&y), values(&sc))
     };
     for s in [300, 200, -128, 128, -129, -1, 65535 + 44, -32769, i32::MAX, i32::MIN] {
