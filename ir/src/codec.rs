@@ -357,9 +357,10 @@ macro_rules! codec_enum {
 }
 
 use crate::memory::{Alloc, AllocKind, TensorMapUse};
-use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp};
+use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
 use crate::program::*;
-use crate::types::DType;
+use crate::ty::{AccTy, BarrierTy, DimVal, GmemTy, RegsTy, SmemTy, Ty};
+use crate::types::{DType, Layout};
 
 codec_struct!(Program {
     name,
@@ -373,6 +374,7 @@ codec_struct!(Program {
     cluster,
     max_registers,
     smem_bytes,
+    scratch_bytes,
     dynamic_smem_bytes,
     allocs,
     slots,
@@ -391,6 +393,7 @@ codec_enum!(AllocKind {
     2 => Acc { dtype, shape },
 });
 codec_struct!(Block { stmts, tail });
+codec_struct!(Target { slot, mutable });
 codec_enum!(Stmt {
     0 => Let { targets, init },
     1 => Assign { slot, value },
@@ -399,55 +402,87 @@ codec_enum!(Stmt {
     4 => Block(block),
     5 => Expr(expr),
 });
-codec_enum!(Allocation {
-    0 => Acc { dtype, rows, cols },
-    1 => Smem(alloc),
-    2 => Barrier { alloc, array },
-});
+codec_enum!(Allocation { 0 => Acc(alloc), 1 => Smem(alloc), 2 => Barrier { alloc, array } });
 codec_enum!(Spread { 0 => Rows, 1 => Cols, 2 => Splat });
-codec_struct!(Literal { value, dtype });
+codec_struct!(Literal { value, suffix, dtype });
 codec_enum!(LitValue { 0 => Int(v), 1 => Float(v), 2 => Bool(v) });
-codec_enum!(Expr {
+codec_struct!(Expr { ty, kind });
+codec_enum!(ExprKind {
     0 => Lit(lit),
     1 => Local(slot),
-    2 => Dim(dim),
-    3 => Tuple(items),
-    4 => If { cond, then, otherwise },
-    5 => Unary { op, operand },
-    6 => Binary { op, lhs, rhs },
-    7 => ScalarCast { value, dtype },
-    8 => ProgramId(axis),
-    9 => NumPrograms(axis),
-    10 => WarpgroupId,
-    11 => ClusterRank,
-    12 => Tile { gmem, index, shape },
-    13 => At { base, index },
-    14 => Slice { base, starts, lens },
-    15 => Transpose { base, swap },
-    16 => Load(src),
-    17 => Store { dst, value },
-    18 => Splat { value, dtype, shape },
-    19 => Iota { dtype, shape, axis },
-    20 => Wgmma { acc, a, b, accumulate },
-    21 => Mma { acc, a, b },
-    22 => CopyIn { src, dst, barrier, multicast },
-    23 => CopyOut { src, dst },
-    24 => CopyToPeer { src, dst, barrier, rank },
-    25 => Arrive { barrier, cluster },
-    26 => Wait(barrier),
-    27 => Semaphore { op, sems, index, end, count },
-    28 => Nop,
-    29 => RunScoped { allocs, body, sync_entry, sync_exit, sync_cluster },
-    30 => RunState { init, slot, body },
-    31 => Math { func, arg },
-    32 => Math2 { func, lhs, rhs },
-    33 => Fma(operands),
-    34 => Cast { value, dtype },
-    35 => Bitcast { value, dtype },
-    36 => Reduce { value, op, axis },
-    37 => Broadcast { value, shape, spread },
-    38 => Relayout(value),
+    2 => Const(value),
+    3 => Dim(dim),
+    4 => Tuple(items),
+    5 => If { cond, then, otherwise },
+    6 => Unary { op, operand },
+    7 => Binary { op, lhs, rhs },
+    8 => ScalarCast { value, dtype },
+    9 => ProgramId(axis),
+    10 => NumPrograms(axis),
+    11 => WarpgroupId,
+    12 => ClusterRank,
+    13 => Tile { gmem, index, shape },
+    14 => At { base, index },
+    15 => Slice { base, starts, lens },
+    16 => Transpose { base, swap },
+    17 => Load { src, layout },
+    18 => Store { dst, value },
+    19 => Splat { value, dtype, shape },
+    20 => Iota { dtype, shape, axis },
+    21 => Wgmma { acc, a, b, accumulate },
+    22 => WgmmaWait(n),
+    23 => Mma { acc, a, b },
+    24 => CopyIn { src, dst, barrier, multicast, map },
+    25 => CopyOut { src, dst, map },
+    26 => CopyToPeer { src, dst, barrier, rank },
+    27 => CommitSmem,
+    28 => WaitSmemToGmem(n),
+    29 => Arrive { barrier, cluster },
+    30 => Wait { barrier, waiters },
+    31 => Semaphore { op, sems, index, end, count },
+    32 => SetMaxRegisters(n),
+    33 => RunScoped { allocs, body, collective, sync_entry, sync_exit, sync_cluster },
+    34 => RunState { init, acc, slot, body },
+    35 => Math { func, arg },
+    36 => Math2 { func, lhs, rhs },
+    37 => Fma(operands),
+    38 => Cast { value, dtype },
+    39 => Bitcast { value, dtype },
+    40 => Reduce { value, op, axis },
+    41 => Broadcast { value, shape, spread },
+    42 => ToLayout(value),
+    43 => LayoutCast(value),
 });
+codec_enum!(Ty {
+    0 => Unit,
+    1 => Error,
+    2 => Scalar(dtype),
+    3 => Tuple(items),
+    4 => Gmem(gmem),
+    5 => Tile(gmem, shape),
+    6 => Smem(smem),
+    7 => Barrier(barrier),
+    8 => Acc(acc),
+    9 => PreinitAcc(regs),
+    10 => Regs(regs),
+});
+codec_enum!(DimVal { 0 => Static(extent), 1 => Runtime(name) });
+codec_struct!(GmemTy { param, name, dtype, shape, mutable });
+codec_struct!(SmemTy { alloc, dtype, stored, transposed, swizzle, sliced });
+codec_struct!(BarrierTy { alloc, arrivals, array });
+codec_struct!(AccTy { dtype, shape, sliced });
+codec_struct!(RegsTy { dtype, shape, layout });
+codec_enum!(Layout {
+    0 => Wgmma,
+    1 => WgmmaRow,
+    2 => WgmmaCol,
+    3 => Strided,
+    4 => Splat,
+    5 => MmaLhs,
+    6 => MmaRhs,
+    7 => MmaAcc,
+});
+codec_enum!(Waiters { 0 => Each, 1 => InStep });
 codec_enum!(DType {
     0 => Bf16,
     1 => F16,

@@ -17,7 +17,7 @@ pub struct TensorMapUse {
 }
 
 /// One allocation of a `run_scoped`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Alloc {
     pub name: String,
     pub kind: AllocKind,

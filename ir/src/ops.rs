@@ -102,3 +102,32 @@ impl SemaphoreOp {
         }
     }
 }
+
+/// How the threads of a warpgroup leave a `barrier_wait`.
+///
+/// A parity wait is for one phase, and the barrier cannot tell that phase from the one two phases
+/// later: a thread still asleep in its wait when the barrier has completed two more phases waits
+/// for a third, which may never come. No thread falls that far behind whose own work completes
+/// the next phase, or whose warpgroup synchronizes before that work: a consumer's release of a
+/// stage synchronizes the warpgroup. A producer's threads other than the leader do no such work,
+/// and on the H200 one of them once slept through two phases of a free stage while the leader's
+/// copies ran on, and the kernel hung at its next program-wide barrier. So a producer's wait for a
+/// free stage (the pipeline rewrite of the compiler's syntax stage) ends at a warpgroup barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waiters {
+    /// Each thread goes on when it sees the phase: `barrier_wait(bar)`.
+    Each,
+    /// Every thread waits, then the warpgroup synchronizes: the leader issues nothing for the
+    /// stage before every warp has seen it free.
+    InStep,
+}
+
+impl Waiters {
+    /// How the source spells the wait (names with `__` are the pipeline rewrite's own).
+    pub fn call_name(self) -> &'static str {
+        match self {
+            Waiters::Each => "barrier_wait",
+            Waiters::InStep => "barrier_wait__in_step",
+        }
+    }
+}

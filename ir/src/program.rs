@@ -1,20 +1,27 @@
 //! The program: a checked kernel with every name resolved to a frame slot, every compile-time
-//! quantity folded, every allocation bound by id, and no spans.
+//! quantity folded, every allocation bound by id, the type of every expression, and no spans.
 //!
 //! The compiler's lowering (`tessel_compiler::lower`) builds it from the checked syntax tree and
-//! `typeck`'s facts; the macro embeds it, encoded (`codec`), beside the PTX; the interpreter decodes
-//! and runs it. Nothing here refers to the source text: the program is `Send + Sync` and the same
-//! for every thread that runs it.
+//! `typeck`'s facts; the PTX writer reads it; the macro embeds it, encoded ([`codec`](crate::codec)),
+//! beside the PTX, and the interpreter decodes and runs it. It is a one-to-one image of the checked
+//! kernel: each node is the language construct of the same name (the syntax tree documents the
+//! surface syntax of each), so both back ends run the program the user wrote.
+//!
+//! Frame slots: parameter `i` is slot `i`; every other binding (`let`, loop variable, `run_scoped`
+//! and `run_state` parameter) gets a slot of its own, numbered in program order, so a slot names
+//! one binding wherever it is used.
 
 use crate::memory::{Alloc, TensorMapUse};
-use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp};
-use crate::types::DType;
+use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
+use crate::ty::{AccTy, Ty};
+use crate::types::{DType, Layout};
 
 /// A checked kernel, shared by every thread of every launch of it.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Program {
-    /// The kernel function's name, for messages.
+    /// The kernel function's name: the PTX entry's, and the one messages use.
     pub name: String,
+    /// The parameters in declaration order, the first part of the kernel ABI (`Program::abi`).
     pub params: Vec<ParamInfo>,
     /// Runtime dimensions, in the order they first appear in the parameters (the ABI's order).
     pub runtime_dims: Vec<String>,
@@ -32,6 +39,8 @@ pub struct Program {
     pub max_registers: Option<u32>,
     /// Shared memory of the allocations per program, in bytes (`Facts::smem_bytes`).
     pub smem_bytes: u64,
+    /// Scratch each warpgroup needs for layout conversions and column reductions.
+    pub scratch_bytes: u32,
     /// The dynamic shared memory a launch provides: allocations, scratch and alignment slack.
     pub dynamic_smem_bytes: u64,
     /// Every allocation, as `typeck` planned it (names, kinds, shared-memory offsets).
@@ -39,63 +48,83 @@ pub struct Program {
     /// Frame slots per warpgroup: parameters first (slot `i` is parameter `i`), then every binding.
     pub slots: usize,
     pub body: Block,
-    /// The TMA tensor maps a launch encodes (`Facts::tensor_maps`), whose rules a launch checks.
+    /// The TMA tensor maps a launch encodes, whose rules a launch checks.
     pub tensor_maps: Vec<TensorMapUse>,
-    /// Whether a program may wait on a semaphore another program signals: then the programs run
-    /// as many at once as the GPU would (`schedule.rs`).
+    /// Whether a program may wait on a semaphore another program signals: then the interpreter
+    /// runs the programs as many at once as the GPU would.
     pub waits_on_semaphores: bool,
 }
 
+/// One argument of the kernel's entry point, in the kernel ABI's order: what the PTX entry
+/// declares and what a launch passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbiParam {
+    /// Parameter `i`: a global array's address, or a scalar by value.
+    Param(usize),
+    /// Runtime dimension `i`, as an `s32`.
+    Dim(usize),
+    /// Tensor map `i`, by value (128 bytes, 64-aligned).
+    TensorMap(usize),
+}
+
+impl Program {
+    /// The entry's parameters in ABI order: the kernel's parameters, then its runtime dimensions,
+    /// then its tensor maps. Written once, here: the PTX writer declares them in this order, and
+    /// the launch wrapper passes them in it.
+    pub fn abi(&self) -> impl Iterator<Item = AbiParam> + '_ {
+        let params = (0..self.params.len()).map(AbiParam::Param);
+        let dims = (0..self.runtime_dims.len()).map(AbiParam::Dim);
+        params.chain(dims).chain((0..self.tensor_maps.len()).map(AbiParam::TensorMap))
+    }
+
+    /// Programs per cluster.
+    pub fn cluster_size(&self) -> usize {
+        self.cluster.iter().product()
+    }
+}
+
 /// A kernel parameter.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParamInfo {
     pub name: String,
     pub kind: ParamKind,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ParamKind {
     Gmem { dtype: DType, shape: Vec<DimSpec>, mutable: bool },
     Scalar(DType),
 }
 
 /// One dimension of a global parameter's shape.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DimSpec {
     Static(usize),
     /// Index into `Program::runtime_dims`.
     Runtime(usize),
 }
 
-/// A literal as written, and the dtype it takes (its suffix's, the other operand's, or the
-/// result's): back ends round the written value to the dtype.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Literal {
-    pub value: LitValue,
-    pub dtype: DType,
-}
-
-/// The value of a literal as written: integers exact, floats as `f64` (the nearest to the text).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum LitValue {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-}
-
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
     pub tail: Option<Box<Expr>>,
 }
 
-#[derive(Debug)]
+/// A name a `let` binds: its slot (`None` for `_`) and whether it is `mut`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub slot: Option<usize>,
+    pub mutable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
-    /// `let a = e;` or `let (a, b) = e;` (`None`: a `_` pattern).
+    /// `let a = e;` or `let (a, mut b) = e;`
     Let {
-        targets: Vec<Option<usize>>,
+        targets: Vec<Target>,
         init: Expr,
     },
+    /// `x = e;` (and `x += e;`, written as `x = x + e`).
     Assign {
         slot: usize,
         value: Expr,
@@ -116,20 +145,29 @@ pub enum Stmt {
     Expr(Expr),
 }
 
-/// How `run_scoped` provides one closure parameter.
-#[derive(Debug)]
+/// How `run_scoped` provides one closure parameter: an entry of `Program::allocs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Allocation {
     /// A zeroed accumulator, private to the warpgroup.
-    Acc { dtype: DType, rows: usize, cols: usize },
-    /// A shared-memory buffer of the program: index into `Program::allocs`.
+    Acc(usize),
+    /// A shared-memory buffer of the program.
     Smem(usize),
-    /// A barrier of the program (index into `Program::allocs`), or an array of them when `array`
-    /// (`Barrier<arrivals, count>`, indexed with `.at(i)`).
+    /// A barrier of the program, or an array of them when `array` (`Barrier<arrivals, count>`,
+    /// indexed with `.at(i)`).
     Barrier { alloc: usize, array: bool },
 }
 
+impl Allocation {
+    /// The entry of `Program::allocs`.
+    pub fn alloc(self) -> usize {
+        match self {
+            Allocation::Acc(a) | Allocation::Smem(a) | Allocation::Barrier { alloc: a, .. } => a,
+        }
+    }
+}
+
 /// How `broadcast` spreads its source.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Spread {
     /// A `Layout::WgmmaRow` vector `[M]`: element `[m, n]` is `v[m]`.
     Rows,
@@ -139,11 +177,41 @@ pub enum Spread {
     Splat,
 }
 
-#[derive(Debug)]
-pub enum Expr {
+/// A literal as written, and the dtype its value takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Literal {
+    pub value: LitValue,
+    /// The suffix, when written (`2u32`, `0.5f32`): a literal without one is untyped.
+    pub suffix: Option<DType>,
+    /// The dtype the value takes: the suffix's; for an untyped literal beside an operand of
+    /// another dtype (`k + 1` of a `u32` `k`, `x * 0.5` of a bf16 `x`) that operand's, as
+    /// `typeck` gives it; else the literal's own type. Back ends round the written value to it
+    /// once.
+    pub dtype: DType,
+}
+
+/// The value of a literal as written: integers exact, floats as the `f64` nearest to the text.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LitValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+/// An expression and the type `typeck` gave it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub ty: Ty,
+    pub kind: ExprKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
     Lit(Literal),
     /// A frame slot: a parameter, a `let`, a loop variable or an allocation.
     Local(usize),
+    /// A const of the kernel (`consts(BN = 128)`, `const BK: usize = 64;`), folded.
+    Const(i64),
     /// A runtime dimension, by index into `Program::runtime_dims`.
     Dim(usize),
     Tuple(Vec<Expr>),
@@ -162,6 +230,7 @@ pub enum Expr {
         lhs: Box<Expr>,
         rhs: Box<Expr>,
     },
+    /// `x as u32` on scalars.
     ScalarCast {
         value: Box<Expr>,
         dtype: DType,
@@ -170,7 +239,7 @@ pub enum Expr {
     NumPrograms(usize),
     WarpgroupId,
     ClusterRank,
-    /// `g.tile([i, j])` with its explicit block shape, if written.
+    /// `g.tile([i, j])`, with its block shape when written or implied (`Ty::Tile`).
     Tile {
         gmem: Box<Expr>,
         index: Vec<Expr>,
@@ -191,7 +260,11 @@ pub enum Expr {
         base: Box<Expr>,
         swap: bool,
     },
-    Load(Box<Expr>),
+    /// `x.load()`, or `x.load(layout)`.
+    Load {
+        src: Box<Expr>,
+        layout: Option<Layout>,
+    },
     Store {
         dst: Box<Expr>,
         value: Box<Expr>,
@@ -213,20 +286,26 @@ pub enum Expr {
         /// `accumulate = c`: where `c` is false the product replaces the accumulator.
         accumulate: Option<Box<Expr>>,
     },
+    /// `wgmma_wait(n)`.
+    WgmmaWait(u32),
     Mma {
         acc: Box<Expr>,
         a: Box<Expr>,
         b: Box<Expr>,
     },
+    /// `copy_gmem_to_smem` through tensor map `map` (an index into `Program::tensor_maps`).
     CopyIn {
         src: Box<Expr>,
         dst: Box<Expr>,
         barrier: Box<Expr>,
         multicast: bool,
+        map: usize,
     },
+    /// `copy_smem_to_gmem` through tensor map `map`.
     CopyOut {
         src: Box<Expr>,
         dst: Box<Expr>,
+        map: usize,
     },
     /// `copy_smem_to_peer`: into the same buffer of program `rank` of the cluster.
     CopyToPeer {
@@ -235,12 +314,19 @@ pub enum Expr {
         barrier: Box<Expr>,
         rank: Box<Expr>,
     },
+    /// `commit_smem()`.
+    CommitSmem,
+    /// `wait_smem_to_gmem(n)`.
+    WaitSmemToGmem(u32),
     /// `barrier_arrive`; with `cluster`, on the barrier of every program of the cluster.
     Arrive {
         barrier: Box<Expr>,
         cluster: bool,
     },
-    Wait(Box<Expr>),
+    Wait {
+        barrier: Box<Expr>,
+        waiters: Waiters,
+    },
     /// `semaphore_signal` / `semaphore_wait` on counter `index` of the `u32` array `sems` (each
     /// counter of `index..end` for a signal of a range), by `count` (1 when not written).
     Semaphore {
@@ -250,23 +336,25 @@ pub enum Expr {
         end: Option<Box<Expr>>,
         count: Option<Box<Expr>>,
     },
-    /// `wgmma_wait`, `commit_smem`, `wait_smem_to_gmem`, `set_max_registers`: ordering and
-    /// resource hints that a synchronous interpreter has no use for.
-    Nop,
-    /// `run_scoped`; entering it is a program-wide barrier when it allocates shared memory or
-    /// barriers (`sync_entry`), and so is leaving it when it allocates barriers (`sync_exit`); in
-    /// a cluster, entering (once its barriers are initialised) and leaving a scope that allocates
-    /// barriers is a cluster-wide one too (`sync_cluster`).
+    /// `set_max_registers(n)`.
+    SetMaxRegisters(u32),
+    /// `run_scoped`: each closure parameter's slot and allocation. Entering it is a program-wide
+    /// barrier when it allocates shared memory or barriers (`sync_entry`), and so is leaving it
+    /// when it allocates barriers (`sync_exit`); in a cluster, entering (once its barriers are
+    /// initialised) and leaving a scope that allocates barriers is a cluster-wide one too
+    /// (`sync_cluster`).
     RunScoped {
         allocs: Vec<(usize, Allocation)>,
         body: Block,
+        collective: bool,
         sync_entry: bool,
         sync_exit: bool,
         sync_cluster: bool,
     },
-    /// `run_state(Acc::from_regs(init), |slot| body)`.
+    /// `run_state(Acc::from_regs(init), |slot| body)`: `acc` is the accumulator's type.
     RunState {
         init: Box<Expr>,
+        acc: AccTy,
         slot: usize,
         body: Block,
     },
@@ -299,6 +387,8 @@ pub enum Expr {
         shape: Vec<usize>,
         spread: Spread,
     },
-    /// `to_layout` / `layout_cast`: layouts are metadata here, so the value passes unchanged.
-    Relayout(Box<Expr>),
+    /// `x.to_layout(..)`: a data-moving relayout.
+    ToLayout(Box<Expr>),
+    /// `x.layout_cast(..)`: the same data under another layout.
+    LayoutCast(Box<Expr>),
 }

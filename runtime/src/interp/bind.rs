@@ -17,7 +17,7 @@ use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
 use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, Swizzle, TensorMapLayout};
-use tessel_ir::program::{DimSpec, Expr, LitValue, Literal, ParamInfo, ParamKind, Program};
+use tessel_ir::program::{DimSpec, Expr, ExprKind, LitValue, Literal, ParamInfo, ParamKind, Program};
 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
 pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Launch> {
@@ -229,17 +229,17 @@ fn grid(prog: &'static Program, launch: &Launch) -> Result<[usize; 3]> {
 /// `GridValue`): integer literals, consts, runtime dimensions, integer parameters, casts (which
 /// grids ignore), negation and integer operators.
 fn grid_value(e: &Expr, launch: &Launch) -> Option<i64> {
-    match e {
-        Expr::Lit(Literal { value: LitValue::Int(v), .. }) => Some(*v),
-        Expr::Dim(i) => launch.dims.get(*i).copied(),
-        Expr::Local(slot) => match launch.params.get(*slot)? {
+    match &e.kind {
+        ExprKind::Lit(Literal { value: LitValue::Int(v), .. }) | ExprKind::Const(v) => Some(*v),
+        ExprKind::Dim(i) => launch.dims.get(*i).copied(),
+        ExprKind::Local(slot) => match launch.params.get(*slot)? {
             ParamValue::Scalar(Scalar::Int(v, DType::U64)) => i64::try_from(*v as u64).ok(),
             ParamValue::Scalar(Scalar::Int(v, _)) => Some(*v),
             _ => None,
         },
-        Expr::ScalarCast { value, .. } => grid_value(value, launch),
-        Expr::Unary { op: UnOp::Neg, operand } => grid_value(operand, launch)?.checked_neg(),
-        Expr::Binary { op, lhs, rhs } => {
+        ExprKind::ScalarCast { value, .. } => grid_value(value, launch),
+        ExprKind::Unary { op: UnOp::Neg, operand } => grid_value(operand, launch)?.checked_neg(),
+        ExprKind::Binary { op, lhs, rhs } => {
             let (a, b) = (grid_value(lhs, launch)?, grid_value(rhs, launch)?);
             op.eval_i64(a, b)
         }

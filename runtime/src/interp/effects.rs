@@ -8,7 +8,7 @@ use super::numeric::error;
 use super::sync::WaitEnd;
 use super::value::{AccRef, Array, BarrierRef, Value};
 use crate::{Error, Result};
-use tessel_ir::program::Expr;
+use tessel_ir::program::{Expr, ExprKind};
 
 /// What a warpgroup returns when its program stopped because another warpgroup failed (or all
 /// deadlocked); the program's recorded failure is the error reported.
@@ -27,20 +27,20 @@ fn ended(end: WaitEnd) -> Result<()> {
 impl Warpgroup<'_> {
     /// Evaluates a memory or barrier expression.
     pub(crate) fn eval_memory(&mut self, e: &Expr) -> Result<Value> {
-        Ok(match e {
-            Expr::Tile { gmem, index, shape } => {
+        Ok(match &e.kind {
+            ExprKind::Tile { gmem, index, shape } => {
                 let Value::Gmem(param) = self.eval(gmem)? else {
                     return Err(error("internal: `.tile` of something other than a global array"));
                 };
                 let index = index.iter().map(|i| Ok(self.eval_scalar(i)?.to_i64())).collect::<Result<_>>()?;
                 Value::Tile(super::memory::TileRef { param, index, shape: shape.clone() })
             }
-            Expr::At { base, index } => {
+            ExprKind::At { base, index } => {
                 let base = self.eval(base)?;
                 let i = self.eval_scalar(index)?.to_i64();
                 self.at(base, i)?
             }
-            Expr::Slice { base, starts, lens } => match self.eval(base)? {
+            ExprKind::Slice { base, starts, lens } => match self.eval(base)? {
                 Value::Smem(v) => Value::Smem(v.slice(starts, lens)),
                 Value::Acc(a) => Value::Acc(AccRef {
                     row0: a.row0 + starts[0],
@@ -52,29 +52,29 @@ impl Warpgroup<'_> {
                 Value::Regs(a) => Value::Regs(Rc::new(a.window(starts, lens))),
                 _ => return Err(error("internal: a slice of something other than a buffer, accumulator or array")),
             },
-            Expr::Transpose { base, swap } => Value::Smem(self.eval(base)?.smem()?.transpose(*swap)),
-            Expr::Load(src) => Value::Regs(Rc::new(self.load(src)?)),
-            Expr::Store { dst, value } => {
+            ExprKind::Transpose { base, swap } => Value::Smem(self.eval(base)?.smem()?.transpose(*swap)),
+            ExprKind::Load { src, .. } => Value::Regs(Rc::new(self.load(src)?)),
+            ExprKind::Store { dst, value } => {
                 let dst = self.eval(dst)?;
                 let value = self.eval(value)?.regs()?;
                 self.store(dst, &value)?;
                 Value::Unit
             }
-            Expr::CopyIn { src, dst, barrier, multicast } => {
+            ExprKind::CopyIn { src, dst, barrier, multicast, .. } => {
                 self.copy_in(src, dst, barrier, *multicast)?;
                 Value::Unit
             }
-            Expr::CopyOut { src, dst } => {
+            ExprKind::CopyOut { src, dst, .. } => {
                 let view = self.eval(src)?.smem()?;
                 let tile = self.eval(dst)?.tile()?;
                 tile.copy_from_smem(self.global(tile.param)?, &view, &self.state().smem);
                 Value::Unit
             }
-            Expr::CopyToPeer { src, dst, barrier, rank } => {
+            ExprKind::CopyToPeer { src, dst, barrier, rank } => {
                 self.copy_to_peer(src, dst, barrier, rank)?;
                 Value::Unit
             }
-            Expr::Arrive { barrier, cluster } => {
+            ExprKind::Arrive { barrier, cluster } => {
                 let b = self.eval(barrier)?.barrier()?;
                 if *cluster {
                     for program in self.cluster {
@@ -85,7 +85,7 @@ impl Warpgroup<'_> {
                 }
                 Value::Unit
             }
-            Expr::Wait(bar) => {
+            ExprKind::Wait { barrier: bar, .. } => {
                 let b = self.eval(bar)?.barrier()?;
                 self.wait(b)?;
                 Value::Unit

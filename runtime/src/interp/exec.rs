@@ -15,7 +15,7 @@ use super::numeric::{error, scalar_binop, scalar_unop};
 use super::sync::{Place, ProgramState};
 use super::value::{AccRef, Array, BarrierRef, Scalar, Value};
 use crate::Result;
-use tessel_ir::program::{Allocation, Block, Expr, Program, Stmt};
+use tessel_ir::program::{Allocation, Block, Expr, ExprKind, Program, Stmt};
 
 /// A launch's arguments and grid, shared by every program.
 #[derive(Debug)]
@@ -122,10 +122,10 @@ impl<'a> Warpgroup<'a> {
             Stmt::Let { targets, init } => {
                 let value = self.eval(init)?;
                 match (targets.as_slice(), value) {
-                    ([target], v) => self.set(*target, v),
+                    ([target], v) => self.set(target.slot, v),
                     (_, Value::Tuple(parts)) if parts.len() == targets.len() => {
                         for (t, v) in targets.iter().zip(parts) {
-                            self.set(*t, v);
+                            self.set(t.slot, v);
                         }
                     }
                     _ => return Err(error("internal: a `let` pattern does not match its value")),
@@ -172,27 +172,32 @@ impl<'a> Warpgroup<'a> {
     }
 
     pub(crate) fn eval(&mut self, e: &Expr) -> Result<Value> {
-        Ok(match e {
-            Expr::Lit(lit) => Value::Scalar(Scalar::literal(*lit)),
-            Expr::Local(slot) => self.frame[*slot].clone(),
-            Expr::Dim(i) => Value::Scalar(Scalar::Int(self.launch.dims[*i], DType::I32)),
-            Expr::Tuple(items) => Value::Tuple(items.iter().map(|i| self.eval(i)).collect::<Result<_>>()?),
-            Expr::If { cond, then, otherwise } => match self.eval(cond)?.bool()? {
+        Ok(match &e.kind {
+            ExprKind::Lit(lit) => Value::Scalar(Scalar::literal(*lit)),
+            ExprKind::Local(slot) => self.frame[*slot].clone(),
+            ExprKind::Dim(i) => Value::Scalar(Scalar::Int(self.launch.dims[*i], DType::I32)),
+            ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.eval(i)).collect::<Result<_>>()?),
+            ExprKind::If { cond, then, otherwise } => match self.eval(cond)?.bool()? {
                 true => self.block(then)?,
                 false => self.block(otherwise)?,
             },
-            Expr::Unary { op, operand } => match self.eval(operand)? {
+            ExprKind::Unary { op, operand } => match self.eval(operand)? {
                 Value::Scalar(s) => Value::Scalar(scalar_unop(*op, s)),
                 v => Value::Regs(Rc::new(super::ops::unary(*op, &*v.regs()?))),
             },
-            Expr::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs)?,
-            Expr::ScalarCast { value, dtype } => Value::Scalar(self.eval_scalar(value)?.cast(*dtype)),
-            Expr::ProgramId(axis) => Value::Scalar(Scalar::Int(self.program[*axis] as i64, DType::I32)),
-            Expr::NumPrograms(axis) => Value::Scalar(Scalar::Int(self.launch.grid[*axis] as i64, DType::I32)),
-            Expr::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
-            Expr::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
-            Expr::Nop => Value::Unit,
-            Expr::RunScoped { allocs, body, sync_entry, sync_exit, sync_cluster } => {
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs)?,
+            ExprKind::ScalarCast { value, dtype } => Value::Scalar(self.eval_scalar(value)?.cast(*dtype)),
+            ExprKind::ProgramId(axis) => Value::Scalar(Scalar::Int(self.program[*axis] as i64, DType::I32)),
+            ExprKind::NumPrograms(axis) => Value::Scalar(Scalar::Int(self.launch.grid[*axis] as i64, DType::I32)),
+            ExprKind::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
+            ExprKind::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
+            // Ordering and resource hints that a synchronous interpreter has no use for.
+            ExprKind::WgmmaWait(_)
+            | ExprKind::CommitSmem
+            | ExprKind::WaitSmemToGmem(_)
+            | ExprKind::SetMaxRegisters(_) => Value::Unit,
+            ExprKind::Const(v) => Value::Scalar(Scalar::Int(*v, DType::I32)),
+            ExprKind::RunScoped { allocs, body, sync_entry, sync_exit, sync_cluster, .. } => {
                 if *sync_entry {
                     self.sync_program()?;
                 }
@@ -211,37 +216,38 @@ impl<'a> Warpgroup<'a> {
                 }
                 value
             }
-            Expr::RunState { init, slot, body } => {
+            ExprKind::RunState { init, slot, body, .. } => {
                 let init = self.eval(init)?.regs()?;
                 self.frame[*slot] = Value::Acc(AccRef::new(Array::clone(&init)));
                 self.block(body)?
             }
-            Expr::Wgmma { acc, a, b, accumulate } => self.wgmma(acc, a, b, accumulate.as_deref())?,
-            Expr::Semaphore { op, sems, index, end, count } => {
+            ExprKind::Wgmma { acc, a, b, accumulate } => self.wgmma(acc, a, b, accumulate.as_deref())?,
+            ExprKind::Semaphore { op, sems, index, end, count } => {
                 self.semaphore(*op, sems, (index, end.as_deref()), count.as_deref())?
             }
-            Expr::Mma { acc, a, b } => self.mma(acc, a, b)?,
-            Expr::Tile { .. }
-            | Expr::At { .. }
-            | Expr::Slice { .. }
-            | Expr::Transpose { .. }
-            | Expr::Load(_)
-            | Expr::Store { .. }
-            | Expr::CopyIn { .. }
-            | Expr::CopyOut { .. }
-            | Expr::CopyToPeer { .. }
-            | Expr::Arrive { .. }
-            | Expr::Wait(_) => self.eval_memory(e)?,
-            Expr::Splat { .. }
-            | Expr::Iota { .. }
-            | Expr::Math { .. }
-            | Expr::Math2 { .. }
-            | Expr::Fma(_)
-            | Expr::Cast { .. }
-            | Expr::Bitcast { .. }
-            | Expr::Reduce { .. }
-            | Expr::Broadcast { .. }
-            | Expr::Relayout(_) => self.eval_regs(e)?,
+            ExprKind::Mma { acc, a, b } => self.mma(acc, a, b)?,
+            ExprKind::Tile { .. }
+            | ExprKind::At { .. }
+            | ExprKind::Slice { .. }
+            | ExprKind::Transpose { .. }
+            | ExprKind::Load { .. }
+            | ExprKind::Store { .. }
+            | ExprKind::CopyIn { .. }
+            | ExprKind::CopyOut { .. }
+            | ExprKind::CopyToPeer { .. }
+            | ExprKind::Arrive { .. }
+            | ExprKind::Wait { .. } => self.eval_memory(e)?,
+            ExprKind::Splat { .. }
+            | ExprKind::Iota { .. }
+            | ExprKind::Math { .. }
+            | ExprKind::Math2 { .. }
+            | ExprKind::Fma(_)
+            | ExprKind::Cast { .. }
+            | ExprKind::Bitcast { .. }
+            | ExprKind::Reduce { .. }
+            | ExprKind::Broadcast { .. }
+            | ExprKind::ToLayout(_)
+            | ExprKind::LayoutCast(_) => self.eval_regs(e)?,
         })
     }
 
@@ -264,8 +270,12 @@ impl<'a> Warpgroup<'a> {
     /// initialised for this entry of the scope.
     fn allocate(&mut self, how: &Allocation) -> Result<Value> {
         Ok(match how {
-            Allocation::Acc { dtype, rows, cols } => {
-                Value::Acc(AccRef::new(Array::filled(*dtype, vec![*rows, *cols], 0.0)))
+            Allocation::Acc(i) => {
+                let AllocKind::Acc { dtype, shape } = &self.prog.allocs[*i].kind else {
+                    return Err(error("internal: an accumulator allocation of another kind"));
+                };
+                let shape = shape.iter().map(|&d| d as usize).collect();
+                Value::Acc(AccRef::new(Array::filled(*dtype, shape, 0.0)))
             }
             Allocation::Smem(i) => Value::Smem(SmemView::of_alloc(*i, &self.prog.allocs[*i])?),
             Allocation::Barrier { alloc, array } => {

@@ -11,7 +11,7 @@ use super::memory::for_each_index;
 use super::numeric::{convert, elem_binop, error, fma, from_bits, math, math2, reduce, round, to_bits};
 use super::value::{Array, Scalar, Value};
 use crate::Result;
-use tessel_ir::program::{Expr, Spread};
+use tessel_ir::program::{Expr, ExprKind, Spread};
 
 /// `-x` on an array.
 pub(crate) fn unary(op: UnOp, x: &Array) -> Array {
@@ -78,23 +78,23 @@ pub(crate) fn binary(op: BinOp, l: Value, r: Value) -> Result<Value> {
 impl Warpgroup<'_> {
     /// Evaluates a register-array expression.
     pub(crate) fn eval_regs(&mut self, e: &Expr) -> Result<Value> {
-        let array = match e {
-            Expr::Splat { value, dtype, shape } => {
+        let array = match &e.kind {
+            ExprKind::Splat { value, dtype, shape } => {
                 let s = self.eval_scalar(value)?;
                 Array::filled(*dtype, shape.clone(), element(s, *dtype))
             }
-            Expr::Iota { dtype, shape, axis } => {
+            ExprKind::Iota { dtype, shape, axis } => {
                 let mut data = Vec::with_capacity(shape.iter().product());
                 for_each_index(shape, |i| data.push(round(*dtype, i[*axis] as f64)));
                 Array { dtype: *dtype, shape: shape.clone(), data }
             }
-            Expr::Math { func, arg } => match self.eval(arg)? {
+            ExprKind::Math { func, arg } => match self.eval(arg)? {
                 Value::Scalar(s) => {
                     return Ok(Value::Scalar(Scalar::of(s.dtype(), math(*func, s.dtype(), s.to_f64()))))
                 }
                 v => map(&*v.regs()?, |x, d| math(*func, d, x)),
             },
-            Expr::Math2 { func, lhs, rhs } => {
+            ExprKind::Math2 { func, lhs, rhs } => {
                 let (l, r) = (self.eval(lhs)?, self.eval(rhs)?);
                 if let (Value::Scalar(a), Value::Scalar(b)) = (&l, &r) {
                     let d = a.dtype();
@@ -104,7 +104,7 @@ impl Warpgroup<'_> {
                 let data = (0..shape.iter().product()).map(|i| math2(*func, dtype, a.get(i), b.get(i))).collect();
                 Array { dtype, shape, data }
             }
-            Expr::Fma(operands) => {
+            ExprKind::Fma(operands) => {
                 let [a, b, c] = &**operands;
                 let values = [self.eval(a)?, self.eval(b)?, self.eval(c)?];
                 let Some((dtype, shape)) = values.iter().find_map(|v| match v {
@@ -121,7 +121,7 @@ impl Warpgroup<'_> {
                 let data = (0..shape.iter().product()).map(|i| fma(dtype, a.get(i), b.get(i), c.get(i))).collect();
                 Array { dtype, shape, data }
             }
-            Expr::Cast { value, dtype } => match self.eval(value)? {
+            ExprKind::Cast { value, dtype } => match self.eval(value)? {
                 Value::Scalar(s) => return Ok(Value::Scalar(s.cast(*dtype))),
                 v => {
                     let x = v.regs()?;
@@ -129,7 +129,7 @@ impl Warpgroup<'_> {
                     Array { dtype: *dtype, shape: x.shape.clone(), data }
                 }
             },
-            Expr::Bitcast { value, dtype } => match self.eval(value)? {
+            ExprKind::Bitcast { value, dtype } => match self.eval(value)? {
                 // Integers of one width: wrapping keeps the bits (and 64-bit scalars exact).
                 Value::Scalar(s @ Scalar::Int(..)) if dtype.is_int() => return Ok(Value::Scalar(s.cast(*dtype))),
                 Value::Scalar(s) => {
@@ -141,9 +141,10 @@ impl Warpgroup<'_> {
                     Array { dtype: *dtype, shape: x.shape.clone(), data }
                 }
             },
-            Expr::Reduce { value, op, axis } => reduce(*op, &*self.eval(value)?.regs()?, *axis)?,
-            Expr::Broadcast { value, shape, spread } => broadcast(&*self.eval(value)?.regs()?, shape, *spread)?,
-            Expr::Relayout(value) => return self.eval(value),
+            ExprKind::Reduce { value, op, axis } => reduce(*op, &*self.eval(value)?.regs()?, *axis)?,
+            ExprKind::Broadcast { value, shape, spread } => broadcast(&*self.eval(value)?.regs()?, shape, *spread)?,
+            // Layouts are metadata here: the values pass unchanged.
+            ExprKind::ToLayout(value) | ExprKind::LayoutCast(value) => return self.eval(value),
             _ => return Err(error("internal: an expression the interpreter does not know")),
         };
         Ok(Value::Regs(Rc::new(array)))
