@@ -23,6 +23,18 @@ pub struct Compiled {
     pub facts: typeck::Facts,
 }
 
+impl Compiled {
+    /// The kernel's program, as the macro embeds it (errors are internal ones).
+    pub fn program(&self) -> Result<tessel_ir::Program, syn::Error> {
+        lower::lower(&self.kernel, &self.facts)
+    }
+
+    /// The kernel's PTX module, as the macro emits it (errors are internal ones).
+    pub fn ptx(&self) -> Result<String, syn::Error> {
+        ptx::emit(&self.program()?, self.kernel.name.span())
+    }
+}
+
 /// Runs the front end: reads and checks a kernel, with every error of the kernel in one `syn::Error`.
 pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
     let func = syntax::parse_fn(item)?;
@@ -76,7 +88,10 @@ fn back_end(
     input: &host::Input,
 ) -> Result<TokenStream, syn::Error> {
     let program = lower::lower(kernel, facts);
-    let ptx = ptx::emit(kernel, facts);
+    let ptx = match &program {
+        Ok(program) => ptx::emit(program, kernel.name.span()),
+        Err(_) => Ok(String::new()),
+    };
     // The host items are made even when a back end failed, so that their own errors are reported.
     let encoded = program.as_ref().map(tessel_ir::codec::to_bytes).unwrap_or_default();
     let items = host::expand(kernel, facts, &encoded, ptx.as_deref().unwrap_or_default(), input);

@@ -16,7 +16,7 @@ fn dump() {
             let item = quote::quote!(#f);
             match tessel_compiler::compile(args, item) {
                 Ok(c) => {
-                    let ptx = tessel_compiler::ptx::emit(&c.kernel, &c.facts).unwrap();
+                    let ptx = c.ptx().unwrap();
                     let out = format!("/tmp/ptx/{}.ptx", c.kernel.name);
                     std::fs::create_dir_all("/tmp/ptx").unwrap();
                     std::fs::write(&out, ptx).unwrap();

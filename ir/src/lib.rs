@@ -20,5 +20,6 @@ pub mod ops;
 pub mod program;
 pub mod ty;
 pub mod types;
+pub mod visit;
 
 pub use program::Program;

@@ -28,7 +28,7 @@ impl KernelSource {
     /// The kernel's PTX, or the front end's or writer's errors as text.
     pub fn ptx(&self) -> Result<String, String> {
         let compiled = self.compiled()?;
-        tessel_compiler::ptx::emit(&compiled.kernel, &compiled.facts).map_err(|e| render(&e))
+        compiled.ptx().map_err(|e| render(&e))
     }
 }
 

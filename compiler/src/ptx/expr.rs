@@ -3,28 +3,22 @@
 use super::gen::Gen;
 use super::value::Val;
 use super::{memory, mma, regs, scalar, semaphore, sync, tma, wgmma};
-use crate::syntax::ast::{Expr, ExprKind};
 use crate::typeck::Ty;
 use crate::types::DType;
+use tessel_ir::ops::{BinOp, UnOp};
+use tessel_ir::program::{Expr, ExprKind, LitValue, Literal};
 
 impl Gen<'_> {
     pub fn expr(&mut self, e: &Expr) -> Val {
         use ExprKind as K;
         match &e.kind {
-            K::Invalid => Val::Unit,
-            K::Int(v, _) => match self.ty(e) {
-                Ty::Scalar(d) if *d != DType::I32 => Val::Scalar { reg: self.const_reg(*d, *v as f64), dtype: *d },
-                _ => Val::Const(*v),
+            K::Lit(lit) => self.literal(e, *lit),
+            K::Local(slot) => self.lookup(*slot),
+            K::Const(c) => Val::Const(*c),
+            K::Dim(i) => match self.dims.get(*i) {
+                Some(r) => Val::Scalar { reg: r.clone(), dtype: DType::I32 },
+                None => self.internal(format!("runtime dimension {i} of {}", self.dims.len())),
             },
-            K::Float(v, _) => {
-                let d = match self.ty(e) {
-                    Ty::Scalar(d) => *d,
-                    _ => DType::F32,
-                };
-                Val::Scalar { reg: self.const_reg(d, *v), dtype: d }
-            }
-            K::Bool(b) => Val::Scalar { reg: self.const_reg(DType::Bool, *b as i64 as f64), dtype: DType::Bool },
-            K::Var(name) => self.var(&name.to_string()),
             K::Tuple(items) => Val::Tuple(items.iter().map(|i| self.expr(i)).collect()),
             K::If { cond, then, otherwise } => self.if_value(e, cond, then, otherwise),
             K::Unary { op, operand } => self.unary(e, *op, operand),
@@ -38,56 +32,79 @@ impl Gen<'_> {
                 let v = self.materialize(v, &Ty::Scalar(from));
                 match v {
                     Val::Scalar { reg, .. } => {
-                        Val::Scalar { reg: scalar::convert(self, from, dtype.value, &reg), dtype: dtype.value }
+                        Val::Scalar { reg: scalar::convert(self, from, *dtype, &reg), dtype: *dtype }
                     }
                     other => other,
                 }
             }
-            K::ProgramId(axis) => self.special(&format!("%ctaid.{}", xyz(axis.value))),
-            K::NumPrograms(axis) => self.special(&format!("%nctaid.{}", xyz(axis.value))),
+            K::ProgramId(axis) => self.special(&format!("%ctaid.{}", xyz(*axis))),
+            K::NumPrograms(axis) => self.special(&format!("%nctaid.{}", xyz(*axis))),
             K::WarpgroupId => Val::Scalar { reg: self.lanes.wg.clone(), dtype: DType::I32 },
             K::ClusterRank => self.special("%cluster_ctarank"),
             K::Tile { gmem, index, .. } => memory::emit_tile(self, gmem, index),
             K::At { base, index } => memory::emit_at(self, base, index),
-            K::Slice { base, args } => memory::emit_slice(self, e, base, args),
+            K::Slice { base, starts, .. } => memory::emit_slice(self, e, base, starts),
             K::Transpose { base, .. } => memory::emit_transpose(self, e, base),
             K::Load { src, .. } => memory::emit_load(self, e, src),
             K::Store { dst, value } => memory::emit_store(self, dst, value),
-            K::AccFromRegs(_) => Val::Unit,
             K::Splat { value, .. } => regs::emit_splat(self, e, value),
-            K::Iota { axis, .. } => regs::emit_iota(self, e, axis.value),
+            K::Iota { axis, .. } => regs::emit_iota(self, e, *axis as u32),
             K::Wgmma { acc, a, b, accumulate } => wgmma::emit_wgmma(self, acc, a, b, accumulate.as_deref()),
             K::WgmmaWait(n) => {
-                self.w.ins(format!("wgmma.wait_group.sync.aligned {}", n.value));
+                self.w.ins(format!("wgmma.wait_group.sync.aligned {n}"));
                 Val::Unit
             }
             K::Mma { acc, a, b } => mma::emit_mma(self, e, acc, a, b),
-            K::CopyGmemToSmem { src, dst, barrier, multicast } => {
-                tma::emit_load(self, e, src, dst, barrier, multicast.is_some())
+            K::CopyIn { src, dst, barrier, multicast, map } => {
+                tma::emit_load(self, *map, src, dst, barrier, *multicast)
             }
-            K::CopySmemToGmem { src, dst } => tma::emit_store(self, e, src, dst),
-            K::CopySmemToPeer { src, dst, barrier, rank } => tma::emit_to_peer(self, src, dst, barrier, rank),
+            K::CopyOut { src, dst, map } => tma::emit_store(self, *map, src, dst),
+            K::CopyToPeer { src, dst, barrier, rank } => tma::emit_to_peer(self, src, dst, barrier, rank),
             K::CommitSmem => sync::emit_commit_smem(self),
-            K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, n.value),
-            K::BarrierArrive { barrier, cluster } => sync::emit_arrive(self, barrier, cluster.is_some()),
-            K::BarrierWait(b, waiters) => sync::emit_wait(self, b, *waiters),
+            K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, *n),
+            K::Arrive { barrier, cluster } => sync::emit_arrive(self, barrier, *cluster),
+            K::Wait { barrier, waiters } => sync::emit_wait(self, barrier, *waiters),
             K::Semaphore { op, sems, index, end, count } => {
                 semaphore::emit_semaphore(self, *op, sems, (index, end.as_deref()), count.as_deref())
             }
-            K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, n.value),
-            K::RunScoped { collective_axes, params, body } => {
-                sync::emit_run_scoped(self, collective_axes.is_some(), params, body)
+            K::SetMaxRegisters(n) => sync::emit_set_max_registers(self, *n),
+            K::RunScoped { allocs, body, sync_entry, sync_exit, sync_cluster, .. } => {
+                sync::emit_run_scoped(self, allocs, body, [*sync_entry, *sync_exit, *sync_cluster])
             }
-            K::RunState { init, param, body } => sync::emit_run_state(self, init, param, body),
+            K::RunState { init, acc, slot, body } => sync::emit_run_state(self, init, acc, *slot, body),
             K::Math { func, arg } => regs::emit_math(self, e, *func, arg),
             K::Math2 { func, lhs, rhs } => regs::emit_math2(self, e, *func, lhs, rhs),
-            K::Fma { a, b, c } => regs::emit_fma(self, e, [a, b, c]),
-            K::Cast { value, dtype } => regs::emit_cast(self, e, value, dtype.value),
-            K::Bitcast { value, dtype } => regs::emit_bitcast(self, value, dtype.value),
-            K::Reduce { value, op, axis } => regs::emit_reduce(self, e, value, *op, axis.value),
+            K::Fma(operands) => {
+                let [a, b, c] = &**operands;
+                regs::emit_fma(self, e, [a, b, c])
+            }
+            K::Cast { value, dtype } => regs::emit_cast(self, e, value, *dtype),
+            K::Bitcast { value, dtype } => regs::emit_bitcast(self, value, *dtype),
+            K::Reduce { value, op, axis } => regs::emit_reduce(self, e, value, *op, *axis as u32),
             K::Broadcast { value, .. } => regs::emit_broadcast(self, e, value),
-            K::ToLayout { value, .. } => regs::emit_to_layout(self, e, value),
-            K::LayoutCast { value, .. } => regs::emit_layout_cast(self, e, value),
+            K::ToLayout(value) => regs::emit_to_layout(self, e, value),
+            K::LayoutCast(value) => regs::emit_layout_cast(self, e, value),
+        }
+    }
+
+    /// A literal: an `i32` integer stays a constant until its use decides (an immediate, or a
+    /// register of the dtype the use needs); others are registers of their type.
+    fn literal(&mut self, e: &Expr, lit: Literal) -> Val {
+        match (lit.value, self.ty(e)) {
+            (LitValue::Int(v), Ty::Scalar(d)) if *d != DType::I32 => {
+                Val::Scalar { reg: self.const_reg(*d, v as f64), dtype: *d }
+            }
+            (LitValue::Int(v), _) => Val::Const(v),
+            (LitValue::Float(v), ty) => {
+                let d = match ty {
+                    Ty::Scalar(d) => *d,
+                    _ => DType::F32,
+                };
+                Val::Scalar { reg: self.const_reg(d, v), dtype: d }
+            }
+            (LitValue::Bool(b), _) => {
+                Val::Scalar { reg: self.const_reg(DType::Bool, b as i64 as f64), dtype: DType::Bool }
+            }
         }
     }
 
@@ -97,23 +114,10 @@ impl Gen<'_> {
         Val::Scalar { reg: r, dtype: DType::I32 }
     }
 
-    fn var(&mut self, name: &str) -> Val {
-        if let Some(v) = self.lookup(name) {
-            return v;
-        }
-        if let Some(c) = self.facts.consts.get(name) {
-            return Val::Const(*c);
-        }
-        if let Some(r) = self.dims.get(name) {
-            return Val::Scalar { reg: r.clone(), dtype: DType::I32 };
-        }
-        Val::Unit
-    }
-
-    fn unary(&mut self, e: &Expr, op: crate::syntax::ast::UnOp, operand: &Expr) -> Val {
+    fn unary(&mut self, e: &Expr, op: UnOp, operand: &Expr) -> Val {
         let v = self.expr(operand);
         match (v, self.ty(e)) {
-            (Val::Const(c), ty) if op == crate::syntax::ast::UnOp::Neg => {
+            (Val::Const(c), ty) if op == UnOp::Neg => {
                 let width = match ty {
                     Ty::Scalar(d) => *d,
                     _ => DType::I64,
@@ -128,11 +132,11 @@ impl Gen<'_> {
         }
     }
 
-    fn binary(&mut self, e: &Expr, op: crate::syntax::ast::BinOp, lhs: &Expr, rhs: &Expr) -> Val {
+    fn binary(&mut self, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Val {
         if matches!(self.ty(e), Ty::Regs(_)) {
             return regs::emit_binary(self, e, op, lhs, rhs);
         }
-        use crate::syntax::ast::BinOp::{And, Or};
+        use BinOp::{And, Or};
         let dtype = scalar::operand_dtype(self, lhs, rhs);
         let a = self.scalar_operand(lhs, dtype);
         // A known left side decides `&&` / `||` (or leaves the right side), as in Rust: a kernel's
@@ -202,7 +206,7 @@ impl Gen<'_> {
     }
 }
 
-fn xyz(axis: u32) -> char {
+fn xyz(axis: usize) -> char {
     match axis {
         0 => 'x',
         1 => 'y',

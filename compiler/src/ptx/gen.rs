@@ -3,10 +3,10 @@
 use super::layout;
 use super::value::Val;
 use super::writer::{Class, Writer};
-use crate::syntax::ast::{Block, Expr, Kernel, Stmt};
-use crate::typeck::{Facts, Ty};
-use crate::types::DType;
+use crate::typeck::Ty;
+use crate::types::{DType, Layout};
 use std::collections::HashMap;
+use tessel_ir::program::{Block, Expr, ExprKind, Program, Stmt, Target};
 
 /// Per-thread registers computed once in the prologue.
 pub struct Lanes {
@@ -28,7 +28,7 @@ pub struct Lanes {
     pub first: String,
 }
 
-/// A local name's value; mutable names remember the registers they were declared with, so that a
+/// A frame slot's value; mutable names remember the registers they were declared with, so that a
 /// loop that changes a layout and changes it back writes into the same registers every iteration.
 struct Binding {
     val: Val,
@@ -37,67 +37,90 @@ struct Binding {
 
 pub struct Gen<'a> {
     pub w: Writer,
-    pub kernel: &'a Kernel,
-    pub facts: &'a Facts,
+    pub prog: &'a Program,
     pub lanes: Lanes,
     /// The 1024-aligned shared address of the program's shared memory (`.b32`).
     pub smem_base: String,
-    /// Parameter addresses (`.b64`, global) by parameter index; scalars by name.
-    pub params: HashMap<usize, String>,
-    /// Runtime dimensions (`.b32`) by name.
-    pub dims: HashMap<String, String>,
+    /// Runtime dimensions (`.b32`), in `Program::runtime_dims` order.
+    pub dims: Vec<String>,
     /// Generic addresses of the tensor maps (`.b64`).
     pub tmaps: Vec<String>,
     /// Per barrier allocation: a `.b32` mask of the parity bits of its barriers (one bit per element).
     pub parity: HashMap<usize, String>,
-    /// The next allocation of `Facts::allocs` to bind (allocations are recorded in program order).
-    pub next_alloc: usize,
-    scopes: Vec<HashMap<String, Binding>>,
+    /// The value of each frame slot bound in the scopes being written.
+    slots: Vec<Option<Binding>>,
+    /// The slots each open scope bound, unbound when it closes.
+    scopes: Vec<Vec<usize>>,
+    /// Where the program was not what checking guarantees: internal errors, reported by `finish`.
+    errors: Vec<String>,
 }
 
 impl<'a> Gen<'a> {
-    pub fn new(kernel: &'a Kernel, facts: &'a Facts, w: Writer, lanes: Lanes, smem_base: String) -> Self {
+    pub fn new(prog: &'a Program, w: Writer, lanes: Lanes, smem_base: String) -> Self {
         Gen {
             w,
-            kernel,
-            facts,
+            prog,
             lanes,
             smem_base,
-            params: HashMap::new(),
-            dims: HashMap::new(),
+            dims: Vec::new(),
             tmaps: Vec::new(),
             parity: HashMap::new(),
-            next_alloc: 0,
-            scopes: vec![HashMap::new()],
+            slots: (0..prog.slots).map(|_| None).collect(),
+            scopes: vec![Vec::new()],
+            errors: Vec::new(),
         }
     }
 
     /// The type typeck gave an expression.
-    pub fn ty(&self, e: &Expr) -> &'a Ty {
-        static ERROR: Ty = Ty::Error;
-        self.facts.types.get(e.id as usize).unwrap_or(&ERROR)
+    pub fn ty<'e>(&self, e: &'e Expr) -> &'e Ty {
+        &e.ty
     }
 
-    pub fn bind(&mut self, name: &str, val: Val, mutable: bool) {
-        if name == "_" {
-            return;
-        }
+    /// Records that the program is not what checking guarantees (an internal error), and gives
+    /// the value the writer goes on with.
+    pub fn internal(&mut self, what: impl Into<String>) -> Val {
+        self.errors.push(what.into());
+        Val::Unit
+    }
+
+    /// Every internal error met, as one compile error at `at`.
+    pub fn finish(&self, at: proc_macro2::Span) -> Result<(), syn::Error> {
+        let mut errors =
+            self.errors.iter().map(|what| syn::Error::new(at, format!("internal tessel error: PTX: {what}")));
+        let Some(mut all) = errors.next() else { return Ok(()) };
+        errors.for_each(|e| all.combine(e));
+        Err(all)
+    }
+
+    pub fn bind(&mut self, slot: usize, val: Val, mutable: bool) {
         let home = mutable.then(|| val.clone());
-        if let Some(s) = self.scopes.last_mut() {
-            s.insert(name.to_string(), Binding { val, home });
+        match self.slots.get_mut(slot) {
+            Some(s) => *s = Some(Binding { val, home }),
+            None => {
+                self.internal(format!("frame slot {slot} of {}", self.prog.slots));
+                return;
+            }
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(slot);
         }
     }
 
-    pub fn lookup(&self, name: &str) -> Option<Val> {
-        self.scopes.iter().rev().find_map(|s| s.get(name)).map(|b| b.val.clone())
+    pub fn lookup(&mut self, slot: usize) -> Val {
+        match self.slots.get(slot).and_then(Option::as_ref) {
+            Some(b) => b.val.clone(),
+            None => self.internal(format!("frame slot {slot} read before it is bound")),
+        }
     }
 
     pub fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(Vec::new());
     }
 
     pub fn pop_scope(&mut self) {
-        self.scopes.pop();
+        for slot in self.scopes.pop().unwrap_or_default() {
+            self.slots[slot] = None;
+        }
     }
 
     pub fn block(&mut self, b: &Block) -> Val {
@@ -115,34 +138,35 @@ impl<'a> Gen<'a> {
 
     fn stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Let { names, init, .. } => {
+            Stmt::Let { targets, init } => {
                 let v = self.expr(init);
                 let v = self.materialize(v, self.ty(init));
                 // Assignments write into a mutable name's registers, so a mutable name gets registers
                 // of its own, and so does a name bound to another name or to any value that shares a
                 // register with a mutable name (`let v = k as i32;` of an i32 `k` is k's register).
-                let owns = names.iter().any(|(_, m)| *m)
-                    || matches!(init.kind, crate::syntax::ast::ExprKind::Var(_))
+                let owns = targets.iter().any(|t| t.mutable)
+                    || matches!(init.kind, ExprKind::Local(_) | ExprKind::Const(_) | ExprKind::Dim(_))
                     || self.shares_a_home(&v);
                 let v = if owns { self.fresh_copy(v) } else { v };
-                match (names.as_slice(), v) {
-                    ([(n, m)], v) => self.bind(&n.to_string(), v, *m),
+                match (targets.as_slice(), v) {
+                    ([t], v) => self.bind_target(*t, v),
                     (many, Val::Tuple(parts)) => {
-                        for ((n, m), p) in many.iter().zip(parts) {
-                            self.bind(&n.to_string(), p, *m);
+                        for (t, p) in many.iter().zip(parts) {
+                            self.bind_target(*t, p);
                         }
                     }
-                    _ => {}
+                    _ => {
+                        self.internal("a `let` pattern that does not match its value");
+                    }
                 }
             }
-            Stmt::Const(_) => {}
-            Stmt::Assign { name, value, .. } => {
+            Stmt::Assign { slot, value } => {
                 let v = self.expr(value);
                 let v = self.materialize(v, self.ty(value));
-                self.assign(&name.to_string(), v);
+                self.assign(*slot, v);
             }
-            Stmt::For { var, start, end, body, .. } => self.for_loop(&var.to_string(), start, end, body),
-            Stmt::If { cond, then, otherwise, .. } => self.if_stmt(cond, then, otherwise.as_ref()),
+            Stmt::For { slot, start, end, body } => self.for_loop(*slot, start, end, body),
+            Stmt::If { cond, then, otherwise } => self.if_stmt(cond, then, otherwise.as_ref()),
             Stmt::Block(b) => {
                 self.block(b);
             }
@@ -152,28 +176,37 @@ impl<'a> Gen<'a> {
         }
     }
 
+    fn bind_target(&mut self, t: Target, v: Val) {
+        if let Some(slot) = t.slot {
+            self.bind(slot, v, t.mutable);
+        }
+    }
+
     /// Writes a new value into a mutable name: into its home registers when the layout matches.
-    fn assign(&mut self, name: &str, v: Val) {
-        let Some(binding) = self.scopes.iter_mut().rev().find_map(|s| s.get_mut(name)) else { return };
+    fn assign(&mut self, slot: usize, v: Val) {
+        let Some(Some(binding)) = self.slots.get(slot) else {
+            self.internal(format!("an assignment to frame slot {slot}, which is not bound"));
+            return;
+        };
         let home = binding.home.clone();
         match (&home, &v) {
             (Some(Val::Scalar { reg: h, dtype }), Val::Scalar { reg, .. }) => {
                 let (h, reg, dtype) = (h.clone(), reg.clone(), *dtype);
                 self.mov(dtype, &h, &reg);
-                self.set_binding(name, home.clone().unwrap_or(Val::Unit));
+                self.set_binding(slot, home.clone().unwrap_or(Val::Unit));
             }
             (Some(Val::Regs { regs: h, ty: ht }), Val::Regs { regs, ty }) if ht.layout == ty.layout => {
                 for (d, s) in h.clone().iter().zip(regs) {
                     self.mov(ty.dtype, d, s);
                 }
-                self.set_binding(name, home.clone().unwrap_or(Val::Unit));
+                self.set_binding(slot, home.clone().unwrap_or(Val::Unit));
             }
-            _ => self.set_binding(name, v),
+            _ => self.set_binding(slot, v),
         }
     }
 
-    fn set_binding(&mut self, name: &str, v: Val) {
-        if let Some(b) = self.scopes.iter_mut().rev().find_map(|s| s.get_mut(name)) {
+    fn set_binding(&mut self, slot: usize, v: Val) {
+        if let Some(Some(b)) = self.slots.get_mut(slot) {
             b.val = v;
         }
     }
@@ -181,7 +214,7 @@ impl<'a> Gen<'a> {
     /// Whether `v` holds a register that is a mutable name's home (which assignments overwrite).
     fn shares_a_home(&self, v: &Val) -> bool {
         let mine = v.registers();
-        let homes = self.scopes.iter().flat_map(|s| s.values()).filter_map(|b| b.home.as_ref());
+        let homes = self.slots.iter().flatten().filter_map(|b| b.home.as_ref());
         !mine.is_empty() && homes.flat_map(Val::registers).any(|r| mine.contains(&r))
     }
 
@@ -255,7 +288,7 @@ impl<'a> Gen<'a> {
         self.w.ins(format!("mov.{suffix} {dst}, {src}"));
     }
 
-    fn for_loop(&mut self, var: &str, start: &Expr, end: &Expr, body: &Block) {
+    fn for_loop(&mut self, slot: usize, start: &Expr, end: &Expr, body: &Block) {
         let s = self.scalar_reg(start);
         let e = self.scalar_reg(end);
         let i = self.w.reg(Class::B32);
@@ -266,7 +299,7 @@ impl<'a> Gen<'a> {
         self.w.ins(format!("setp.ge.s32 {p}, {i}, {e}"));
         self.w.ins(format!("@{p} bra {exit}"));
         self.push_scope();
-        self.bind(var, Val::Scalar { reg: i.clone(), dtype: DType::I32 }, false);
+        self.bind(slot, Val::Scalar { reg: i.clone(), dtype: DType::I32 }, false);
         self.block(body);
         self.pop_scope();
         self.w.ins(format!("add.s32 {i}, {i}, 1"));
@@ -400,7 +433,7 @@ impl<'a> Gen<'a> {
     }
 
     /// The elements this thread holds of an array.
-    pub fn fragment(&mut self, layout: crate::syntax::ast::Layout, shape: &[i64], dtype: DType) -> layout::Frag {
+    pub fn fragment(&mut self, layout: Layout, shape: &[i64], dtype: DType) -> layout::Frag {
         layout::fragment(self, layout, shape, dtype)
     }
 }

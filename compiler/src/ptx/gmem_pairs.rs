@@ -18,8 +18,8 @@ use super::gmem_walk::Walk;
 use super::layout::Frag;
 use super::memory::{gmem_dims, mem_type};
 use super::writer::Class;
-use crate::syntax::ast::{Dim, ParamTy};
 use crate::types::DType;
+use tessel_ir::program::{DimSpec, ParamKind};
 
 /// Whether every row of an array starts at a multiple of two elements.
 enum Parity {
@@ -70,15 +70,15 @@ fn parity(g: &mut Gen, param: usize) -> Parity {
     if let Ok(v) = extent.parse::<i64>() {
         return if v % 2 == 0 { Parity::Even } else { Parity::Odd };
     }
-    let name = match g.kernel.params.get(param).map(|p| &p.ty) {
-        Some(ParamTy::Gmem { shape, .. }) => match shape.last() {
-            Some(Dim::Name(n)) => Some(n.to_string()),
+    let last = match g.prog.params.get(param).map(|p| &p.kind) {
+        Some(ParamKind::Gmem { shape, .. }) => match shape.last() {
+            Some(DimSpec::Runtime(i)) => Some(*i),
             _ => None,
         },
         _ => None,
     };
-    let checked_even = |(dim, tile): &(String, i64)| Some(dim) == name.as_ref() && tile % 2 == 0;
-    if g.facts.divisibility.iter().any(checked_even) {
+    let checked_even = |(dim, tile, _): &(usize, usize, String)| Some(*dim) == last && tile % 2 == 0;
+    if g.prog.divisibility.iter().any(checked_even) {
         return Parity::Even;
     }
     let (bit, even) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));

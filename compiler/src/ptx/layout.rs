@@ -5,8 +5,8 @@
 //! (hopper-ptx-facts §5): lane l, warp w of the warpgroup, g = l >> 2, t = l & 3.
 
 use super::gen::Gen;
-use crate::syntax::ast::Layout;
 use crate::types::DType;
+use crate::types::Layout;
 
 /// The elements a thread holds: `coords[e][d] = base[d] + offsets[e][d]`.
 pub struct Frag {

@@ -9,9 +9,9 @@ use super::stmatrix;
 use super::value::Val;
 use super::writer::Class;
 use crate::legality;
-use crate::syntax::ast::{Expr, SliceArg};
 use crate::typeck::{AccTy, AllocKind, RegsTy, SmemTy, Ty};
-use crate::types::DType;
+use crate::types::{DType, Layout};
+use tessel_ir::program::{DimSpec, Expr, ParamKind};
 
 pub fn emit_tile(g: &mut Gen, gmem: &Expr, index: &[Expr]) -> Val {
     let Val::Gmem { param, addr } = g.expr(gmem) else { return Val::Unit };
@@ -21,7 +21,7 @@ pub fn emit_tile(g: &mut Gen, gmem: &Expr, index: &[Expr]) -> Val {
 
 /// The allocation's stored shape: strides come from it, whatever view is taken.
 fn alloc_stored(g: &Gen, ty: &SmemTy) -> Vec<i64> {
-    match &g.facts.allocs[ty.alloc].kind {
+    match &g.prog.allocs[ty.alloc].kind {
         AllocKind::Smem { stored, .. } => stored.clone(),
         _ => ty.stored.clone(),
     }
@@ -54,15 +54,9 @@ pub fn emit_at(g: &mut Gen, base: &Expr, index: &Expr) -> Val {
     }
 }
 
-pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, args: &[SliceArg]) -> Val {
+pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, starts: &[usize]) -> Val {
     let b = g.expr(base);
-    let starts: Vec<i64> = args
-        .iter()
-        .map(|a| match a {
-            SliceArg::Full(_) => 0,
-            SliceArg::Range { start, .. } => g.facts.slice_bounds.get(&start.id).copied().unwrap_or(0),
-        })
-        .collect();
+    let starts: Vec<i64> = starts.iter().map(|&s| s as i64).collect();
     match (b, g.ty(e).clone()) {
         (Val::Smem { addr, ty }, Ty::Smem(new_ty)) => {
             let n = starts.len();
@@ -230,22 +224,21 @@ pub fn swizzle(g: &mut Gen, addr: &str, swizzle: u32) -> String {
 
 /// The dimensions of a global parameter as registers or immediates.
 pub(super) fn gmem_dims(g: &mut Gen, param: usize) -> Vec<String> {
-    let Some(crate::syntax::ast::ParamTy::Gmem { shape, .. }) = g.kernel.params.get(param).map(|p| p.ty.clone()) else {
+    let Some(ParamKind::Gmem { shape, .. }) = g.prog.params.get(param).map(|p| &p.kind) else {
+        g.internal(format!("parameter {param} is not a global array"));
         return Vec::new();
     };
-    shape
-        .iter()
-        .map(|d| match d {
-            crate::syntax::ast::Dim::Lit(v) => v.value.to_string(),
-            crate::syntax::ast::Dim::Name(n) => {
-                let name = n.to_string();
-                match g.facts.consts.get(&name) {
-                    Some(v) => v.to_string(),
-                    None => g.dims.get(&name).cloned().unwrap_or_else(|| "0".into()),
-                }
+    let dim = |g: &mut Gen, d: &DimSpec| match d {
+        DimSpec::Static(v) => v.to_string(),
+        DimSpec::Runtime(i) => match g.dims.get(*i) {
+            Some(r) => r.clone(),
+            None => {
+                g.internal(format!("runtime dimension {i} of {}", g.dims.len()));
+                "0".into()
             }
-        })
-        .collect()
+        },
+    };
+    shape.iter().map(|d| dim(g, d)).collect()
 }
 
 /// The `ld`/`st` type of an element in memory (shared, global or scratch); the register is that of
@@ -402,7 +395,7 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
     let Val::Regs { regs, .. } = g.expr(value) else { return Val::Unit };
     let place = match d {
         Val::Acc { regs: acc, ty } => {
-            let src = regs_for_layout(g, &vt, &regs, crate::syntax::ast::Layout::Wgmma, &ty.shape);
+            let src = regs_for_layout(g, &vt, &regs, Layout::Wgmma, &ty.shape);
             let packed = regs_to_acc(g, &ty, &src);
             for (a, s) in acc.iter().zip(&packed) {
                 let suffix = if ty.dtype == DType::F32 { "f32" } else { "b32" };
@@ -414,9 +407,9 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
         Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, dst, &vt.shape) },
         _ => return Val::Unit,
     };
-    if vt.layout == crate::syntax::ast::Layout::Splat {
+    if vt.layout == Layout::Splat {
         // A splat has one register; store it at every position through a strided walk.
-        let strided = RegsTy { layout: crate::syntax::ast::Layout::Strided, ..vt.clone() };
+        let strided = RegsTy { layout: Layout::Strided, ..vt.clone() };
         let regs = regs_for_layout(g, &vt, &regs, strided.layout, &vt.shape);
         return store_frag(g, &place, &strided, &regs);
     }
@@ -462,14 +455,8 @@ fn store_elements(g: &mut Gen, place: &Place, walk: Option<&Walk>, frag: &Frag, 
 }
 
 /// A splat's single register repeated for every element of `layout`; other arrays unchanged.
-pub fn regs_for_layout(
-    _g: &mut Gen,
-    vt: &RegsTy,
-    regs: &[String],
-    layout: crate::syntax::ast::Layout,
-    shape: &[i64],
-) -> Vec<String> {
-    if vt.layout == crate::syntax::ast::Layout::Splat && layout != vt.layout {
+pub fn regs_for_layout(_g: &mut Gen, vt: &RegsTy, regs: &[String], layout: Layout, shape: &[i64]) -> Vec<String> {
+    if vt.layout == Layout::Splat && layout != vt.layout {
         let n = super::layout::count(layout, shape);
         return (0..n).map(|_| regs[0].clone()).collect();
     }

@@ -21,9 +21,9 @@ use super::gen::Gen;
 use super::value::Val;
 use super::writer::Class;
 use crate::legality;
-use crate::syntax::ast::Expr;
 use crate::typeck::Ty;
 use crate::types::DType;
+use tessel_ir::program::Expr;
 
 /// What one `mma` needs to know about its instruction and the warp tiling.
 struct Plan {

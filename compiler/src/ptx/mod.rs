@@ -1,21 +1,25 @@
-//! `ptx`: PTX text for `sm_90a` from a checked kernel.
+//! `ptx`: PTX text for `sm_90a` from a kernel's program (`tessel_ir::Program`): the writer reads
+//! the program and nothing else.
 //!
 //! # The kernel ABI (what the launch wrapper in `host` passes)
-//! The entry is named after the kernel function. Its parameters, in this order:
+//! The entry is named after the kernel function. Its parameters, in the order `Program::abi`
+//! gives:
 //! 1. each kernel parameter in declaration order: a `Gmem`/`GmemMut` is `.param .u64 <name>` (the
 //!    buffer's global address); a scalar is `.param .<type> <name>` (`f32` -> `.f32`, `i32` -> `.s32`,
 //!    `u32` -> `.u32`, `i64` -> `.s64`, `u64` -> `.u64`);
-//! 2. each runtime dimension in `Facts::runtime_dims` order: `.param .s32 dim_<NAME>`;
-//! 3. each tensor map in `Facts::tensor_maps` order: `.param .align 64 .b8 tmap_<i>[128]` (by value).
+//! 2. each runtime dimension in `Program::runtime_dims` order: `.param .s32 dim_<NAME>`;
+//! 3. each tensor map in `Program::tensor_maps` order: `.param .align 64 .b8 tmap_<i>[128]` (by value).
 //!
 //! A program is `128 * warpgroups` threads (`.reqntid`); the grid comes from the attribute's grid
-//! expressions; dynamic shared memory is `Facts::dynamic_smem_bytes`: the program's allocations
-//! (`Facts::smem_bytes`, rounded up to 1024), then each warpgroup's scratch for layout conversions and
-//! column reductions (`Facts::scratch_bytes` each), plus `typeck::scratch::SMEM_SLACK` (the base is
+//! expressions; dynamic shared memory is `Program::dynamic_smem_bytes`: the program's allocations
+//! (`Program::smem_bytes`, rounded up to 1024), then each warpgroup's scratch for layout conversions and
+//! column reductions (`Program::scratch_bytes` each), plus `typeck::scratch::SMEM_SLACK` (the base is
 //! rounded up to 1024 at run time so swizzled buffers are 1024-aligned). A kernel with a cluster carries
 //! `.reqnctapercluster`, so a plain launch forms clusters.
 //!
-//! The writer cannot fail on a kernel that passed checking: an `Err` is an internal tessel error.
+//! The writer cannot fail on a kernel that passed checking: where the program is not what checking
+//! guarantees, the writer records an internal error (`Gen::internal`), and `emit` returns every
+//! such error instead of incomplete PTX.
 
 mod expr;
 mod gen;
@@ -34,16 +38,15 @@ mod stmatrix;
 mod sync;
 mod tma;
 mod value;
-mod walk;
 mod wgmma;
 mod wgmma_a8;
 mod writer;
 
-use crate::syntax::ast::{Kernel, ParamTy};
-use crate::typeck::Facts;
 use crate::types::DType;
 use gen::{Gen, Lanes};
 use std::fmt::Write as _;
+use tessel_ir::program::{AbiParam, ExprKind, ParamKind, Program};
+use tessel_ir::ty::Ty;
 use value::Val;
 use writer::{Class, Writer};
 
@@ -56,62 +59,47 @@ pub const PTX_VERSION: &str = "8.0";
 pub const PTX_VERSION_FP8_MMA: &str = "8.4";
 
 /// The module's `.version`: [`PTX_VERSION`] unless an instruction needs a later one.
-fn ptx_version(kernel: &Kernel, facts: &Facts) -> &'static str {
-    let mut fp8_mma = false;
-    walk::for_each_expr(kernel, &mut |e| {
-        if let crate::syntax::ast::ExprKind::Mma { a, .. } = &e.kind {
-            let is_fp8 = |t: Option<&crate::typeck::Ty>| matches!(t, Some(crate::typeck::Ty::Regs(r)) if matches!(r.dtype, DType::F8E4M3 | DType::F8E5M2));
-            fp8_mma |= is_fp8(facts.types.get(a.id as usize));
-        }
-    });
-    if fp8_mma {
-        PTX_VERSION_FP8_MMA
-    } else {
-        PTX_VERSION
+fn ptx_version(prog: &Program) -> &'static str {
+    let fp8 = |t: &Ty| matches!(t, Ty::Regs(r) if matches!(r.dtype, DType::F8E4M3 | DType::F8E5M2));
+    match prog.any_expr(|e| matches!(&e.kind, ExprKind::Mma { a, .. } if fp8(&a.ty))) {
+        true => PTX_VERSION_FP8_MMA,
+        false => PTX_VERSION,
     }
 }
 
-/// The PTX module for a checked kernel.
-pub fn emit(kernel: &Kernel, facts: &Facts) -> Result<String, syn::Error> {
+/// The PTX module of a kernel's program, or every internal error the writer met.
+pub fn emit(prog: &Program, at: proc_macro2::Span) -> Result<String, syn::Error> {
     let mut w = Writer::default();
-    let lanes = prologue(&mut w, kernel);
+    let lanes = prologue(&mut w, prog);
     let smem_base = smem_base(&mut w);
-    let mut g = Gen::new(kernel, facts, w, lanes, smem_base);
+    let mut g = Gen::new(prog, w, lanes, smem_base);
     load_params(&mut g);
-    g.block(&kernel.body);
-    if uses_tma_store(kernel) {
+    g.block(&prog.body);
+    if prog.any_expr(|e| matches!(e.kind, ExprKind::CopyOut { .. })) {
         // Bulk stores must finish reading shared memory before the program exits.
         g.w.ins(format!("@{} cp.async.bulk.wait_group 0", g.lanes.leader));
     }
     g.w.ins("ret");
+    g.finish(at)?;
     let body = g.w.finish();
-    Ok(module(kernel, facts, &body))
-}
-
-/// Whether the kernel issues any TMA store (`copy_smem_to_gmem`).
-fn uses_tma_store(kernel: &Kernel) -> bool {
-    let mut found = false;
-    walk::for_each_expr(kernel, &mut |e| {
-        found |= matches!(e.kind, crate::syntax::ast::ExprKind::CopySmemToGmem { .. })
-    });
-    found
+    Ok(module(prog, &body))
 }
 
 /// The module text: header, the entry's parameters and directives, then the body.
-fn module(kernel: &Kernel, facts: &Facts, body: &str) -> String {
+fn module(prog: &Program, body: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "//\n// Generated by tessel for the kernel `{}`.\n//", kernel.name);
-    let _ = writeln!(out, ".version {}\n.target sm_90a\n.address_size 64\n", ptx_version(kernel, facts));
+    let _ = writeln!(out, "//\n// Generated by tessel for the kernel `{}`.\n//", prog.name);
+    let _ = writeln!(out, ".version {}\n.target sm_90a\n.address_size 64\n", ptx_version(prog));
     // Declared in every module: the prologue takes its address whether or not the kernel uses it.
     let _ = writeln!(out, ".extern .shared .align 1024 .b8 smem[];\n");
-    let params = entry_params(kernel, facts);
-    let _ = writeln!(out, ".visible .entry {}(\n\t{}\n)", kernel.name, params.join(",\n\t"));
-    let threads = 128 * kernel.attr.warpgroups.value;
+    let params: Vec<String> = prog.abi().map(|p| entry_param(prog, p)).collect();
+    let _ = writeln!(out, ".visible .entry {}(\n\t{}\n)", prog.name, params.join(",\n\t"));
+    let threads = 128 * prog.warpgroups;
     let _ = writeln!(out, ".reqntid {threads}, 1, 1");
-    if let Some(n) = &kernel.attr.max_registers {
-        let _ = writeln!(out, ".maxnreg {}", n.value);
+    if let Some(n) = prog.max_registers {
+        let _ = writeln!(out, ".maxnreg {n}");
     }
-    let [x, y, z] = kernel.attr.cluster.value;
+    let [x, y, z] = prog.cluster;
     if x * y * z > 1 {
         let _ = writeln!(out, ".reqnctapercluster {x}, {y}, {z}");
     }
@@ -119,22 +107,19 @@ fn module(kernel: &Kernel, facts: &Facts, body: &str) -> String {
     out
 }
 
-/// The entry's parameter list, in the ABI's order (module doc).
-fn entry_params(kernel: &Kernel, facts: &Facts) -> Vec<String> {
-    let mut out = Vec::new();
-    for p in &kernel.params {
-        match &p.ty {
-            ParamTy::Gmem { .. } => out.push(format!(".param .u64 {}", p.name)),
-            ParamTy::Scalar(d) => out.push(format!(".param .{} {}", param_type(d.value), p.name)),
+/// One parameter of the entry (module doc).
+fn entry_param(prog: &Program, p: AbiParam) -> String {
+    match p {
+        AbiParam::Param(i) => {
+            let param = &prog.params[i];
+            match &param.kind {
+                ParamKind::Gmem { .. } => format!(".param .u64 {}", param.name),
+                ParamKind::Scalar(d) => format!(".param .{} {}", param_type(*d), param.name),
+            }
         }
+        AbiParam::Dim(i) => format!(".param .s32 dim_{}", prog.runtime_dims[i]),
+        AbiParam::TensorMap(i) => format!(".param .align 64 .b8 tmap_{i}[128]"),
     }
-    for d in &facts.runtime_dims {
-        out.push(format!(".param .s32 dim_{d}"));
-    }
-    for i in 0..facts.tensor_maps.len() {
-        out.push(format!(".param .align 64 .b8 tmap_{i}[128]"));
-    }
-    out
 }
 
 /// The `.param` type of a scalar parameter.
@@ -149,11 +134,11 @@ pub fn param_type(d: DType) -> &'static str {
 }
 
 /// Thread coordinates every op derives its fragments from.
-fn prologue(w: &mut Writer, kernel: &Kernel) -> Lanes {
+fn prologue(w: &mut Writer, prog: &Program) -> Lanes {
     let reg = |w: &mut Writer| w.reg(Class::B32);
     let (tid_all, tid, wn, lane, g, t, row16, t2, wg) =
         (reg(w), reg(w), reg(w), reg(w), reg(w), reg(w), reg(w), reg(w), reg(w));
-    w.comment(format!("kernel {}: thread coordinates", kernel.name));
+    w.comment(format!("kernel {}: thread coordinates", prog.name));
     w.ins(format!("mov.u32 {tid_all}, %tid.x"));
     w.ins(format!("and.b32 {tid}, {tid_all}, 127"));
     w.ins(format!("shr.u32 {wg}, {tid_all}, 7"));
@@ -180,36 +165,36 @@ fn smem_base(w: &mut Writer) -> String {
 
 /// Reads the parameters into registers: global addresses, scalars, runtime dimensions, tensor maps.
 fn load_params(g: &mut Gen) {
-    for (i, p) in g.kernel.params.iter().enumerate() {
-        match &p.ty {
-            ParamTy::Gmem { .. } => {
+    let prog = g.prog;
+    for (slot, p) in prog.params.iter().enumerate() {
+        match &p.kind {
+            ParamKind::Gmem { .. } => {
                 let (raw, addr) = (g.w.reg(Class::B64), g.w.reg(Class::B64));
                 g.w.ins(format!("ld.param.u64 {raw}, [{}]", p.name));
                 g.w.ins(format!("cvta.to.global.u64 {addr}, {raw}"));
-                g.params.insert(i, addr.clone());
-                g.bind(&p.name.to_string(), Val::Gmem { param: i, addr }, false);
+                g.bind(slot, Val::Gmem { param: slot, addr }, false);
             }
-            ParamTy::Scalar(d) => {
-                let r = g.w.reg_for(d.value);
-                let t = param_type(d.value);
-                let r = if matches!(Class::of(d.value), Class::B32 | Class::F32 | Class::B64) {
+            ParamKind::Scalar(d) => {
+                let r = g.w.reg_for(*d);
+                let t = param_type(*d);
+                let r = if matches!(Class::of(*d), Class::B32 | Class::F32 | Class::B64) {
                     g.w.ins(format!("ld.param.{t} {r}, [{}]", p.name));
                     r
                 } else {
                     let wide = g.w.reg(Class::B32);
                     g.w.ins(format!("ld.param.{t} {wide}, [{}]", p.name));
-                    scalar::convert(g, DType::I32, d.value, &wide)
+                    scalar::convert(g, DType::I32, *d, &wide)
                 };
-                g.bind(&p.name.to_string(), Val::Scalar { reg: r, dtype: d.value }, false);
+                g.bind(slot, Val::Scalar { reg: r, dtype: *d }, false);
             }
         }
     }
-    for d in g.facts.runtime_dims.clone() {
+    for d in &prog.runtime_dims {
         let r = g.w.reg(Class::B32);
         g.w.ins(format!("ld.param.s32 {r}, [dim_{d}]"));
-        g.dims.insert(d, r);
+        g.dims.push(r);
     }
-    for i in 0..g.facts.tensor_maps.len() {
+    for i in 0..prog.tensor_maps.len() {
         let r = g.w.reg(Class::B64);
         g.w.ins(format!("mov.b64 {r}, tmap_{i}"));
         g.w.ins(format!("cvta.param.u64 {r}, {r}"));

@@ -22,9 +22,11 @@ use super::scratch;
 use super::sync::sync_warpgroup;
 use super::value::Val;
 use super::writer::Class;
-use crate::syntax::ast::{Expr, Layout, ReduceOp};
 use crate::typeck::{RegsTy, Ty};
 use crate::types::DType;
+use crate::types::Layout;
+use tessel_ir::ops::ReduceOp;
+use tessel_ir::program::Expr;
 
 pub fn emit(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val {
     let Ty::Regs(out) = g.ty(e).clone() else { return Val::Unit };

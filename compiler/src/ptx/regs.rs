@@ -6,9 +6,11 @@ use super::memory::regs_for_layout;
 use super::scalar;
 use super::value::Val;
 use super::writer::Class;
-use crate::syntax::ast::{BinOp, Expr, Layout, MathFn, MathFn2, ReduceOp, UnOp};
 use crate::typeck::{RegsTy, Ty};
 use crate::types::DType;
+use crate::types::Layout;
+use tessel_ir::ops::{BinOp, MathFn, MathFn2, ReduceOp, UnOp};
+use tessel_ir::program::Expr;
 
 fn result_ty(g: &Gen, e: &Expr) -> Option<RegsTy> {
     match g.ty(e) {

@@ -10,9 +10,10 @@ use super::layout::{self, Frag};
 use super::scratch;
 use super::sync::sync_warpgroup;
 use super::value::Val;
-use crate::syntax::ast::{Expr, Layout};
 use crate::typeck::{RegsTy, Ty};
 use crate::types::DType;
+use crate::types::Layout;
+use tessel_ir::program::Expr;
 
 /// The operand and result of a layout op, when both are register arrays.
 fn operands(g: &mut Gen, e: &Expr, value: &Expr) -> Option<(Vec<String>, RegsTy, RegsTy)> {

@@ -3,9 +3,10 @@
 use super::gen::Gen;
 use super::value::Val;
 use super::writer::Class;
-use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
 use crate::typeck::Ty;
 use crate::types::{Class as DClass, DType};
+use tessel_ir::ops::{BinOp, UnOp};
+use tessel_ir::program::{Expr, ExprKind, LitValue, Literal};
 
 /// The PTX spelling of a constant of `dtype`.
 pub fn literal(dtype: DType, value: f64) -> String {
@@ -59,7 +60,7 @@ pub fn arith_type(dtype: DType) -> &'static str {
 /// Whether `e` is a literal without a suffix, which takes the other operand's type.
 fn untyped(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Int(_, None) | ExprKind::Float(_, None) => true,
+        ExprKind::Lit(Literal { value: LitValue::Int(_) | LitValue::Float(_), suffix: None, .. }) => true,
         ExprKind::Unary { op: UnOp::Neg, operand } => untyped(operand),
         _ => false,
     }
@@ -68,7 +69,7 @@ fn untyped(e: &Expr) -> bool {
 /// The value of an untyped float literal (`0.5`, `-2.0`), which takes the other operand's dtype.
 pub fn untyped_float(e: &Expr) -> Option<f64> {
     match &e.kind {
-        ExprKind::Float(v, None) => Some(*v),
+        ExprKind::Lit(Literal { value: LitValue::Float(v), suffix: None, .. }) => Some(*v),
         ExprKind::Unary { op: UnOp::Neg, operand } => untyped_float(operand).map(|v| -v),
         _ => None,
     }

@@ -13,10 +13,10 @@ use super::memory::mem_type;
 
 /// A register with the shared address of this warpgroup's scratch.
 pub fn base(g: &mut Gen) -> String {
-    let per = g.facts.scratch_bytes;
+    let per = g.prog.scratch_bytes;
     let r = g.w.reg(Class::B32);
     g.w.ins(format!("mad.lo.u32 {r}, {}, {per}, {}", g.lanes.wg, g.smem_base));
-    g.w.ins(format!("add.u32 {r}, {r}, {}", crate::typeck::scratch::offset(g.facts.smem_bytes)));
+    g.w.ins(format!("add.u32 {r}, {r}, {}", crate::typeck::scratch::offset(g.prog.smem_bytes)));
     r
 }
 

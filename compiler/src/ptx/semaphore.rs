@@ -19,7 +19,8 @@ use super::memory::gmem_dims;
 use super::sync::sync_warpgroup;
 use super::value::Val;
 use super::writer::Class;
-use crate::syntax::ast::{Expr, SemaphoreOp};
+use tessel_ir::ops::SemaphoreOp;
+use tessel_ir::program::Expr;
 
 /// How long (ns) the polling thread sleeps between reads of a semaphore that does not hold its count
 /// yet: a hint that keeps the poll from flooding the memory system (PTX ISA, `nanosleep`).

@@ -10,9 +10,9 @@
 use super::gen::Gen;
 use super::memory::smem_addr;
 use super::writer::Class;
-use crate::syntax::ast::Layout;
 use crate::typeck::{RegsTy, SmemTy};
 use crate::types::DType;
+use crate::types::Layout;
 
 /// Whether `value` can be stored into the shared view `ty` with `stmatrix`: bf16/f16 WGMMA fragments
 /// (16-bit integers live in 32-bit registers, which the packing into `.b32` pairs does not take)

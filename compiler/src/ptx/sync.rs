@@ -4,9 +4,10 @@
 use super::gen::Gen;
 use super::value::Val;
 use super::writer::Class;
-use crate::syntax::ast::{Block, Expr, TypeExpr, Waiters};
-use crate::typeck::{AccTy, AllocKind, Ty};
+use crate::typeck::{AccTy, AllocKind};
 use crate::types::DType;
+use tessel_ir::ops::Waiters;
+use tessel_ir::program::{Allocation, Block, Expr};
 
 /// Registers of a zeroed accumulator: f32 and i32 hold one element each, f16 packs two per `.b32`.
 pub fn zero_acc(g: &mut Gen, ty: &AccTy) -> Vec<String> {
@@ -45,36 +46,38 @@ pub fn sync_program(g: &mut Gen) {
     g.w.ins("bar.sync 0");
 }
 
+/// Every thread of the cluster.
 fn sync_cluster(g: &mut Gen) {
-    if g.kernel.attr.cluster.value.iter().product::<u32>() > 1 {
-        g.w.ins("barrier.cluster.arrive.release.aligned");
-        g.w.ins("barrier.cluster.wait.acquire.aligned");
-    }
+    g.w.ins("barrier.cluster.arrive.release.aligned");
+    g.w.ins("barrier.cluster.wait.acquire.aligned");
 }
 
-/// `run_scoped(..)`: binds each allocation, initialises barriers, runs the body.
-pub fn emit_run_scoped(g: &mut Gen, _collective: bool, params: &[(syn::Ident, TypeExpr)], body: &Block) -> Val {
-    let allocs: Vec<usize> = params.iter().filter_map(|(n, _)| alloc_named(g, &n.to_string())).collect();
-    let shared = allocs.iter().any(|a| g.facts.allocs[*a].bytes > 0);
-    if shared {
+/// `run_scoped(..)`: binds each allocation, initialises barriers, runs the body. Where the program
+/// synchronizes on entry and exit (`sync_entry`, `sync_exit`, `sync_cluster`) is the program's
+/// to say, so that the interpreter synchronizes at the same places.
+pub fn emit_run_scoped(g: &mut Gen, allocs: &[(usize, Allocation)], body: &Block, sync: [bool; 3]) -> Val {
+    let [entry, exit, cluster] = sync;
+    if entry {
         // Everyone has left the previous scope that may have used this memory (like Mosaic GPU).
         sync_program(g);
     }
     g.push_scope();
     let mut barriers = Vec::new();
-    for ((name, _), alloc) in params.iter().zip(&allocs) {
-        let v = bind_alloc(g, *alloc);
+    for &(slot, how) in allocs {
+        let v = bind_alloc(g, how.alloc());
         if matches!(v, Val::Barrier { .. }) {
-            barriers.push(*alloc);
+            barriers.push(how.alloc());
         }
-        g.bind(&name.to_string(), v, false);
+        g.bind(slot, v, false);
     }
     if !barriers.is_empty() {
-        init_barriers(g, &barriers);
+        init_barriers(g, &barriers, cluster);
     }
     let result = g.block(body);
-    if !barriers.is_empty() {
-        sync_cluster(g);
+    if exit {
+        if cluster {
+            sync_cluster(g);
+        }
         sync_program(g);
         invalidate_barriers(g, &barriers);
     }
@@ -82,19 +85,8 @@ pub fn emit_run_scoped(g: &mut Gen, _collective: bool, params: &[(syn::Ident, Ty
     result
 }
 
-/// The allocation typeck recorded for a parameter of the current `run_scoped`: allocations are
-/// recorded in program order, so the next unclaimed one with this name is it.
-fn alloc_named(g: &mut Gen, name: &str) -> Option<usize> {
-    let start = g.next_alloc;
-    let found = (start..g.facts.allocs.len()).find(|i| g.facts.allocs[*i].name == name);
-    if let Some(i) = found {
-        g.next_alloc = i + 1;
-    }
-    found
-}
-
 fn bind_alloc(g: &mut Gen, alloc: usize) -> Val {
-    let a = g.facts.allocs[alloc].clone();
+    let a = g.prog.allocs[alloc].clone();
     match &a.kind {
         AllocKind::Acc { dtype, shape } => {
             let ty = AccTy { dtype: *dtype, shape: shape.clone(), sliced: false };
@@ -126,11 +118,11 @@ fn bind_alloc(g: &mut Gen, alloc: usize) -> Val {
 
 /// One thread initialises every mbarrier; the init is fenced and made visible to the program (and
 /// the cluster) before anyone uses it (hopper-ptx-facts §8.4).
-fn init_barriers(g: &mut Gen, allocs: &[usize]) {
+fn init_barriers(g: &mut Gen, allocs: &[usize], cluster: bool) {
     let skip = g.w.label("init_done");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.first));
     for a in allocs {
-        let alloc = g.facts.allocs[*a].clone();
+        let alloc = g.prog.allocs[*a].clone();
         if let AllocKind::Barrier { arrivals, count } = alloc.kind {
             for i in 0..count {
                 let addr = g.w.reg(Class::B32);
@@ -142,14 +134,16 @@ fn init_barriers(g: &mut Gen, allocs: &[usize]) {
     g.w.ins("fence.mbarrier_init.release.cluster");
     g.w.put_label(&skip);
     sync_program(g);
-    sync_cluster(g);
+    if cluster {
+        sync_cluster(g);
+    }
 }
 
 fn invalidate_barriers(g: &mut Gen, allocs: &[usize]) {
     let skip = g.w.label("inval_done");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.first));
     for a in allocs {
-        let alloc = g.facts.allocs[*a].clone();
+        let alloc = g.prog.allocs[*a].clone();
         if let AllocKind::Barrier { count, .. } = alloc.kind {
             for i in 0..count {
                 let addr = g.w.reg(Class::B32);
@@ -162,16 +156,14 @@ fn invalidate_barriers(g: &mut Gen, allocs: &[usize]) {
 }
 
 /// `run_state(Acc::from_regs(x), |acc| body)`.
-pub fn emit_run_state(g: &mut Gen, init: &Expr, param: &syn::Ident, body: &Block) -> Val {
-    let Ty::Acc(ty) = g.ty(init).clone() else { return Val::Unit };
-    let crate::syntax::ast::ExprKind::AccFromRegs(inner) = &init.kind else { return Val::Unit };
-    let regs = match g.expr(inner) {
+pub fn emit_run_state(g: &mut Gen, init: &Expr, ty: &AccTy, slot: usize, body: &Block) -> Val {
+    let regs = match g.expr(init) {
         Val::Regs { regs, .. } => regs,
-        _ => return Val::Unit,
+        other => return g.internal(format!("run_state's initial value is {other:?}, not a register array")),
     };
-    let acc = super::memory::regs_to_acc(g, &ty, &regs);
+    let acc = super::memory::regs_to_acc(g, ty, &regs);
     g.push_scope();
-    g.bind(&param.to_string(), Val::Acc { regs: acc, ty }, false);
+    g.bind(slot, Val::Acc { regs: acc, ty: ty.clone() }, false);
     let v = g.block(body);
     g.pop_scope();
     v
@@ -197,7 +189,7 @@ pub fn emit_arrive(g: &mut Gen, b: &Expr, cluster: bool) -> Val {
     let skip = g.w.label("arrived");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     if cluster {
-        for rank in 0..g.kernel.attr.cluster_size() {
+        for rank in 0..g.prog.cluster_size() {
             let remote = g.w.reg(Class::B32);
             g.w.ins(format!("mapa.shared::cluster.u32 {remote}, {addr}, {rank}"));
             g.w.ins(format!("mbarrier.arrive.shared::cluster.b64 _, [{remote}]"));
@@ -252,7 +244,7 @@ pub fn emit_commit_smem(g: &mut Gen) -> Val {
 
 /// `set_max_registers(n)`: `setmaxnreg.inc` above the entry cap, `.dec` below it.
 pub fn emit_set_max_registers(g: &mut Gen, n: u32) -> Val {
-    let cap = g.kernel.attr.max_registers.as_ref().map_or(n, |m| m.value);
+    let cap = g.prog.max_registers.unwrap_or(n);
     if n > cap {
         g.w.ins(format!("setmaxnreg.inc.sync.aligned.u32 {n}"));
     } else if n < cap {

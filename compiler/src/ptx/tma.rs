@@ -8,8 +8,8 @@ use super::gen::Gen;
 use super::value::Val;
 use super::writer::Class;
 use crate::legality;
-use crate::syntax::ast::Expr;
 use crate::typeck::SmemTy;
+use tessel_ir::program::Expr;
 
 /// The pieces of one tiled copy.
 struct Copy {
@@ -24,9 +24,8 @@ struct Copy {
     rank: usize,
 }
 
-fn plan(g: &mut Gen, call: &Expr, tile: Val, buffer: Val) -> Option<(Copy, SmemTy)> {
+fn plan(g: &mut Gen, map: usize, tile: Val, buffer: Val) -> Option<(Copy, SmemTy)> {
     let (Val::Tile { index, .. }, Val::Smem { addr, ty }) = (tile, buffer) else { return None };
-    let map = *g.facts.tma_of.get(&call.id)?;
     let stored = ty.stored.clone();
     let rank = stored.len();
     let mut coords = Vec::new();
@@ -60,15 +59,15 @@ fn coord_list(g: &mut Gen, c: &Copy, inner_offset: i64, row_offset: Option<&str>
 /// `copy_gmem_to_smem(src, dst, bar)`: `mbarrier.arrive.expect_tx` with the buffer's bytes (one
 /// arrival), then the copies, completing on `bar`. With `multicast`, each program of the cluster
 /// loads its share of the rows for every program, so each barrier still receives the whole buffer.
-pub fn emit_load(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr, bar: &Expr, multicast: bool) -> Val {
+pub fn emit_load(g: &mut Gen, map: usize, src: &Expr, dst: &Expr, bar: &Expr, multicast: bool) -> Val {
     let (tile, buffer) = (g.expr(src), g.expr(dst));
     let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
-    let Some((copy, ty)) = plan(g, call, tile, buffer) else { return Val::Unit };
+    let Some((copy, ty)) = plan(g, map, tile, buffer) else { return Val::Unit };
     let total = ty.bytes();
     let skip = g.w.label("tma_issued");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     g.w.ins(format!("mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {total}"));
-    let cluster: i64 = g.kernel.attr.cluster.value.iter().product::<u32>() as i64;
+    let cluster = g.prog.cluster_size() as i64;
     let rank_reg = if multicast { Some(multicast_share(g, &ty, cluster)) } else { None };
     for (inner, byte_off) in copy.blocks.clone() {
         let dst = g.w.reg(Class::B32);
@@ -115,9 +114,9 @@ fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (String, String) {
 
 /// `copy_smem_to_gmem(src, dst)`: a bulk-group TMA store from one thread (the user has made the
 /// writes visible with `commit_smem()`).
-pub fn emit_store(g: &mut Gen, call: &Expr, src: &Expr, dst: &Expr) -> Val {
+pub fn emit_store(g: &mut Gen, map: usize, src: &Expr, dst: &Expr) -> Val {
     let (buffer, tile) = (g.expr(src), g.expr(dst));
-    let Some((copy, _)) = plan(g, call, tile, buffer) else { return Val::Unit };
+    let Some((copy, _)) = plan(g, map, tile, buffer) else { return Val::Unit };
     let skip = g.w.label("tma_stored");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     for (inner, byte_off) in copy.blocks.clone() {

@@ -7,9 +7,9 @@ use super::gen::Gen;
 use super::value::Val;
 use super::writer::Class;
 use crate::legality;
-use crate::syntax::ast::Expr;
 use crate::typeck::{AllocKind, SmemTy};
 use crate::types::DType;
+use tessel_ir::program::Expr;
 
 /// PTX's name of an operand or accumulator type in wgmma.
 pub fn ptx_type(d: DType) -> &'static str {
@@ -38,7 +38,7 @@ struct Operand {
 
 fn operand(g: &Gen, v: Val, is_a: bool) -> Option<Operand> {
     let Val::Smem { addr, ty } = v else { return None };
-    let alloc_rows = match &g.facts.allocs[ty.alloc].kind {
+    let alloc_rows = match &g.prog.allocs[ty.alloc].kind {
         AllocKind::Smem { stored, .. } => stored[stored.len() - 2],
         _ => ty.stored[ty.stored.len() - 2],
     };
