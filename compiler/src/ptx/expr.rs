@@ -157,7 +157,9 @@ impl Gen<'_> {
                 return Val::Const(v as i64);
             }
         }
-        let Some(ra) = self.scalar_in(a, dtype) else { return Val::Unit };
+        let Some(ra) = self.scalar_in(a, dtype) else {
+            return self.internal(format!("a scalar {op:?} of a non-scalar"));
+        };
         // An integer constant on the right stays an immediate instead of a register filled by a
         // `mov` (one instruction less). Whether the driver strength-reduces a division by the
         // immediate was not measured; with the divisor in a register it did not (the H200's SASS
@@ -172,7 +174,7 @@ impl Gen<'_> {
         }
         match self.scalar_in(b, dtype) {
             Some(rb) => scalar::binary(self, op, dtype, &ra, &rb),
-            None => Val::Unit,
+            None => self.internal(format!("a scalar {op:?} of a non-scalar")),
         }
     }
 

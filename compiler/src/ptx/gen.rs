@@ -360,7 +360,10 @@ impl<'a> Gen<'a> {
             Val::Const(known) => Err(known != 0),
             c => match self.materialize(c, &Ty::Scalar(DType::Bool)) {
                 Val::Scalar { reg, .. } => Ok(reg),
-                _ => Err(false),
+                other => {
+                    self.internal(format!("a condition that is {other:?}"));
+                    Err(false)
+                }
             },
         }
     }
@@ -375,7 +378,10 @@ impl<'a> Gen<'a> {
                 }
             }
             (Val::Tuple(d), Val::Tuple(s)) => d.iter().zip(s).for_each(|(d, s)| self.move_into(d, s)),
-            _ => {}
+            (Val::Unit, Val::Unit) => {}
+            (d, s) => {
+                self.internal(format!("an `if` whose branches give {d:?} and {s:?}"));
+            }
         }
     }
 
@@ -384,7 +390,10 @@ impl<'a> Gen<'a> {
         let v = self.expr(e);
         match self.materialize(v, &Ty::Scalar(DType::I32)) {
             Val::Scalar { reg, .. } => reg,
-            _ => self.const_reg(DType::I32, 0.0),
+            other => {
+                self.internal(format!("an integer scalar that is {other:?}"));
+                self.const_reg(DType::I32, 0.0)
+            }
         }
     }
 

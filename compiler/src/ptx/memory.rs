@@ -14,7 +14,9 @@ use crate::types::{DType, Layout};
 use tessel_ir::program::{DimSpec, Expr, ParamKind};
 
 pub fn emit_tile(g: &mut Gen, gmem: &Expr, index: &[Expr]) -> Val {
-    let Val::Gmem { param, addr } = g.expr(gmem) else { return Val::Unit };
+    let Val::Gmem { param, addr } = g.expr(gmem) else {
+        return g.internal("a tile of something other than a global array");
+    };
     let index = index.iter().map(|i| g.scalar_reg(i)).collect();
     Val::Tile { param, addr, index }
 }
@@ -313,12 +315,12 @@ fn guard(g: &mut Gen, exists: Option<String>, inside: Option<String>) -> Option<
 
 /// `src.load(layout)`: from an accumulator, shared memory or a global tile.
 pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
-    let Ty::Regs(rt) = g.ty(e).clone() else { return Val::Unit };
+    let Ty::Regs(rt) = g.ty(e).clone() else { return g.internal(format!("a load typed {}", e.ty)) };
     let place = match g.expr(src) {
         Val::Acc { regs, ty } => return Val::Regs { regs: acc_to_regs(g, &ty, &regs), ty: rt },
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
         Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, src, &rt.shape) },
-        _ => return Val::Unit,
+        other => return g.internal(format!("a load from {other:?}")),
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
     let walk = walk(g, &place, &frag, rt.dtype);
@@ -390,9 +392,11 @@ fn load_elements(
 
 /// `dst.store(value)`.
 pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
-    let Ty::Regs(vt) = g.ty(value).clone() else { return Val::Unit };
+    let Ty::Regs(vt) = g.ty(value).clone() else { return g.internal(format!("a store of a value typed {}", value.ty)) };
     let d = g.expr(dst);
-    let Val::Regs { regs, .. } = g.expr(value) else { return Val::Unit };
+    let Val::Regs { regs, .. } = g.expr(value) else {
+        return g.internal("a store of a value that is not a register array");
+    };
     let place = match d {
         Val::Acc { regs: acc, ty } => {
             let src = regs_for_layout(g, &vt, &regs, Layout::Wgmma, &ty.shape);
@@ -405,7 +409,7 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
         }
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
         Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, dst, &vt.shape) },
-        _ => return Val::Unit,
+        other => return g.internal(format!("a store into {other:?}")),
     };
     if vt.layout == Layout::Splat {
         // A splat has one register; store it at every position through a strided walk.

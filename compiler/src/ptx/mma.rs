@@ -68,12 +68,14 @@ fn plan(acc: DType, operand: DType, shape: &[i64], k: i64) -> Option<Plan> {
 }
 
 pub fn emit_mma(g: &mut Gen, e: &Expr, acc: &Expr, a: &Expr, b: &Expr) -> Val {
-    let Ty::Regs(out) = g.ty(e).clone() else { return Val::Unit };
+    let Ty::Regs(out) = g.ty(e).clone() else { return g.internal(format!("an mma typed {}", e.ty)) };
     let (cv, av, bv) = (g.expr(acc), g.expr(a), g.expr(b));
     let (Val::Regs { regs: c, .. }, Val::Regs { regs: ar, ty: at }, Val::Regs { regs: br, .. }) = (cv, av, bv) else {
-        return Val::Unit;
+        return g.internal("an mma of operands that are not register arrays");
     };
-    let Some(p) = plan(out.dtype, at.dtype, &out.shape, at.shape[1]) else { return Val::Unit };
+    let Some(p) = plan(out.dtype, at.dtype, &out.shape, at.shape[1]) else {
+        return g.internal(format!("an mma of {} operands into {}", at.dtype, out.dtype));
+    };
     g.w.comment(format!("mma {}: {} x {} warps, {} n8 tiles per warp", p.form, p.m_warps, p.n_warps, p.tiles));
     // A is the same for every column block: pack it once. Register r of K block kk holds elements
     // (4kk + r) * per_reg ..

@@ -29,14 +29,16 @@ use tessel_ir::ops::ReduceOp;
 use tessel_ir::program::Expr;
 
 pub fn emit(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val {
-    let Ty::Regs(out) = g.ty(e).clone() else { return Val::Unit };
-    let Val::Regs { regs, ty } = g.expr(value) else { return Val::Unit };
+    let Ty::Regs(out) = g.ty(e).clone() else { return g.internal(format!("a reduction typed {}", e.ty)) };
+    let Val::Regs { regs, ty } = g.expr(value) else {
+        return g.internal("a reduction of something other than a register array");
+    };
     let regs = match (ty.layout, axis) {
         (Layout::Splat, _) => vec![splat(g, op, ty.dtype, &regs[0], ty.shape[axis as usize])],
         (Layout::Wgmma, 1) => rows(g, op, &ty, &regs),
         (Layout::Wgmma, 0) => columns(g, op, &ty, &regs),
         // typeck admits no other reduction.
-        _ => return Val::Unit,
+        (layout, axis) => return g.internal(format!("a reduction of {layout} along axis {axis}")),
     };
     Val::Regs { regs, ty: out }
 }

@@ -39,7 +39,7 @@ fn operand_regs(g: &mut Gen, e: &Expr, dtype: DType, layout: Layout, shape: &[i6
 }
 
 pub fn emit_splat(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
-    let Some(ty) = result_ty(g, e) else { return Val::Unit };
+    let Some(ty) = result_ty(g, e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
     let v = g.scalar_operand(value, ty.dtype);
     let reg = match v {
         Val::Const(c) => g.const_reg(ty.dtype, c as f64),
@@ -50,13 +50,13 @@ pub fn emit_splat(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
             g.mov(ty.dtype, &out, &r);
             out
         }
-        _ => return Val::Unit,
+        other => return g.internal(format!("a splat of {other:?}")),
     };
     Val::Regs { regs: vec![reg], ty }
 }
 
 pub fn emit_binary(g: &mut Gen, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Val {
-    let Some(ty) = result_ty(g, e) else { return Val::Unit };
+    let Some(ty) = result_ty(g, e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
     let operand_dtype = match (g.ty(lhs), g.ty(rhs)) {
         (Ty::Regs(r), _) | (_, Ty::Regs(r)) => r.dtype,
         _ => ty.dtype,
@@ -170,10 +170,10 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
             // Each operand in the result's dtype: an untyped float literal arrives as f32 otherwise.
             match (g.scalar_arg(lhs, d), g.scalar_arg(rhs, d)) {
                 (Some(x), Some(y)) => Val::Scalar { reg: minmax(g, func, d, &x, &y), dtype: d },
-                _ => Val::Unit,
+                _ => g.internal("a max or min of operands that are not scalars"),
             }
         }
-        _ => Val::Unit,
+        other => g.internal(format!("a max or min typed {other}")),
     }
 }
 
@@ -190,10 +190,10 @@ pub fn emit_fma(g: &mut Gen, e: &Expr, operands: [&Expr; 3]) -> Val {
             // Each operand in the fma's dtype, as for the other scalar operations (`Gen::binary`).
             match operands.map(|x| g.scalar_arg(x, d)) {
                 [Some(x), Some(y), Some(z)] => Val::Scalar { reg: fma_one(g, d, [&x, &y, &z]), dtype: d },
-                _ => Val::Unit,
+                _ => g.internal("an fma of operands that are not scalars"),
             }
         }
-        _ => Val::Unit,
+        other => g.internal(format!("an fma typed {other}")),
     }
 }
 
@@ -221,7 +221,9 @@ pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
 
 /// `x.bitcast::<to>()`, register by register (`bits_as`).
 pub fn emit_bitcast(g: &mut Gen, value: &Expr, to: DType) -> Val {
-    let Some(from) = g.ty(value).elem_dtype() else { return Val::Unit };
+    let Some(from) = g.ty(value).elem_dtype() else {
+        return g.internal(format!("a bitcast of a value typed {}", value.ty));
+    };
     match g.expr(value) {
         Val::Regs { regs, ty } => {
             let regs = regs.iter().map(|r| bits_as(g, from, to, r)).collect();
@@ -229,7 +231,7 @@ pub fn emit_bitcast(g: &mut Gen, value: &Expr, to: DType) -> Val {
         }
         v => match g.scalar_in(v, from) {
             Some(reg) => Val::Scalar { reg: bits_as(g, from, to, &reg), dtype: to },
-            None => Val::Unit,
+            None => g.internal("a bitcast of something other than a scalar or a register array"),
         },
     }
 }
@@ -283,7 +285,7 @@ fn narrow_pairs(g: &mut Gen, to: DType, regs: &[String]) -> Vec<String> {
 }
 
 pub fn emit_iota(g: &mut Gen, e: &Expr, axis: u32) -> Val {
-    let Some(ty) = result_ty(g, e) else { return Val::Unit };
+    let Some(ty) = result_ty(g, e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
     let frag = g.fragment(ty.layout, &ty.shape, ty.dtype);
     let regs = (0..frag.len())
         .map(|el| {

@@ -50,7 +50,9 @@ fn repeat(g: &mut Gen, reg: &str, to: &RegsTy) -> Vec<String> {
 /// `2j + c`, column `8j + 2t + c`: so element `(mt, i)` takes column element `2(i >> 2) + (i & 1)`.
 /// Both are this thread's own registers: no data moves between threads.
 pub fn emit_broadcast(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
-    let Some((regs, from, to)) = operands(g, e, value) else { return Val::Unit };
+    let Some((regs, from, to)) = operands(g, e, value) else {
+        return g.internal("a layout op on something other than a register array");
+    };
     let regs = match from.layout {
         Layout::Splat => repeat(g, &regs[0], &to),
         Layout::WgmmaRow => {
@@ -62,7 +64,9 @@ pub fn emit_broadcast(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
             copies(g, to.dtype, &regs, picks)
         }
         // typeck (C5) admits no other source layout.
-        Layout::Wgmma | Layout::Strided | Layout::MmaLhs | Layout::MmaRhs | Layout::MmaAcc => return Val::Unit,
+        Layout::Wgmma | Layout::Strided | Layout::MmaLhs | Layout::MmaRhs | Layout::MmaAcc => {
+            return g.internal(format!("a broadcast from {}", from.layout))
+        }
     };
     Val::Regs { regs, ty: to }
 }
@@ -75,7 +79,9 @@ fn wgmma_elements(shape: &[i64]) -> impl Iterator<Item = (usize, usize)> {
 
 /// `x.to_layout(layout)`: the identity, a splat repeated, or a round trip through scratch.
 pub fn emit_to_layout(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
-    let Some((regs, from, to)) = operands(g, e, value) else { return Val::Unit };
+    let Some((regs, from, to)) = operands(g, e, value) else {
+        return g.internal("a layout op on something other than a register array");
+    };
     let regs = if from.layout == to.layout {
         regs
     } else if from.layout == Layout::Splat {
@@ -155,7 +161,9 @@ fn exists(g: &mut Gen, frag: &Frag, el: usize) -> String {
 ///   `8kk + 2r + e` has row `16w + g + 8(r & 1)` and column `16kk + 8(r >> 1) + 2t + e`; `Wgmma`
 ///   element `i = 8kk + 2r + e` has `(i >> 1) & 1 = r & 1` and `8(i >> 2) = 16kk + 8(r >> 1)`.
 pub fn emit_layout_cast(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
-    let Some((regs, from, to)) = operands(g, e, value) else { return Val::Unit };
+    let Some((regs, from, to)) = operands(g, e, value) else {
+        return g.internal("a layout op on something other than a register array");
+    };
     let regs = if from.layout == Layout::Splat && to.layout != Layout::Splat { repeat(g, &regs[0], &to) } else { regs };
     Val::Regs { regs, ty: to }
 }

@@ -46,7 +46,9 @@ pub fn emit_semaphore(
     (index, end): (&Expr, Option<&Expr>),
     count: Option<&Expr>,
 ) -> Val {
-    let Some(sem) = operands(g, sems, index, count) else { return Val::Unit };
+    let Some(sem) = operands(g, sems, index, count) else {
+        return g.internal("a semaphore that is not a global array");
+    };
     match (op, end) {
         (SemaphoreOp::Signal, None) => emit_signal(g, &sem),
         (SemaphoreOp::Signal, Some(end)) => {

@@ -184,7 +184,9 @@ fn barrier_parts(g: &mut Gen, b: &Expr) -> Option<(String, usize, Option<String>
 /// `wgmma_wait` has already completed, and a `.release.cluster` fence on every release stalls the
 /// warpgroup's next wgmma (it measured 40% slower).
 pub fn emit_arrive(g: &mut Gen, b: &Expr, cluster: bool) -> Val {
-    let Some((addr, _, _)) = barrier_parts(g, b) else { return Val::Unit };
+    let Some((addr, _, _)) = barrier_parts(g, b) else {
+        return g.internal("an arrival on something other than a barrier");
+    };
     sync_warpgroup(g);
     let skip = g.w.label("arrived");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
@@ -211,8 +213,12 @@ const SUSPEND_HINT_NS: u32 = 10_000_000;
 /// GEMM nothing, where waiting in the leader's warp alone cost the f16 128 x 8192 x 8192 GEMM 5%
 /// and the leader thread alone 18% (its warp split): `bench/results/producer-waits/`.
 pub fn emit_wait(g: &mut Gen, b: &Expr, waiters: Waiters) -> Val {
-    let Some((addr, alloc, index)) = barrier_parts(g, b) else { return Val::Unit };
-    let Some(mask) = g.parity.get(&alloc).cloned() else { return Val::Unit };
+    let Some((addr, alloc, index)) = barrier_parts(g, b) else {
+        return g.internal("a wait on something other than a barrier");
+    };
+    let Some(mask) = g.parity.get(&alloc).cloned() else {
+        return g.internal(format!("barrier {alloc} has no parity bits"));
+    };
     let bit = g.w.reg(Class::B32);
     match &index {
         Some(i) => g.w.ins(format!("shl.b32 {bit}, 1, {i}")),

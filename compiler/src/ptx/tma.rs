@@ -61,8 +61,12 @@ fn coord_list(g: &mut Gen, c: &Copy, inner_offset: i64, row_offset: Option<&str>
 /// loads its share of the rows for every program, so each barrier still receives the whole buffer.
 pub fn emit_load(g: &mut Gen, map: usize, src: &Expr, dst: &Expr, bar: &Expr, multicast: bool) -> Val {
     let (tile, buffer) = (g.expr(src), g.expr(dst));
-    let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
-    let Some((copy, ty)) = plan(g, map, tile, buffer) else { return Val::Unit };
+    let Val::Barrier { addr: bar, .. } = g.expr(bar) else {
+        return g.internal("a TMA load completing on something other than a barrier");
+    };
+    let Some((copy, ty)) = plan(g, map, tile, buffer) else {
+        return g.internal("a TMA load between something other than a tile and a shared buffer");
+    };
     let total = ty.bytes();
     let skip = g.w.label("tma_issued");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
@@ -116,7 +120,9 @@ fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (String, String) {
 /// writes visible with `commit_smem()`).
 pub fn emit_store(g: &mut Gen, map: usize, src: &Expr, dst: &Expr) -> Val {
     let (buffer, tile) = (g.expr(src), g.expr(dst));
-    let Some((copy, _)) = plan(g, map, tile, buffer) else { return Val::Unit };
+    let Some((copy, _)) = plan(g, map, tile, buffer) else {
+        return g.internal("a TMA store between something other than a shared buffer and a tile");
+    };
     let skip = g.w.label("tma_stored");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.leader));
     for (inner, byte_off) in copy.blocks.clone() {
@@ -139,9 +145,11 @@ pub fn emit_store(g: &mut Gen, map: usize, src: &Expr, dst: &Expr) -> Val {
 /// has made the source's writes visible with `commit_smem()`, as for a TMA store.
 pub fn emit_to_peer(g: &mut Gen, src: &Expr, dst: &Expr, bar: &Expr, rank: &Expr) -> Val {
     let (Val::Smem { addr: from, ty }, Val::Smem { addr: to, .. }) = (g.expr(src), g.expr(dst)) else {
-        return Val::Unit;
+        return g.internal("a peer copy between something other than shared buffers");
     };
-    let Val::Barrier { addr: bar, .. } = g.expr(bar) else { return Val::Unit };
+    let Val::Barrier { addr: bar, .. } = g.expr(bar) else {
+        return g.internal("a peer copy completing on something other than a barrier");
+    };
     let rank = g.scalar_reg(rank);
     let bytes = ty.bytes();
     let skip = g.w.label("peer_copied");

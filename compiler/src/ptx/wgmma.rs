@@ -133,14 +133,16 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr, accumulate: Optio
         _ => None,
     });
     let (av, bv, cv) = (g.expr(a), g.expr(b), g.expr(acc));
-    let Val::Acc { regs: acc_regs, ty: acc_ty } = cv else { return Val::Unit };
-    let Some(b_op) = operand(g, bv, false) else { return Val::Unit };
+    let Val::Acc { regs: acc_regs, ty: acc_ty } = cv else {
+        return g.internal("a wgmma into something other than an accumulator");
+    };
+    let Some(b_op) = operand(g, bv, false) else { return g.internal("a wgmma whose B is not in shared memory") };
     let a_dtype = match &av {
         Val::Smem { ty, .. } => ty.dtype,
         Val::Regs { ty, .. } => ty.dtype,
-        _ => return Val::Unit,
+        other => return g.internal(format!("a wgmma whose A is {other:?}")),
     };
-    let Some(row) = legality::wgmma_row(a_dtype) else { return Val::Unit };
+    let Some(row) = legality::wgmma_row(a_dtype) else { return g.internal(format!("a wgmma of {a_dtype} operands")) };
     let (m, n) = (acc_ty.shape[0], acc_ty.shape[1]);
     let k = match &av {
         Val::Smem { ty, .. } => {
@@ -184,7 +186,7 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr, accumulate: Optio
             let a_text = match (&mut a_desc, &av) {
                 (Some(descs), _) => descs.at(g, 64 * mt, kk),
                 (None, Val::Regs { .. }) => a_regs[mt as usize][ks as usize].clone(),
-                _ => return Val::Unit,
+                _ => return g.internal("a wgmma whose A is neither in shared memory nor in registers"),
             };
             let tail = imm_tail(row, a_op.as_ref().map(|o| !o.k_major), !b_op.k_major);
             let scale = match (&scale_d, ks) {
