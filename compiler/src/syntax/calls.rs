@@ -1,8 +1,12 @@
 //! Reading the language's operations: free functions (`wgmma(..)`, `run_scoped(..)`) and methods
 //! (`acc.load()`, `x.cast::<bf16>()`), each checked for its arity here and for its types in `typeck`.
+//!
+//! An argument whose form matters (a shape `[64, 64]`, a layout, a closure, `accumulate = ..`) may be
+//! a fragment that a `macro_rules!` substituted: it is read through its invisible group ([`peel`]).
 
 use super::ast::*;
 use super::expr::{first_span, loc_of, lower_block, lower_expr};
+use super::peel;
 use super::types::{dtype_of, layout_path, type_expr};
 use crate::diag::{Ctxt, Loc};
 use syn::punctuated::Punctuated;
@@ -33,7 +37,7 @@ fn lit_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
 }
 
 fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {
-    if let syn::Expr::Array(a) = e {
+    if let syn::Expr::Array(a) = peel(e) {
         return Some(ShapeExpr {
             dims: a.elems.iter().map(|d| lower_expr(ctx, d)).collect(),
             span: a.bracket_token.span.join(),
@@ -44,7 +48,7 @@ fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {
 }
 
 fn layout_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Layout>> {
-    if let syn::Expr::Path(p) = e {
+    if let syn::Expr::Path(p) = peel(e) {
         return layout_path(ctx, &p.path);
     }
     ctx.type_error(loc_of(e), "expected a layout such as `Layout::Wgmma`", "name one of the `Layout` variants");
@@ -52,7 +56,7 @@ fn layout_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Layout>> {
 }
 
 fn index_list(ctx: &Ctxt, e: &syn::Expr) -> Option<Vec<Expr>> {
-    if let syn::Expr::Array(a) = e {
+    if let syn::Expr::Array(a) = peel(e) {
         return Some(a.elems.iter().map(|d| lower_expr(ctx, d)).collect());
     }
     ctx.type_error(loc_of(e), "expected block indices `[i, j]`", "write the block index of each dimension");
@@ -62,8 +66,8 @@ fn index_list(ctx: &Ctxt, e: &syn::Expr) -> Option<Vec<Expr>> {
 /// `f(args)` for the language's free functions.
 pub fn lower_call(ctx: &Ctxt, call: &syn::ExprCall) -> ExprKind {
     let span = Loc::new(first_span(&call.func), call.paren_token.span.close());
-    let syn::Expr::Path(p) = &*call.func else {
-        ctx.unsupported(call.func.span(), "calls of computed functions");
+    let syn::Expr::Path(p) = peel(&call.func) else {
+        ctx.unsupported(peel(&call.func).span(), "calls of computed functions");
         return ExprKind::Invalid;
     };
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -270,7 +274,7 @@ fn lower_semaphore(ctx: &Ctxt, span: Loc, op: SemaphoreOp, a: &Args) -> Option<E
         );
         return None;
     }
-    let (index, end) = match &a[1] {
+    let (index, end) = match peel(&a[1]) {
         syn::Expr::Range(r) => {
             let (syn::RangeLimits::HalfOpen(_), Some(start), Some(end)) = (r.limits, &r.start, &r.end) else {
                 ctx.unsupported(loc_of(&a[1]), "open or closed ranges of semaphores (write `start..end`)");
@@ -326,7 +330,7 @@ fn named_argument<'a>(
         arity(ctx, span, form, a, n)?;
         return Some(None);
     }
-    match &a[n] {
+    match peel(&a[n]) {
         syn::Expr::Assign(asg) if is_ident(&asg.left, name) => Some(Some(asg)),
         other => {
             ctx.type_error(loc_of(other), format!("expected {expected}"), help);
@@ -336,18 +340,18 @@ fn named_argument<'a>(
 }
 
 pub(super) fn is_ident(e: &syn::Expr, name: &str) -> bool {
-    matches!(e, syn::Expr::Path(p) if p.path.is_ident(name))
+    matches!(peel(e), syn::Expr::Path(p) if p.path.is_ident(name))
 }
 
 pub(super) fn is_true(e: &syn::Expr) -> bool {
-    matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value)
+    matches!(peel(e), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value)
 }
 
 /// `run_scoped(|a: T, ..| body)` or `run_scoped(collective_axes = [wg], |..| body)`.
 fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let (collective_axes, closure) = match a.len() {
-        1 => (None, &a[0]),
-        2 => (Some(collective_axes(ctx, &a[0])?), &a[1]),
+        1 => (None, peel(&a[0])),
+        2 => (Some(collective_axes(ctx, &a[0])?), peel(&a[1])),
         _ => {
             ctx.type_error(
                 span,
@@ -390,13 +394,14 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
 }
 
 fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {
+    let e = peel(e);
     if let syn::Expr::Assign(asg) = e {
         if is_ident(&asg.left, "collective_axes") {
-            if let syn::Expr::Array(arr) = &*asg.right {
+            if let syn::Expr::Array(arr) = peel(&asg.right) {
                 let axes: Option<Vec<syn::Ident>> = arr
                     .elems
                     .iter()
-                    .map(|x| match x {
+                    .map(|x| match peel(x) {
                         syn::Expr::Path(p) => p.path.get_ident().cloned(),
                         _ => None,
                     })
@@ -417,7 +422,7 @@ fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {
 }
 
 fn closure_body(ctx: &Ctxt, body: &syn::Expr) -> Block {
-    match body {
+    match peel(body) {
         syn::Expr::Block(b) => lower_block(ctx, &b.block),
         other => Block { stmts: vec![], tail: Some(Box::new(lower_expr(ctx, other))), span: first_span(other) },
     }
@@ -426,9 +431,9 @@ fn closure_body(ctx: &Ctxt, body: &syn::Expr) -> Block {
 /// `run_state(init, |acc| body)`.
 fn lower_run_state(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let v = arity(ctx, span, "run_state(Acc::from_regs(x), |acc| { .. })", a, 2)?;
-    let syn::Expr::Closure(c) = v[1] else {
+    let syn::Expr::Closure(c) = peel(v[1]) else {
         ctx.type_error(
-            v[1].span(),
+            peel(v[1]).span(),
             "expected a closure `|acc| { .. }`",
             "the closure receives the initialised accumulator",
         );
@@ -546,11 +551,12 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
 }
 
 fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
+    let e = peel(e);
     if let syn::Expr::Array(arr) = e {
         let perm: Option<Vec<usize>> = arr
             .elems
             .iter()
-            .map(|x| match x {
+            .map(|x| match peel(x) {
                 syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
                 _ => None,
             })
@@ -570,13 +576,13 @@ fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
 /// `r.slice([.., 0..32])`.
 fn lower_slice(ctx: &Ctxt, span: Loc, base: Box<Expr>, a: &Args) -> Option<ExprKind> {
     let v = arity(ctx, span, ".slice([.., start..end])", a, 1)?;
-    let syn::Expr::Array(arr) = v[0] else {
-        ctx.type_error(v[0].span(), "expected `[.., start..end, ..]`", "one range per dimension");
+    let syn::Expr::Array(arr) = peel(v[0]) else {
+        ctx.type_error(peel(v[0]).span(), "expected `[.., start..end, ..]`", "one range per dimension");
         return None;
     };
     let mut args = Vec::new();
     for el in &arr.elems {
-        match el {
+        match peel(el) {
             syn::Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => match (&r.start, &r.end) {
                 (None, None) => args.push(SliceArg::Full(r.span())),
                 (Some(s), Some(e)) => {

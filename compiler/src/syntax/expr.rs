@@ -2,9 +2,15 @@
 //!
 //! Anything the language does not have is reported as `unsupported in a tessel kernel: ..` at its span
 //! and replaced by `ExprKind::Invalid`, so the rest of the kernel is still read and checked.
+//!
+//! An expression that a `macro_rules!` substituted (`$e:expr`) arrives in an invisible group
+//! (`syn::Expr::Group`): where its kind decides what it is (a statement, an assignment's target, a
+//! loop's range) the group is looked through ([`peel`]); as an operand it is lowered as the one
+//! expression it is, so `$e * 2` with `a + b` is `(a + b) * 2`.
 
 use super::ast::*;
 use super::calls::{lower_call, lower_method};
+use super::peel;
 use super::types::type_expr;
 use crate::diag::{Ctxt, Loc};
 use crate::types::DType;
@@ -29,7 +35,7 @@ fn lower_block_as(ctx: &Ctxt, block: &syn::Block, value: bool) -> Block {
     let n = block.stmts.len();
     for (i, stmt) in block.stmts.iter().enumerate() {
         match stmt {
-            syn::Stmt::Expr(e, None) if i + 1 == n && !is_statement_like(e, value) => {
+            syn::Stmt::Expr(e, None) if i + 1 == n && !is_statement_like(peel(e), value) => {
                 tail = Some(Box::new(lower_expr(ctx, e)));
             }
             _ => lower_stmt(ctx, stmt, &mut stmts),
@@ -61,13 +67,13 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
         }
         syn::Stmt::Item(item) => ctx.unsupported(item.span(), "items inside a kernel (only `const NAME: usize = ..;`)"),
         syn::Stmt::Macro(m) => ctx.unsupported(m.span(), "macros inside a kernel"),
-        // A stray `;` reads as an empty statement: Rust accepts it, and so does tessel.
-        syn::Stmt::Expr(syn::Expr::Verbatim(v), _) if v.is_empty() => {}
-        syn::Stmt::Expr(syn::Expr::Assign(a), _) if matches!(&*a.left, syn::Expr::Tuple(_)) => {
-            lower_tuple_assign(ctx, a, out)
-        }
-        syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => lower_for(ctx, f, out),
-        syn::Stmt::Expr(e, _) => out.push(lower_expr_stmt(ctx, e)),
+        syn::Stmt::Expr(e, _) => match peel(e) {
+            // A stray `;` reads as an empty statement: Rust accepts it, and so does tessel.
+            syn::Expr::Verbatim(v) if v.is_empty() => {}
+            syn::Expr::Assign(a) if matches!(peel(&a.left), syn::Expr::Tuple(_)) => lower_tuple_assign(ctx, a, out),
+            syn::Expr::ForLoop(f) => lower_for(ctx, f, out),
+            e => out.push(lower_expr_stmt(ctx, e)),
+        },
     }
 }
 
@@ -76,10 +82,10 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
 /// temporaries. A `let` gives a value its own registers when they are a mutable name's, so the
 /// assignments cannot see each other. `_` takes a value and drops it.
 fn lower_tuple_assign(ctx: &Ctxt, a: &syn::ExprAssign, out: &mut Vec<Stmt>) {
-    let syn::Expr::Tuple(targets) = &*a.left else { return };
+    let syn::Expr::Tuple(targets) = peel(&a.left) else { return };
     let mut names = Vec::new();
     for target in &targets.elems {
-        match target {
+        match peel(target) {
             syn::Expr::Infer(_) => names.push(None),
             t => match assign_target(ctx, t) {
                 Some(name) => names.push(Some(name)),
@@ -109,7 +115,7 @@ fn lower_tuple_assign(ctx: &Ctxt, a: &syn::ExprAssign, out: &mut Vec<Stmt>) {
 /// Where a tuple assignment's `k`-th value was written: that element of a tuple literal, else the
 /// whole right-hand side.
 fn value_loc(right: &syn::Expr, k: usize) -> (proc_macro2::Span, proc_macro2::Span) {
-    match right {
+    match peel(right) {
         syn::Expr::Tuple(t) if k < t.elems.len() => (first_span(&t.elems[k]), last_span(&t.elems[k])),
         _ => (first_span(right), last_span(right)),
     }
@@ -190,7 +196,7 @@ fn lower_expr_stmt(ctx: &Ctxt, e: &syn::Expr) -> Stmt {
 }
 
 fn assign_target(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
-    if let syn::Expr::Path(p) = e {
+    if let syn::Expr::Path(p) = peel(e) {
         if let Some(id) = p.path.get_ident() {
             return unrolled_counter_free(ctx, id).then(|| id.clone());
         }
@@ -233,7 +239,7 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
             false => ctx.unsupported(attr.span(), "this attribute on a loop (only `#[unroll]`)"),
         }
     }
-    let bounds = match &*f.expr {
+    let bounds = match peel(&f.expr) {
         syn::Expr::Range(r) => match (&r.start, &r.end, r.limits) {
             (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) => Some((&**start, &**end)),
             _ => {
@@ -323,7 +329,7 @@ fn fold(ctx: &Ctxt, e: &Expr) -> Option<i64> {
 }
 
 fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
-    let otherwise = i.else_branch.as_ref().map(|(_, e)| match &**e {
+    let otherwise = i.else_branch.as_ref().map(|(_, e)| match peel(e) {
         syn::Expr::Block(b) => lower_block(ctx, &b.block),
         syn::Expr::If(nested) => Block { stmts: vec![lower_if(ctx, nested)], tail: None, span: nested.if_token.span },
         other => {
@@ -345,7 +351,7 @@ fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
         ctx.unsupported(i.if_token.span, "an `if` without `else` as a value (give it an `else` branch)");
         return ExprKind::Invalid;
     };
-    let otherwise = match &**otherwise {
+    let otherwise = match peel(otherwise) {
         syn::Expr::Block(b) => lower_value_block(ctx, &b.block),
         syn::Expr::If(nested) => {
             let tail = Some(Box::new(lower_expr(ctx, otherwise)));

@@ -12,6 +12,27 @@ use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
 use syn::parse::{ParseStream, Parser};
 use syn::spanned::Spanned as _;
 
+/// The expression inside the invisible groups (`Delimiter::None`) that a `macro_rules!` wraps
+/// around the fragments it substitutes (`$e:expr`, `$n:literal`, ..): the syntax stage looks at the
+/// kind of what the user wrote, and its spans are those of the user's tokens. Only where the kind
+/// is inspected: lowering keeps the group's structure, which is also its precedence (`$e * 2` with
+/// `a + b` is `(a + b) * 2`).
+pub(crate) fn peel(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Group(g) => peel(&g.expr),
+        other => other,
+    }
+}
+
+/// The type inside the invisible groups a `macro_rules!` wraps around `$t:ty` (and `$p:path`)
+/// fragments.
+pub(crate) fn peel_ty(ty: &syn::Type) -> &syn::Type {
+    match ty {
+        syn::Type::Group(g) => peel_ty(&g.elem),
+        other => other,
+    }
+}
+
 /// The item `#[kernel]` is on, read once: every later stage takes it from here.
 pub fn parse_fn(item: TokenStream) -> Result<syn::ItemFn, syn::Error> {
     syn::parse2(item).map_err(|e| {
@@ -96,12 +117,12 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
     let (args, all_read) = attr_args(ctx, attr);
     let mut saw_grid = !all_read;
     for arg in &args {
-        match arg {
+        match peel(arg) {
             syn::Expr::Assign(a) => saw_grid |= attr_assign(ctx, &mut out, a),
-            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("consts")) => {
+            syn::Expr::Call(c) if calls::is_ident(&c.func, "consts") => {
                 out.consts.extend(c.args.iter().filter_map(|e| const_def(ctx, e)));
             }
-            syn::Expr::Call(c) if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("ragged")) => {
+            syn::Expr::Call(c) if calls::is_ident(&c.func, "ragged") => {
                 out.ragged.extend(c.args.iter().filter_map(|e| ragged_dim(ctx, e)));
             }
             other => attr_error(ctx, other.span()),
@@ -177,11 +198,11 @@ fn attr_error(ctx: &Ctxt, span: Span) {
 
 /// One `key = value` of the attribute; returns whether it was the grid.
 fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
-    let key = match &*a.left {
+    let key = match peel(&a.left) {
         syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()).unwrap_or_default(),
         _ => String::new(),
     };
-    let value = &*a.right;
+    let value = peel(&a.right);
     match key.as_str() {
         "grid" => {
             out.grid_span = value.span();
@@ -240,8 +261,7 @@ pub(crate) fn expect_int_literal(ctx: &Ctxt, e: &syn::Expr, at: impl Into<Loc>, 
 /// A `u32` written as a literal, also one that a `macro_rules!` passed on (it arrives in an
 /// invisible group).
 pub(crate) fn int_literal(e: &syn::Expr) -> Option<Spanned<u32>> {
-    match e {
-        syn::Expr::Group(g) => int_literal(&g.expr),
+    match peel(e) {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => {
             i.base10_parse::<u32>().ok().map(|v| Spanned::new(v, i.span()))
         }
@@ -251,8 +271,7 @@ pub(crate) fn int_literal(e: &syn::Expr) -> Option<Spanned<u32>> {
 
 /// One name in `ragged(M, N)`; typeck checks that it is a runtime dimension.
 fn ragged_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
-    match e {
-        syn::Expr::Group(g) => ragged_dim(ctx, &g.expr),
+    match peel(e) {
         syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => p.path.get_ident().cloned(),
         other => {
             let help = "write `ragged(M, N)` with dimensions of the signature";
@@ -263,8 +282,9 @@ fn ragged_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
 }
 
 fn const_def(ctx: &Ctxt, e: &syn::Expr) -> Option<ConstDef> {
+    let e = peel(e);
     if let syn::Expr::Assign(a) = e {
-        if let syn::Expr::Path(p) = &*a.left {
+        if let syn::Expr::Path(p) = peel(&a.left) {
             if let Some(name) = p.path.get_ident() {
                 return Some(ConstDef { name: name.clone(), value: expr::lower_expr(ctx, &a.right) });
             }

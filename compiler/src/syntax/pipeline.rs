@@ -47,6 +47,7 @@
 
 use super::calls::{is_ident, is_true};
 use super::expr::{first_span, loc_of};
+use super::{peel, peel_ty};
 use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::Waiters;
 use proc_macro2::{Span, TokenStream};
@@ -122,7 +123,7 @@ pub fn desugar(ctx: &Ctxt, closure: &syn::ExprClosure) -> Option<syn::ExprClosur
     });
     // The counters come first in the closure's own block, whose value (its tail) is kept.
     let body = &closure.body;
-    let inner = match &**body {
+    let inner = match peel(body) {
         syn::Expr::Block(b) => b.block.stmts.iter().map(|s| quote::quote!(#s)).collect(),
         other => quote::quote!(#other),
     };
@@ -165,7 +166,7 @@ struct RingParam {
 /// Reads `name: Pipeline<stages, copies, releases>`.
 fn ring_param(ctx: &Ctxt, input: &syn::Pat) -> Param {
     let syn::Pat::Type(pt) = input else { return Param::Other };
-    let (syn::Type::Path(tp), syn::Pat::Ident(pi)) = (&*pt.ty, &*pt.pat) else { return Param::Other };
+    let (syn::Type::Path(tp), syn::Pat::Ident(pi)) = (peel_ty(&pt.ty), &*pt.pat) else { return Param::Other };
     let Some(last) = tp.path.segments.last() else { return Param::Other };
     if tp.qself.is_some() || tp.path.segments.len() != 1 || last.ident != "Pipeline" {
         return Param::Other;
@@ -176,9 +177,12 @@ fn ring_param(ctx: &Ctxt, input: &syn::Pat) -> Param {
             .iter()
             .filter_map(|g| match g {
                 syn::GenericArgument::Const(e) => Some(e.clone()),
-                syn::GenericArgument::Type(syn::Type::Path(p)) => {
-                    Some(syn::Expr::Path(syn::ExprPath { attrs: vec![], qself: None, path: p.path.clone() }))
-                }
+                syn::GenericArgument::Type(ty) => match peel_ty(ty) {
+                    syn::Type::Path(p) => {
+                        Some(syn::Expr::Path(syn::ExprPath { attrs: vec![], qself: None, path: p.path.clone() }))
+                    }
+                    _ => None,
+                },
                 _ => None,
             })
             .collect(),
@@ -229,13 +233,14 @@ impl VisitMut for Rewriter<'_> {
 impl Rewriter<'_> {
     /// The statements a pipeline call expands to; `None` if `stmt` is not one.
     fn expand(&mut self, stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
-        let syn::Stmt::Expr(syn::Expr::Call(call), _) = stmt else { return None };
-        let syn::Expr::Path(f) = &*call.func else { return None };
+        let syn::Stmt::Expr(e, _) = stmt else { return None };
+        let syn::Expr::Call(call) = peel(e) else { return None };
+        let syn::Expr::Path(f) = peel(&call.func) else { return None };
         let produce = f.path.is_ident("pipeline_produce");
         if !produce && !f.path.is_ident("pipeline_consume") {
             return None;
         }
-        let ring = match call.args.first() {
+        let ring = match call.args.first().map(peel) {
             Some(syn::Expr::Path(p)) => self.rings.iter().find(|r| p.path.is_ident(&r.name))?,
             _ => return None,
         };
@@ -361,13 +366,13 @@ impl Rewriter<'_> {
     /// whose count is not a literal, are left to the interpreter's deadlock report.
     fn check_copies(&self, ring: &Ring, body: &syn::Expr, bar: &syn::Ident, closure: &syn::Expr) {
         let Some(expected) = ring.copies else { return };
-        let stmts: Vec<&syn::Expr> = match body {
+        let stmts: Vec<&syn::Expr> = match peel(body) {
             syn::Expr::Block(b) => b
                 .block
                 .stmts
                 .iter()
                 .filter_map(|st| match st {
-                    syn::Stmt::Expr(e, _) => Some(e),
+                    syn::Stmt::Expr(e, _) => Some(peel(e)),
                     _ => None,
                 })
                 .collect(),
@@ -412,7 +417,7 @@ impl Rewriter<'_> {
 
     /// The closure's parameter names (exactly `n` plain names) and its body.
     fn closure<'c>(&self, e: &'c syn::Expr, n: usize, form: &str) -> Option<(Vec<syn::Ident>, &'c syn::Expr)> {
-        let syn::Expr::Closure(c) = e else {
+        let syn::Expr::Closure(c) = peel(e) else {
             self.ctx.type_error(loc_of(e), format!("expected a closure: `{form}`"), "the closure is one step's work");
             return None;
         };
@@ -445,17 +450,17 @@ struct ConsumeOptions {
 
 /// `name = true` for one of `pipeline_consume`'s options: the name and the argument's span.
 fn flag(e: &syn::Expr) -> Option<(&'static str, Span)> {
-    let syn::Expr::Assign(a) = e else { return None };
+    let syn::Expr::Assign(a) = peel(e) else { return None };
     let name = ["cluster", "delay_release"].into_iter().find(|n| is_ident(&a.left, n))?;
     is_true(&a.right).then_some((name, a.span()))
 }
 
 /// `copy_gmem_to_smem(src, dst, bar, ..)` completing on `bar`.
 fn is_copy_on(e: &syn::Expr, bar: &syn::Ident) -> bool {
-    let syn::Expr::Call(c) = e else { return false };
-    let syn::Expr::Path(f) = &*c.func else { return false };
+    let syn::Expr::Call(c) = peel(e) else { return false };
+    let syn::Expr::Path(f) = peel(&c.func) else { return false };
     f.path.is_ident("copy_gmem_to_smem")
-        && matches!(c.args.iter().nth(2), Some(syn::Expr::Path(p)) if p.path.is_ident(bar))
+        && matches!(c.args.iter().nth(2).map(peel), Some(syn::Expr::Path(p)) if p.path.is_ident(bar))
 }
 
 /// Whether `tokens` use the name `name` anywhere.
@@ -469,9 +474,8 @@ fn mentions(tokens: TokenStream, name: &syn::Ident) -> bool {
 
 /// The value of an integer literal (possibly in the invisible group a `macro_rules!` adds).
 fn literal_u64(e: &syn::Expr) -> Option<u64> {
-    match e {
+    match peel(e) {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
-        syn::Expr::Group(g) => literal_u64(&g.expr),
         _ => None,
     }
 }
@@ -479,6 +483,7 @@ fn literal_u64(e: &syn::Expr) -> Option<u64> {
 /// A closure body as statements to splice into a loop: a block's statements (its tail, if any,
 /// ended with `;`), or the expression as one statement.
 fn statements(body: &syn::Expr) -> TokenStream {
+    let body = peel(body);
     let syn::Expr::Block(b) = body else { return quote_spanned!(first_span(body) => #body;) };
     let mut out = TokenStream::new();
     for stmt in &b.block.stmts {

@@ -5,9 +5,14 @@
 //! receives what rustc parses as Rust: `Acc<f32, 64, 128>`, `Smem<bf16, STAGES, 64, 64, Swizzle128>`,
 //! `Gmem<bf16, M, K>`, `Regs<f32, 64, 64, Layout::Wgmma>`. A dimension is an integer literal, a name
 //! (a const, or for global arrays a runtime dimension), or a `{ expression }` over consts.
+//!
+//! Each of these may be a fragment that a `macro_rules!` substituted (`Gmem<$t, M, K>`,
+//! `Acc<$acc, 64, $n>`, `x: $t`): it arrives in an invisible group, which is looked through
+//! ([`peel_ty`], [`peel`]), and errors point at the tokens inside it, the ones the user wrote.
 
 use super::ast::{Dim, Layout, ParamTy, ShapeExpr, Spanned, Transform, TypeExpr};
 use super::expr::lower_expr;
+use super::{peel, peel_ty};
 use crate::diag::Ctxt;
 use crate::types::DType;
 use syn::spanned::Spanned as _;
@@ -15,7 +20,7 @@ use syn::{GenericArgument, PathArguments, Type};
 
 /// The generic arguments of a single-segment path type, with its name.
 fn path_parts(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
-    let Type::Path(tp) = ty else { return None };
+    let Type::Path(tp) = peel_ty(ty) else { return None };
     if tp.qself.is_some() || tp.path.segments.len() != 1 {
         return None;
     }
@@ -30,6 +35,7 @@ fn path_parts(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
 
 /// A dtype argument: `bf16`.
 pub fn dtype_of(ctx: &Ctxt, ty: &Type) -> Option<Spanned<DType>> {
+    let ty = peel_ty(ty);
     let name = match path_parts(ty) {
         Some((name, args)) if args.is_empty() => name,
         _ => {
@@ -50,7 +56,7 @@ fn arg_dtype(ctx: &Ctxt, arg: Option<&&GenericArgument>, at: proc_macro2::Span) 
     match arg {
         Some(GenericArgument::Type(t)) => dtype_of(ctx, t),
         Some(other) => {
-            ctx.unsupported(other.span(), "expected a dtype here");
+            ctx.unsupported(arg_span(other), "expected a dtype here");
             None
         }
         None => {
@@ -65,14 +71,26 @@ fn arg_dtype(ctx: &Ctxt, arg: Option<&&GenericArgument>, at: proc_macro2::Span) 
 fn is_dim(arg: &GenericArgument) -> bool {
     match arg {
         GenericArgument::Const(_) => true,
-        GenericArgument::Type(Type::Path(p)) if p.qself.is_none() => match p.path.get_ident() {
-            Some(id) => {
-                let name = id.to_string();
-                !TRANSFORM_NAMES.contains(&name.as_str()) && Layout::from_name(&name).is_none()
-            }
-            None => false,
+        GenericArgument::Type(ty) => match peel_ty(ty) {
+            Type::Path(p) if p.qself.is_none() => match p.path.get_ident() {
+                Some(id) => {
+                    let name = id.to_string();
+                    !TRANSFORM_NAMES.contains(&name.as_str()) && Layout::from_name(&name).is_none()
+                }
+                None => false,
+            },
+            _ => false,
         },
         _ => false,
+    }
+}
+
+/// A generic argument's span; for a fragment, that of the user's tokens inside its group.
+fn arg_span(arg: &GenericArgument) -> proc_macro2::Span {
+    match arg {
+        GenericArgument::Type(ty) => peel_ty(ty).span(),
+        GenericArgument::Const(e) => peel(e).span(),
+        other => other.span(),
     }
 }
 
@@ -81,21 +99,30 @@ const TRANSFORM_NAMES: &[&str] = &["Swizzle32", "Swizzle64", "Swizzle128", "NoSw
 /// A dimension argument as an expression.
 fn dim_expr(ctx: &Ctxt, arg: &GenericArgument) -> Option<syn::Expr> {
     match arg {
-        GenericArgument::Const(syn::Expr::Block(b)) => match b.block.stmts.as_slice() {
-            [syn::Stmt::Expr(e, None)] => Some(e.clone()),
-            _ => {
-                ctx.unsupported(b.span(), "a dimension block holds one expression: `{ BM * 2 }`");
-                None
-            }
+        GenericArgument::Const(e) => match peel(e) {
+            syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(e, None)] => Some(e.clone()),
+                _ => {
+                    ctx.unsupported(b.span(), "a dimension block holds one expression: `{ BM * 2 }`");
+                    None
+                }
+            },
+            _ => Some(e.clone()),
         },
-        GenericArgument::Const(e) => Some(e.clone()),
-        GenericArgument::Type(Type::Path(p)) => {
-            Some(syn::Expr::Path(syn::ExprPath { attrs: vec![], qself: None, path: p.path.clone() }))
-        }
+        GenericArgument::Type(ty) if matches!(peel_ty(ty), Type::Path(_)) => type_as_expr(ty),
         other => {
-            ctx.unsupported(other.span(), "expected a dimension (a literal, a name or `{ expression }`)");
+            ctx.unsupported(arg_span(other), "expected a dimension (a literal, a name or `{ expression }`)");
             None
         }
+    }
+}
+
+/// A name read as a type (`BK` in `Smem<bf16, 64, BK>`, or a `$n:expr` fragment naming a const,
+/// which syn reads as a type in a generic argument) as the expression it stands for.
+fn type_as_expr(ty: &Type) -> Option<syn::Expr> {
+    match peel_ty(ty) {
+        Type::Path(p) => Some(syn::Expr::Path(syn::ExprPath { attrs: vec![], qself: None, path: p.path.clone() })),
+        _ => None,
     }
 }
 
@@ -107,7 +134,7 @@ fn split_dims<'a>(args: &'a [&'a GenericArgument]) -> (&'a [&'a GenericArgument]
 
 fn dims_span(dims: &[&GenericArgument], at: proc_macro2::Span) -> proc_macro2::Span {
     match (dims.first(), dims.last()) {
-        (Some(a), Some(b)) => a.span().join(b.span()).unwrap_or_else(|| a.span()),
+        (Some(a), Some(b)) => arg_span(a).join(arg_span(b)).unwrap_or_else(|| arg_span(a)),
         _ => at,
     }
 }
@@ -126,21 +153,28 @@ fn static_shape(ctx: &Ctxt, dims: &[&GenericArgument], at: proc_macro2::Span) ->
 
 /// A kernel parameter type: `Gmem<T, d0, ..>`, `GmemMut<T, d0, ..>` or a scalar dtype.
 pub fn param_ty(ctx: &Ctxt, ty: &Type) -> Option<ParamTy> {
+    let ty = peel_ty(ty);
     let span = ty.span();
     match path_parts(ty) {
         Some((name, args)) if name == "Gmem" || name == "GmemMut" => {
             let (dims, rest) = split_dims(args.get(1..).unwrap_or(&[]));
             if dims.is_empty() || !rest.is_empty() {
                 ctx.unsupported(span, format!("`{name}` takes a dtype and dimensions: `{name}<bf16, M, K>`"));
+                reject_dim_names(ctx, dims);
                 return None;
             }
             let dtype = arg_dtype(ctx, args.first(), span);
             let elems: Vec<syn::Expr> = dims.iter().filter_map(|d| dim_expr(ctx, d)).collect();
             let shape = elems.iter().filter_map(|e| gmem_dim(ctx, e)).collect::<Vec<_>>();
-            if shape.len() != dims.len() {
-                return None;
+            match dtype {
+                Some(dtype) if shape.len() == dims.len() => {
+                    Some(ParamTy::Gmem { dtype, shape, mutable: name == "GmemMut", span })
+                }
+                _ => {
+                    reject_dim_names(ctx, dims);
+                    None
+                }
             }
-            Some(ParamTy::Gmem { dtype: dtype?, shape, mutable: name == "GmemMut", span })
         }
         Some((_, args)) if args.is_empty() => dtype_of(ctx, ty).map(ParamTy::Scalar),
         _ => {
@@ -150,9 +184,26 @@ pub fn param_ty(ctx: &Ctxt, ty: &Type) -> Option<ParamTy> {
     }
 }
 
+/// The runtime dimensions a rejected global parameter names (`M` and `K` of `Gmem<f64, M, K>`):
+/// they are declared nowhere else, and their uses report nothing more.
+fn reject_dim_names(ctx: &Ctxt, dims: &[&GenericArgument]) {
+    for d in dims {
+        let e = match d {
+            GenericArgument::Const(e) => Some(peel(e).clone()),
+            GenericArgument::Type(ty) => type_as_expr(ty),
+            _ => None,
+        };
+        if let Some(syn::Expr::Path(p)) = e {
+            if let Some(name) = p.path.get_ident() {
+                ctx.reject_declaration(name);
+            }
+        }
+    }
+}
+
 /// One global dimension: a literal or a name.
 fn gmem_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<Dim> {
-    match e {
+    match peel(e) {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => match i.base10_parse::<i64>() {
             Ok(v) => Some(Dim::Lit(Spanned::new(v, i.span()))),
             Err(err) => {
@@ -170,6 +221,7 @@ fn gmem_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<Dim> {
 
 /// A type annotation inside the body.
 pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
+    let ty = peel_ty(ty);
     let span = ty.span();
     let Some((name, args)) = path_parts(ty) else {
         ctx.unsupported(span, "this type; kernels use Acc, Smem, Barrier, Regs and scalar dtypes");
@@ -180,7 +232,7 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
             let dtype = arg_dtype(ctx, args.first(), span);
             let (dims, rest) = split_dims(args.get(1..).unwrap_or(&[]));
             if let Some(extra) = rest.first() {
-                ctx.unsupported(extra.span(), "`Acc` takes a dtype and dimensions: `Acc<f32, 64, 128>`");
+                ctx.unsupported(arg_span(extra), "`Acc` takes a dtype and dimensions: `Acc<f32, 64, 128>`");
                 return None;
             }
             let shape = static_shape(ctx, dims, span)?;
@@ -232,12 +284,11 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
 fn const_arg(ctx: &Ctxt, arg: &GenericArgument) -> Option<crate::syntax::ast::Expr> {
     match arg {
         GenericArgument::Const(e) => Some(lower_expr(ctx, e)),
-        GenericArgument::Type(Type::Path(p)) if p.path.get_ident().is_some() => {
-            let expr: syn::Expr = syn::Expr::Path(syn::ExprPath { attrs: vec![], qself: None, path: p.path.clone() });
-            Some(lower_expr(ctx, &expr))
+        GenericArgument::Type(ty) if matches!(peel_ty(ty), Type::Path(p) if p.path.get_ident().is_some()) => {
+            type_as_expr(ty).map(|e| lower_expr(ctx, &e))
         }
         other => {
-            ctx.unsupported(other.span(), "expected a compile-time integer");
+            ctx.unsupported(arg_span(other), "expected a compile-time integer");
             None
         }
     }
@@ -245,10 +296,12 @@ fn const_arg(ctx: &Ctxt, arg: &GenericArgument) -> Option<crate::syntax::ast::Ex
 
 /// `Layout::Wgmma` as a generic argument.
 fn layout_arg(ctx: &Ctxt, arg: &GenericArgument) -> Option<Spanned<Layout>> {
-    if let GenericArgument::Type(Type::Path(p)) = arg {
-        return layout_path(ctx, &p.path);
+    if let GenericArgument::Type(ty) = arg {
+        if let Type::Path(p) = peel_ty(ty) {
+            return layout_path(ctx, &p.path);
+        }
     }
-    ctx.unsupported(arg.span(), "expected a layout such as `Layout::Wgmma`");
+    ctx.unsupported(arg_span(arg), "expected a layout such as `Layout::Wgmma`");
     None
 }
 
@@ -276,7 +329,7 @@ pub fn layout_path(ctx: &Ctxt, path: &syn::Path) -> Option<Spanned<Layout>> {
 
 /// A shared-memory transform: `Swizzle128`, `Swizzle<16>`, `NoSwizzle`, `Tiled<8, 64>`, `Transposed`.
 fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
-    let span = arg.span();
+    let span = arg_span(arg);
     let GenericArgument::Type(ty) = arg else {
         ctx.unsupported(span, "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)");
         return None;
@@ -286,26 +339,32 @@ fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
         return None;
     };
     let fixed = |bytes| Some(Transform::Swizzle(Spanned::new(bytes, span)));
-    match (name.as_str(), args.as_slice()) {
-        ("Swizzle32", []) => fixed(32),
-        ("Swizzle64", []) => fixed(64),
-        ("Swizzle128", []) => fixed(128),
-        ("NoSwizzle", []) => fixed(0),
-        ("Transposed", []) => Some(Transform::Transposed(span)),
-        ("Swizzle", [GenericArgument::Const(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }))]) => {
-            match i.base10_parse::<u32>() {
-                Ok(v) => Some(Transform::Swizzle(Spanned::new(v, i.span()))),
-                Err(_) => {
-                    ctx.type_error(
-                        i.span(),
-                        format!("a swizzle is a number of bytes, got `{i}`"),
-                        "write `Swizzle<32>`, `Swizzle<64>` or `Swizzle<128>` (`NoSwizzle` for none)",
-                    );
-                    None
-                }
+    // `Swizzle<128>`'s literal (also one that a `macro_rules!` passed on).
+    let bytes = match args.as_slice() {
+        [GenericArgument::Const(e)] => match peel(e) {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => Some(i),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (name.as_str(), args.as_slice(), bytes) {
+        ("Swizzle32", [], _) => fixed(32),
+        ("Swizzle64", [], _) => fixed(64),
+        ("Swizzle128", [], _) => fixed(128),
+        ("NoSwizzle", [], _) => fixed(0),
+        ("Transposed", [], _) => Some(Transform::Transposed(span)),
+        ("Swizzle", _, Some(i)) => match i.base10_parse::<u32>() {
+            Ok(v) => Some(Transform::Swizzle(Spanned::new(v, i.span()))),
+            Err(_) => {
+                ctx.type_error(
+                    i.span(),
+                    format!("a swizzle is a number of bytes, got `{i}`"),
+                    "write `Swizzle<32>`, `Swizzle<64>` or `Swizzle<128>` (`NoSwizzle` for none)",
+                );
+                None
             }
-        }
-        ("Tiled", dims) if !dims.is_empty() && dims.iter().all(|d| is_dim(d)) => {
+        },
+        ("Tiled", dims, _) if !dims.is_empty() && dims.iter().all(|d| is_dim(d)) => {
             static_shape(ctx, dims, span).map(Transform::Tiled)
         }
         _ => {
