@@ -7,8 +7,9 @@
 
 use crate::syntax::ast::Layout;
 use crate::types::DType;
-use proc_macro2::{Ident, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
 use std::cell::RefCell;
+use std::ops::Range;
 
 /// A shape as the user writes it: `[64, 128]`.
 pub fn shape_str(shape: &[i64]) -> String {
@@ -475,6 +476,84 @@ pub struct Ctxt {
     /// The consts `syntax` has read so far whose values it could compute (the attribute's, then
     /// the body's `const` items): what an `#[unroll]` loop's bounds may name.
     known_consts: RefCell<Vec<(String, i64)>>,
+    /// Where a `macro_rules!` substituted fragments into the kernel (`Ctxt::note_fragments`).
+    fragments: RefCell<Option<Fragments>>,
+}
+
+/// The fragments (`$t:ty`, `$e:expr`, ..) that a `macro_rules!` substituted into a kernel: rustc
+/// hands each in an invisible group (`Delimiter::None`) whose span is the `$e` in the macro's
+/// body, while the tokens inside keep the spans they have where the macro was invoked. The two
+/// belong to different expansions, and rustc cannot underline a range from one to the other: it
+/// falls back to a span of neither (a whole macro, or a stretch of its body). So a diagnostic's
+/// range with one end inside a fragment and the other outside it (a shape `Acc<f32, 64, $n>`, an
+/// operation `$e * 2`) is widened to the fragment's `$e`, the body as the macro writes it; rustc
+/// adds the invocation ("in this macro invocation"). A range inside one fragment (an error in what
+/// the user passed) keeps the user's tokens.
+///
+/// A stable proc macro cannot compare spans; their `Debug` text stands for them (as it does for
+/// `Ctxt::error`'s duplicates): rustc prints the expansion and the bytes, which tell tokens apart.
+struct Fragments {
+    /// Every token of the attribute and the function, in order, by its span's text; a delimited
+    /// group gives its opening (and its whole span) and its closing, an invisible one its own span.
+    tokens: Vec<String>,
+    /// Each invisible group: its span, and the range of `tokens` inside it.
+    groups: Vec<(Span, Range<usize>)>,
+}
+
+fn span_key(span: Span) -> String {
+    format!("{span:?}")
+}
+
+fn has_invisible_group(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|tt| match tt {
+        TokenTree::Group(g) => g.delimiter() == Delimiter::None || has_invisible_group(&g.stream()),
+        _ => false,
+    })
+}
+
+impl Fragments {
+    fn scan(&mut self, tokens: TokenStream) {
+        for tt in tokens {
+            match tt {
+                TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
+                    self.tokens.push(span_key(g.span()));
+                    let start = self.tokens.len();
+                    self.scan(g.stream());
+                    self.groups.push((g.span(), start..self.tokens.len()));
+                }
+                TokenTree::Group(g) => {
+                    self.tokens.push(span_key(g.span_open()));
+                    self.tokens.push(span_key(g.span()));
+                    self.scan(g.stream());
+                    self.tokens.push(span_key(g.span_close()));
+                }
+                other => self.tokens.push(span_key(other.span())),
+            }
+        }
+    }
+
+    /// `at`, with an end that lies in fragments the other end is not in moved out to the
+    /// outermost of them (its `$e`). Ends that are no token of the kernel are left as they are.
+    fn within_one_expansion(&self, at: Loc) -> Loc {
+        let (start, end) = (span_key(at.start), span_key(at.end));
+        if start == end {
+            return at;
+        }
+        let places = |key: &str| -> Vec<usize> { (0..self.tokens.len()).filter(|&k| self.tokens[k] == key).collect() };
+        let (starts, ends) = (places(&start), places(&end));
+        // A fragment substituted twice has its tokens twice: the two ends nearest each other.
+        let nearest =
+            starts.iter().flat_map(|&i| ends.iter().map(move |&j| (i, j))).min_by_key(|&(i, j)| i.abs_diff(j));
+        let Some((i, j)) = nearest else { return at };
+        let outermost_apart = |k: usize, other: usize| {
+            self.groups
+                .iter()
+                .filter(|(_, inside)| inside.contains(&k) && !inside.contains(&other))
+                .max_by_key(|(_, inside)| inside.len())
+                .map(|(span, _)| *span)
+        };
+        Loc { start: outermost_apart(i, j).unwrap_or(at.start), end: outermost_apart(j, i).unwrap_or(at.end) }
+    }
 }
 
 impl Ctxt {
@@ -494,11 +573,27 @@ impl Ctxt {
         self.next_id.get()
     }
 
+    /// Notes where the kernel's tokens (the attribute's and the function's) hold fragments that a
+    /// `macro_rules!` substituted, so that no diagnostic's range spans two expansions
+    /// ([`Fragments`]). Nothing to do for a kernel without them.
+    pub fn note_fragments(&self, attr: &TokenStream, item: &TokenStream) {
+        if !has_invisible_group(attr) && !has_invisible_group(item) {
+            return;
+        }
+        let mut fragments = Fragments { tokens: Vec::new(), groups: Vec::new() };
+        fragments.scan(attr.clone());
+        fragments.scan(item.clone());
+        *self.fragments.borrow_mut() = Some(fragments);
+    }
+
     /// Records a diagnostic at `at`: a span, or an expression (`&Expr`) to underline whole. The
     /// same message at the same place is recorded once (each copy of an `#[unroll]` loop's body
     /// is checked, and would repeat its errors).
     pub fn error(&self, at: impl Into<Loc>, diag: Diag) {
-        let at = at.into();
+        let at = match &*self.fragments.borrow() {
+            Some(fragments) => fragments.within_one_expansion(at.into()),
+            None => at.into(),
+        };
         let same = |(loc, d): &(Loc, Diag)| {
             format!("{:?}{:?}", loc.start, loc.end) == format!("{:?}{:?}", at.start, at.end)
                 && d.message() == diag.message()

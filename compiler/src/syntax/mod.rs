@@ -44,6 +44,7 @@ pub fn parse_fn(item: TokenStream) -> Result<syn::ItemFn, syn::Error> {
 
 /// Reads a kernel. Every problem goes to `ctx`.
 pub fn parse(ctx: &Ctxt, attr: TokenStream, func: &syn::ItemFn) -> Kernel {
+    ctx.note_fragments(&attr, &quote::ToTokens::to_token_stream(func));
     check_signature(ctx, &func.sig);
     let attr = parse_attr(ctx, attr, func.sig.ident.span());
     for c in &attr.consts {
