@@ -6,6 +6,8 @@
 //!   is quick and checks what a `.stderr` cannot say by itself: a pass case has no error at all (and
 //!   expands without one), and a compile-fail case has exactly one (one rejection per file), except
 //!   the cases named `*several-errors*` that show errors reported together.
+//! - `fragments_read_as_written`: the pass kernels with every operand and type in the invisible
+//!   group a `macro_rules!` puts around a fragment compile to the same PTX.
 //! - `readme_covers_the_catalog`: every row of the error catalog names a case that exists.
 
 #[path = "ui/support.rs"]
@@ -53,6 +55,37 @@ fn cases_through_the_compiler() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(pass_kernels >= 20, "only {pass_kernels} pass kernels");
     println!("{pass_kernels} pass kernels accepted");
+}
+
+/// A `macro_rules!` hands `#[kernel]` the fragments it substitutes (`$e:expr`, `$t:ty`) in
+/// invisible groups: every pass kernel with every operand, statement and type in one (nested) is
+/// accepted and compiles to the same PTX, so each is read through its group and keeps its
+/// precedence.
+#[test]
+fn fragments_read_as_written() {
+    let mut problems = Vec::new();
+    let mut kernels = 0;
+    for path in case_files("pass") {
+        for k in kernels_of(&path) {
+            let ptx = |k: &support::Kernel| {
+                tessel_compiler::compile(k.attr.clone(), k.item.clone())
+                    .map_err(|e| describe(&e))
+                    .map(|c| tessel_compiler::ptx::emit(&c.kernel, &c.facts).map_err(|e| describe(&e)))
+            };
+            let Some(grouped) = support::as_fragments(&k) else {
+                problems.push(format!("{} `{}` does not parse", path.display(), k.name));
+                continue;
+            };
+            kernels += 1;
+            match (ptx(&k), ptx(&grouped)) {
+                (Ok(Ok(plain)), Ok(Ok(fragments))) if plain == fragments => {}
+                (Ok(Ok(_)), Ok(Ok(_))) => problems.push(format!("{} `{}`: other PTX", path.display(), k.name)),
+                (_, other) => problems.push(format!("{} `{}` in groups: {other:?}", path.display(), k.name)),
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(kernels >= 20, "only {kernels} pass kernels");
 }
 
 /// The rows of `shared/error-catalog.md`, a row with several forms once per form (`C6'` is the second
