@@ -70,7 +70,7 @@ fn fragments_read_as_written() {
             let ptx = |k: &support::Kernel| {
                 tessel_compiler::compile(k.attr.clone(), k.item.clone())
                     .map_err(|e| describe(&e))
-                    .map(|c| tessel_compiler::ptx::emit(&c.kernel, &c.facts).map_err(|e| describe(&e)))
+                    .map(|c| c.ptx().map_err(|e| describe(&e)))
             };
             let Some(grouped) = support::as_fragments(&k) else {
                 problems.push(format!("{} `{}` does not parse", path.display(), k.name));

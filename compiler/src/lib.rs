@@ -37,8 +37,8 @@ impl Compiled {
 
 /// Runs the front end: reads and checks a kernel, with every error of the kernel in one `syn::Error`.
 pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
-    let func = syntax::parse_fn(item)?;
-    let front = front_end(attr, &func);
+    let item = syntax::parse_fn(item)?;
+    let front = front_end(attr, &item);
     match front.errors {
         Some(errors) => Err(errors),
         None => Ok(Compiled { kernel: front.kernel, facts: front.facts }),
@@ -48,12 +48,12 @@ pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Er
 /// What `#[kernel]` expands to: the kernel's module, or its errors and a fallback module with the
 /// same items, so that uses of the kernel add no errors of their own.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let func = match syntax::parse_fn(item) {
-        Ok(func) => func,
+    let item = match syntax::parse_fn(item) {
+        Ok(item) => item,
         Err(errors) => return errors.to_compile_error(),
     };
-    let input = host::Input { attr, func };
-    let front = front_end(input.attr.clone(), &input.func);
+    let input = host::Input { attr, item };
+    let front = front_end(input.attr.clone(), &input.item);
     let expanded = match front.errors {
         Some(errors) => Err(errors),
         None => back_end(&front.kernel, &front.facts, &input),
@@ -72,9 +72,9 @@ struct FrontEnd {
     errors: Option<syn::Error>,
 }
 
-fn front_end(attr: TokenStream, func: &syn::ItemFn) -> FrontEnd {
+fn front_end(attr: TokenStream, item: &syntax::Item) -> FrontEnd {
     let ctx = diag::Ctxt::new();
-    let kernel = syntax::parse(&ctx, attr, func);
+    let kernel = syntax::parse(&ctx, attr, item);
     let facts = typeck::check(&ctx, &kernel);
     FrontEnd { kernel, facts, errors: ctx.finish().err() }
 }

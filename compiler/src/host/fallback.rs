@@ -11,7 +11,7 @@ use quote::{format_ident, quote};
 
 /// The fallback module. `kernel` and `facts` are what the front end could read and check.
 pub fn fallback(kernel: &Kernel, facts: &Facts, input: &Input) -> TokenStream {
-    let func = &input.func;
+    let func = &input.item.func;
     let name = &func.sig.ident;
     let params: Vec<Param> = func.sig.inputs.iter().enumerate().map(|(i, arg)| param(kernel, i, arg)).collect();
     let shapes = declare(&params, |p| p.shape_type());

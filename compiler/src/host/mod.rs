@@ -38,7 +38,7 @@ use syn::Ident;
 /// What the macro received: the attribute's arguments and the function, read once.
 pub struct Input {
     pub attr: TokenStream,
-    pub func: syn::ItemFn,
+    pub item: crate::syntax::Item,
 }
 
 /// The module for a kernel that passed checking, whose encoded program is `program` and whose PTX
@@ -74,7 +74,7 @@ pub fn expand(
 
 /// `mod name { items }` with the function's visibility, documentation and `cfg`s.
 fn module(vis: &syn::Visibility, name: &Ident, input: &Input, items: TokenStream) -> TokenStream {
-    let attrs = forwarded_attrs(&input.func);
+    let attrs = forwarded_attrs(&input.item.func);
     // The user's documentation leads; ours follows as its own paragraph.
     let gap = attrs.iter().any(|a| a.path().is_ident("doc")).then(|| quote!(#[doc = ""]));
     let doc = format!(

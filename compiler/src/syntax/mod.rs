@@ -34,17 +34,29 @@ pub(crate) fn peel_ty(ty: &syn::Type) -> &syn::Type {
 }
 
 /// The item `#[kernel]` is on, read once: every later stage takes it from here.
-pub fn parse_fn(item: TokenStream) -> Result<syn::ItemFn, syn::Error> {
-    syn::parse2(item).map_err(|e| {
-        let ctx = Ctxt::new();
-        ctx.unsupported(e.span(), format!("{e} (`#[kernel]` goes on a plain `fn`)"));
-        ctx.finish().err().unwrap_or(e)
-    })
+pub struct Item {
+    pub func: syn::ItemFn,
+    /// The tokens as the macro received them, where a `macro_rules!`'s fragments are still the
+    /// groups it substituted (`Ctxt::note_fragments`).
+    pub tokens: TokenStream,
+}
+
+/// Reads the item `#[kernel]` is on.
+pub fn parse_fn(tokens: TokenStream) -> Result<Item, syn::Error> {
+    match syn::parse2(tokens.clone()) {
+        Ok(func) => Ok(Item { func, tokens }),
+        Err(e) => {
+            let ctx = Ctxt::new();
+            ctx.unsupported(e.span(), format!("{e} (`#[kernel]` goes on a plain `fn`)"));
+            Err(ctx.finish().err().unwrap_or(e))
+        }
+    }
 }
 
 /// Reads a kernel. Every problem goes to `ctx`.
-pub fn parse(ctx: &Ctxt, attr: TokenStream, func: &syn::ItemFn) -> Kernel {
-    ctx.note_fragments(&attr, &quote::ToTokens::to_token_stream(func));
+pub fn parse(ctx: &Ctxt, attr: TokenStream, item: &Item) -> Kernel {
+    ctx.note_fragments(&attr, &item.tokens);
+    let func = &item.func;
     check_signature(ctx, &func.sig);
     let attr = parse_attr(ctx, attr, func.sig.ident.span());
     for c in &attr.consts {
