@@ -631,6 +631,15 @@ impl Ctxt {
         self.error(at, Diag::Type { message: message.into(), help: help.into() });
     }
 
+    /// A state checking rules out: a bug in tessel, reported as one.
+    pub fn internal(&self, at: impl Into<Loc>, what: impl Into<String>) {
+        self.type_error(
+            at,
+            format!("internal tessel error: {}", what.into()),
+            "this is a bug in tessel; please report it",
+        );
+    }
+
     pub fn unsupported(&self, at: impl Into<Loc>, what: impl Into<String>) {
         self.error(at, Diag::Unsupported { what: what.into() });
     }

@@ -79,23 +79,20 @@ fn front_end(attr: TokenStream, item: &syntax::Item) -> FrontEnd {
     FrontEnd { kernel, facts, errors: ctx.finish().err() }
 }
 
-/// The back ends of a checked kernel: its program, its PTX and the host items around them, with
-/// the errors of all three. Lowering and the PTX writer cannot fail on a checked kernel, so their
-/// errors are internal ones.
+/// The back ends of a checked kernel: its program, its PTX and the host items around them (the
+/// encoded program among them), with the errors of the last two. Lowering and the PTX writer cannot
+/// fail on a checked kernel, so their errors are internal ones.
 fn back_end(
     kernel: &syntax::ast::Kernel,
     facts: &typeck::Facts,
     input: &host::Input,
 ) -> Result<TokenStream, syn::Error> {
-    let program = lower::lower(kernel, facts);
-    let ptx = match &program {
-        Ok(program) => ptx::emit(program, kernel.name.span()),
-        Err(_) => Ok(String::new()),
-    };
-    // The host items are made even when a back end failed, so that their own errors are reported.
-    let encoded = program.as_ref().map(tessel_ir::codec::to_bytes).unwrap_or_default();
-    let items = host::expand(kernel, facts, &encoded, ptx.as_deref().unwrap_or_default(), input);
-    let (_, items) = both(both(program, ptx), items)?;
+    let program = lower::lower(kernel, facts)?;
+    let ptx = ptx::emit(&program, kernel.name.span());
+    // The host items are made even when the PTX writer failed, so that their own errors are
+    // reported too.
+    let items = host::expand(kernel, facts, &program, ptx.as_deref().unwrap_or_default(), input);
+    let (_, items) = both(ptx, items)?;
     Ok(items)
 }
 

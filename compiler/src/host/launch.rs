@@ -12,8 +12,10 @@ use super::params::{HostKind, HostParam};
 use crate::diag::Ctxt;
 use crate::syntax::ast::{Dim, Kernel};
 use crate::typeck::Facts;
+use crate::types::Swizzle;
 use proc_macro2::TokenStream;
 use quote::quote;
+use tessel_ir::program::{AbiParam, Program};
 
 /// `pub fn check_args(<shapes and scalars>) -> Result<LaunchPlan<DIMS>>`.
 pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostParam]) -> TokenStream {
@@ -81,7 +83,7 @@ fn dim_spec(facts: &Facts, d: &Dim) -> TokenStream {
 }
 
 /// `pub fn launch(stream, <tensors and scalars>) -> Result<()>`.
-pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostParam]) -> TokenStream {
+pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[HostParam]) -> TokenStream {
     let decls = params.iter().map(|p| p.declare(p.device_type()));
     let (stream, cu_stream, plan, module, args) =
         (local("stream"), local("cu_stream"), local("plan"), local("module"), local("args"));
@@ -90,9 +92,9 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostP
         let (name, text) = (p.name, p.name.to_string());
         quote!(#name.check_device(#text, #cu_stream)?;)
     });
-    let (maps, map_args) = tensor_maps(ctx, kernel, facts);
+    let (maps, map_args) = tensor_maps(ctx, kernel, program, params);
     let (pointers, guards) = pointers(params);
-    let abi_args = abi_args(facts, params, &plan, map_args);
+    let abi_args = abi_args(program, params, &plan, &map_args);
     let queue = queue(&stream, &module, &plan, &args, &guards);
     quote! {
         /// Launches the kernel on `stream` (a `Device` or a cudarc stream). Checks the arguments
@@ -139,8 +141,9 @@ fn queue(
     guards: &[syn::Ident],
 ) -> TokenStream {
     // Safety of the generated `unsafe` call, obligation by obligation (`tessel_runtime::launch`):
-    // - argument number, order and types: `abi_args` follows the kernel ABI (`crate::ptx`) of the
-    //   same checked kernel whose PTX is `PTX`; scalars have the ABI's types by construction;
+    // - argument number, order and types: `abi_args` follows `Program::abi`, the order in which
+    //   the PTX writer declared the entry's parameters in `PTX` from the same program; scalars have
+    //   the ABI's types by construction;
     // - live allocations: every pointer comes from `device_ptr`/`device_ptr_mut` of a tensor
     //   borrowed for the whole call, on the launch stream's device (`check_device`), and its guard
     //   is dropped only after the launch is queued;
@@ -154,7 +157,7 @@ fn queue(
     // - no aliasing of written buffers: the kernel writes only `GmemMut` parameters, which are
     //   `&mut DeviceTensor`s, so Rust's borrows forbid passing a written buffer twice;
     // - tensor maps: encoded here over the same tensors, with the box and swizzle the checker
-    //   recorded for the PTX (`Facts::tensor_maps`).
+    //   recorded for the PTX (`Program::tensor_maps`).
     let call = quote!(unsafe { ::tessel::__private::launch(#stream, &#module, &#plan.config, &#args) });
     if guards.is_empty() {
         return call;
@@ -184,35 +187,34 @@ fn tensors<'a, 'k>(params: &'a [HostParam<'k>]) -> impl Iterator<Item = (&'a Hos
     })
 }
 
-/// The statements encoding each tensor map of `Facts::tensor_maps`, and the `KernelArg`s passing
+/// The statements encoding each tensor map of `Program::tensor_maps`, and the `KernelArg`s passing
 /// them. Maps are cached in the tensor they describe, so only the first launch encodes.
-fn tensor_maps(ctx: &Ctxt, kernel: &Kernel, facts: &Facts) -> (Vec<TokenStream>, Vec<TokenStream>) {
+fn tensor_maps(
+    ctx: &Ctxt,
+    kernel: &Kernel,
+    program: &Program,
+    params: &[HostParam],
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut encode = Vec::new();
     let mut args = Vec::new();
-    for (i, map) in facts.tensor_maps.iter().enumerate() {
-        let internal = |what: String| {
-            ctx.type_error(
-                kernel.name.span(),
-                format!("internal tessel error: {what}"),
-                "this is a bug in tessel; please report it",
-            )
-        };
-        let Some(param) = kernel.params.get(map.param) else {
-            internal(format!("tensor map {i} names parameter {} of {}", map.param, kernel.params.len()));
+    for (i, map) in program.tensor_maps.iter().enumerate() {
+        let internal = |what: String| ctx.internal(kernel.name.span(), what);
+        let Some(param) = params.get(map.param) else {
+            internal(format!("tensor map {i} names parameter {} of {}", map.param, params.len()));
             continue;
         };
-        let (name, text, var) = (&param.name, param.name.to_string(), local(&format!("map_{i}")));
+        let (name, text, var) = (param.name, param.name.to_string(), local(&format!("map_{i}")));
         let boxed: Vec<u32> = map.box_shape.iter().map(|&b| u32::try_from(b).unwrap_or(0)).collect();
         if boxed.contains(&0) {
             internal(format!("tensor map {i} has the box {:?}", map.box_shape));
         }
-        let swizzle = match map.swizzle {
-            0 => quote!(None),
-            32 => quote!(B32),
-            64 => quote!(B64),
-            128 => quote!(B128),
-            other => {
-                internal(format!("tensor map {i} has a {other}-byte swizzle"));
+        let swizzle = match Swizzle::from_span_bytes(map.swizzle) {
+            Some(Swizzle::None) => quote!(None),
+            Some(Swizzle::B32) => quote!(B32),
+            Some(Swizzle::B64) => quote!(B64),
+            Some(Swizzle::B128) => quote!(B128),
+            None => {
+                internal(format!("tensor map {i} has a {}-byte swizzle", map.swizzle));
                 quote!(None)
             }
         };
@@ -224,20 +226,21 @@ fn tensor_maps(ctx: &Ctxt, kernel: &Kernel, facts: &Facts) -> (Vec<TokenStream>,
     (encode, args)
 }
 
-/// The kernel's arguments in ABI order: each parameter (pointers and scalars) in declaration
-/// order, then each runtime dimension as `.s32`, then each tensor map.
-fn abi_args(facts: &Facts, params: &[HostParam], plan: &syn::Ident, maps: Vec<TokenStream>) -> Vec<TokenStream> {
-    let mut args: Vec<TokenStream> = params
-        .iter()
-        .map(|p| match &p.kind {
-            HostKind::Tensor { .. } => {
-                let ptr = local(&format!("ptr_{}", p.name));
+/// The kernel's arguments in the ABI's order (`Program::abi`): each parameter (pointers and
+/// scalars), then each runtime dimension as `.s32`, then each tensor map.
+fn abi_args(program: &Program, params: &[HostParam], plan: &syn::Ident, maps: &[TokenStream]) -> Vec<TokenStream> {
+    let arg = |p: AbiParam| match p {
+        AbiParam::Param(i) => match params.get(i).map(|p| (p.name, &p.kind)) {
+            Some((name, HostKind::Tensor { .. })) => {
+                let ptr = local(&format!("ptr_{name}"));
                 quote!(::tessel::__private::KernelArg::Ptr(#ptr))
             }
-            HostKind::Scalar { scalar, .. } => scalar.kernel_arg(p.name),
-        })
-        .collect();
-    args.extend((0..facts.runtime_dims.len()).map(|i| quote!(::tessel::__private::KernelArg::I32(#plan.dims[#i]))));
-    args.extend(maps);
-    args
+            Some((name, HostKind::Scalar { scalar, .. })) => scalar.kernel_arg(name),
+            // `host_params` reported the parameter it could not represent.
+            None => TokenStream::new(),
+        },
+        AbiParam::Dim(i) => quote!(::tessel::__private::KernelArg::I32(#plan.dims[#i])),
+        AbiParam::TensorMap(i) => maps.get(i).cloned().unwrap_or_default(),
+    };
+    program.abi().map(arg).collect()
 }

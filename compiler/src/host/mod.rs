@@ -34,6 +34,7 @@ use crate::typeck::Facts;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
+use tessel_ir::Program;
 
 /// What the macro received: the attribute's arguments and the function, read once.
 pub struct Input {
@@ -41,12 +42,12 @@ pub struct Input {
     pub item: crate::syntax::Item,
 }
 
-/// The module for a kernel that passed checking, whose encoded program is `program` and whose PTX
-/// is `ptx`; or the errors of the parameters and grid expressions the host side cannot represent.
+/// The module for a kernel that passed checking, whose program is `program` and whose PTX is `ptx`;
+/// or the errors of the parameters and grid expressions the host side cannot represent.
 pub fn expand(
     kernel: &Kernel,
     facts: &Facts,
-    program: &[u8],
+    program: &Program,
     ptx: &str,
     input: &Input,
 ) -> Result<TokenStream, syn::Error> {
@@ -54,8 +55,8 @@ pub fn expand(
     let params = params::host_params(&ctx, kernel);
     let signature = signature::signature(kernel, facts);
     let check_args = launch::check_args(&ctx, kernel, facts, &params);
-    let launch = launch::launch(&ctx, kernel, facts, &params);
-    let interpret = interpret::interpret(&params, program);
+    let launch = launch::launch(&ctx, kernel, program, &params);
+    let interpret = interpret::interpret(&params, &tessel_ir::codec::to_bytes(program));
     ctx.finish()?;
     let entry = kernel.name.to_string();
     let items = quote! {
