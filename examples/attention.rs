@@ -1,4 +1,4 @@
-//! attention: the flash attention forward pass of `examples/kernels/attention.rs` (bf16 and f16,
+//! attention: the flash attention forward pass of `kernels/src/attention.rs` (bf16 and f16,
 //! head dimensions 64 and 128, with and without a causal mask), run and checked against an f64
 //! reference on sampled rows.
 //!
@@ -8,8 +8,7 @@
 //! With a GPU it runs 32 heads of 4096 queries over 4096 keys on it; without one it runs 2 heads
 //! of 256 queries over 384 keys in the CPU interpreter.
 
-#[path = "kernels/attention.rs"]
-mod kernels;
+use tessel_kernels::attention as kernels;
 #[path = "bench_support/attention_ref.rs"]
 mod reference;
 

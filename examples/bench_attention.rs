@@ -1,4 +1,4 @@
-//! bench_attention: tessel's flash attention forward pass (`examples/kernels/attention.rs`), timed
+//! bench_attention: tessel's flash attention forward pass (`kernels/src/attention.rs`), timed
 //! with CUDA events and checked against an f64 reference.
 //!
 //! ```text
@@ -26,9 +26,7 @@
 //! output. Without a GPU the benchmark says so and exits 0; exit status 1 means a check or a run
 //! failed.
 
-#[path = "kernels/attention.rs"]
-#[allow(dead_code)] // The benchmark launches; it does not interpret.
-mod kernels;
+use tessel_kernels::attention as kernels;
 #[path = "bench_support/attention_ref.rs"]
 mod reference;
 #[path = "bench_support/timing.rs"]

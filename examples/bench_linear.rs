@@ -1,4 +1,4 @@
-//! bench_linear: tessel's fused linear layer (`examples/kernels/linear.rs`: Y = act(X W^T + b) in
+//! bench_linear: tessel's fused linear layer (`kernels/src/linear.rs`: Y = act(X W^T + b) in
 //! bf16, the bias and activation in the GEMM's epilogue) against cuBLASLt's GEMM with the same
 //! fused epilogue (`CUBLASLT_EPILOGUE_BIAS`, `_RELU_BIAS`, `_GELU_BIAS`), in one process, on the
 //! same buffers.
@@ -28,9 +28,7 @@
 //! The table is the last lines of the output. Without a GPU the benchmark says so and exits 0;
 //! exit status 1 means a check or a run failed.
 
-#[path = "kernels/linear.rs"]
-#[allow(dead_code)] // The benchmark uses the bf16 launches only.
-mod kernels;
+use tessel_kernels::linear as kernels;
 
 #[path = "bench_support/cublas.rs"]
 mod cublas;

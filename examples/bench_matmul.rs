@@ -1,4 +1,4 @@
-//! bench_matmul: tessel's persistent bf16 / f16 GEMM (`examples/kernels/matmul.rs`) against cuBLAS
+//! bench_matmul: tessel's persistent bf16 / f16 GEMM (`kernels/src/matmul.rs`) against cuBLAS
 //! and cuBLASLt, in one process, on the same buffers.
 //!
 //! ```text
@@ -31,18 +31,13 @@
 //! `BENCH_GAP_MS`, `BENCH_OUT` (the CSV's directory; default `bench/results`), `BENCH_VARIANTS`
 //! (other tessel kernel variants, as `TESSEL_MATMUL` names them, e.g. `pair,overlapped`: timed in
 //! the same rounds and printed on the shape's line, never the baseline), `BENCH_CEILING=1` (also
-//! time `kernels/ceiling.rs`, the wide kernel's wgmmas alone: an upper bound for any kernel built
+//! time `kernels/src/ceiling.rs`, the wide kernel's wgmmas alone: an upper bound for any kernel built
 //! on them, printed on the shape's line as `tessel:ceiling`; its result is not a product). The
 //! table is the last lines of the output. Without a GPU the benchmark says so and exits 0; exit
 //! status 1 means a check or a run failed.
 
-#[path = "kernels/matmul.rs"]
-#[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret`.
-mod kernels;
-
-#[path = "kernels/ceiling.rs"]
-#[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret`.
-mod ceiling;
+use tessel_kernels::ceiling;
+use tessel_kernels::matmul as kernels;
 
 #[path = "bench_support/cublas.rs"]
 mod cublas;

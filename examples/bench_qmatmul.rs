@@ -1,4 +1,4 @@
-//! bench_qmatmul: tessel's quantized GEMMs (`examples/kernels/quantized.rs`: fp8 e4m3 and int8
+//! bench_qmatmul: tessel's quantized GEMMs (`kernels/src/quantized.rs`: fp8 e4m3 and int8
 //! operands, C = diag(a_scale) (A W^T) diag(w_scale) rounded to bf16) against cuBLASLt, in one
 //! process, on the same inputs.
 //!
@@ -59,9 +59,7 @@
 //! shape's line, never the baseline). The table is the last lines of the output. Without a GPU
 //! the benchmark says so and exits 0; exit status 1 means a check or a run failed.
 
-#[path = "kernels/quantized.rs"]
-#[allow(dead_code)] // The benchmark uses the kernels' `launch`, not their `interpret` or `ALL_PTX`.
-mod kernels;
+use tessel_kernels::quantized as kernels;
 
 #[path = "bench_support/cublas.rs"]
 mod cublas;

@@ -1,5 +1,5 @@
-//! matmul: the persistent warp-specialized bf16 / f16 GEMM of `examples/kernels/matmul.rs` and the
-//! fp8 / int8 quantized GEMMs of `examples/kernels/quantized.rs`, run and checked against an f64
+//! matmul: the persistent warp-specialized bf16 / f16 GEMM of `kernels/src/matmul.rs` and the
+//! fp8 / int8 quantized GEMMs of `kernels/src/quantized.rs`, run and checked against an f64
 //! reference on sampled elements.
 //!
 //! ```text
@@ -9,10 +9,8 @@
 //! 8-bit operands' 16-byte rows, e.g. 1008, whose last tiles overhang every dimension); without
 //! one it runs 256 x 512 x 128 in the CPU interpreter.
 
-#[path = "kernels/matmul.rs"]
-mod kernels;
-#[path = "kernels/quantized.rs"]
-mod quantized;
+use tessel_kernels::matmul as kernels;
+use tessel_kernels::quantized;
 
 use tessel::prelude::*;
 use tessel::{Element, Result};

@@ -1,10 +1,8 @@
-//! The attention example's kernels (`examples/kernels/attention.rs`): results against an f64
+//! The attention example's kernels (`kernels/src/attention.rs`): results against an f64
 //! reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against the
 //! reference and the interpreter), and the checks its dispatcher makes beyond the launch's own.
 
-#[path = "../examples/kernels/attention.rs"]
-#[allow(dead_code)]
-mod kernels;
+use tessel_kernels::attention as kernels;
 #[path = "../examples/bench_support/attention_ref.rs"]
 #[allow(dead_code)]
 mod reference;

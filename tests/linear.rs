@@ -1,17 +1,15 @@
-//! The fused linear layer of the examples (`examples/kernels/linear.rs`): Y = act(X W^T + b) for
+//! The fused linear layer of the examples (`kernels/src/linear.rs`): Y = act(X W^T + b) for
 //! each activation, every element against an f64 reference in the interpreter (and, with
 //! `--ignored` on the GPU machine, on the GPU), and the shapes it refuses.
 
 mod common;
 
-#[path = "../examples/kernels/linear.rs"]
-#[allow(dead_code)] // ALL_PTX is for the ptxas test.
-mod kernels;
+use tessel_kernels::linear as kernels;
 
 use common::{assert_close, values, Rng, SKINNY};
-use kernels::waves::{Rows, Spread};
 use kernels::{Activation, Variant};
 use tessel::prelude::*;
+use tessel_kernels::waves::{Rows, Spread};
 
 /// bf16 output: half an ulp (2^-9 of a value) on top of the accumulation, and the approximate
 /// `tanh`/`ex2` of GELU and SiLU (about 2^-11), relative to the largest element.
@@ -97,14 +95,14 @@ fn shapes_get_the_tiles_whose_waves_finish_first() {
     assert_eq!(choose(&[128, 4096], &[14336, 4096]), Variant::Overlapped);
     assert_eq!(choose(&[128, 2048], &[4096, 2048]), Variant::Narrow);
     // Few tiles and a row of K of 8 KiB or more: K split over the programs of 128 x 128 tiles,
-    // as many per tile as a model of their time says (kernels/waves.rs, `split_ways`).
+    // as many per tile as a model of their time says (kernels/src/waves.rs, `split_ways`).
     assert_eq!(choose(&[128, 4096], &[4096, 4096]), Variant::Split(4));
     assert_eq!(choose(&[80, 14336], &[4096, 14336]), Variant::Split(4));
     assert_eq!(choose(&[128, 8192], &[2048, 8192]), Variant::Split(7));
     assert_eq!(choose(&[128, 2048], &[8192, 2048]), Variant::Narrow);
     // A last, partial column of tiles: 17 wide columns make 5 waves, 33 of 128 x 128 8 shorter ones.
     assert_eq!(choose(&[4096, 4096], &[4224, 4096]), Variant::Overlapped);
-    // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
+    // Decoding-sized M: the skinny kernels (kernels/src/waves.rs, `skinny`).
     assert_eq!(choose(&[1, 4096], &[14336, 4096]), Variant::Skinny(Rows::R16, Spread::Two));
     assert_eq!(choose(&[64, 14336], &[4096, 14336]), Variant::Skinny(Rows::R64, Spread::One));
     assert_eq!(choose(&[24, 4096], &[1024, 4096]), Variant::Skinny(Rows::R32, Spread::SplitK4));

@@ -1,19 +1,17 @@
-//! The example GEMM's dispatcher (`examples/kernels/matmul.rs`): which kernel a shape gets, every
+//! The example GEMM's dispatcher (`kernels/src/matmul.rs`): which kernel a shape gets, every
 //! kernel on shapes its tiles do not divide (`ragged(M, N, K)`), a split-K run through it in the
 //! interpreter, and the overlapped kernel in the interpreter and (with `--ignored`) on the GPU;
-//! and that the benchmark's ceiling (`examples/kernels/ceiling.rs`) does all of the GEMM's wgmmas.
+//! and that the benchmark's ceiling (`kernels/src/ceiling.rs`) does all of the GEMM's wgmmas.
 
 mod common;
 
-#[path = "../examples/kernels/matmul.rs"]
-#[allow(dead_code)]
-#[macro_use]
-mod kernels;
+use tessel_kernels::matmul as kernels;
+use tessel_kernels::{matmul, matmul_overlapped};
 
 use common::{assert_close, matmul, values, Rng, SKINNY};
-use kernels::waves::{Rows, Spread};
 use kernels::{choose, Variant};
 use tessel::prelude::*;
+use tessel_kernels::waves::{Rows, Spread};
 
 #[test]
 fn shapes_get_the_kernel_that_fills_the_gpu() {
@@ -33,7 +31,7 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     assert_eq!(choose(4096, 4224, 4096), Variant::Overlapped);
     assert_eq!(choose(4096, 4160, 4096), Variant::Overlapped);
     // Skinny: split K over the programs of 128 x 128 tiles when those fit in one wave and a row
-    // of K holds 8 KiB or more, as many per tile as a model of their time says (kernels/waves.rs,
+    // of K holds 8 KiB or more, as many per tile as a model of their time says (kernels/src/waves.rs,
     // `split_ways`), where three per tile fit (not with 64 tiles: the 128 x 64 ones are faster)...
     assert_eq!(choose(128, 8192, 8192), Variant::Narrow);
     assert_eq!(choose(128, 5632, 8192), Variant::Split(3));
@@ -49,7 +47,7 @@ fn shapes_get_the_kernel_that_fills_the_gpu() {
     assert_eq!(choose(128, 4096, 2048), Variant::Narrow);
     // ...else the waves decide.
     assert_eq!(choose(256, 8192, 8192), Variant::Overlapped);
-    // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`).
+    // Decoding-sized M: the skinny kernels (kernels/src/waves.rs, `skinny`).
     assert_eq!(choose(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));
     assert_eq!(choose(48, 14336, 4096), Variant::Skinny(Rows::R64, Spread::Two));
     assert_eq!(choose(16, 2048, 8192), Variant::Skinny(Rows::R16, Spread::SplitK2));
@@ -248,10 +246,7 @@ fn partial_tiles_on_the_gpu() {
     }
 }
 
-#[path = "../examples/kernels/ceiling.rs"]
-#[allow(dead_code)]
-#[macro_use]
-mod ceiling;
+use tessel_kernels::ceiling;
 
 ceiling!(ceiling_bf16_3, bf16, PROGRAMS = 3);
 

@@ -53,21 +53,10 @@ fn every_kernel_assembles() {
 // forward pass, for each dtype) are invisible to a syntactic scan, so their generated `PTX`
 // constants are assembled directly, and must not spill registers: each is written to fit its
 // warpgroups' register budgets, and a spill in a main loop costs far more than it shows here.
-#[path = "../examples/kernels/attention.rs"]
-#[allow(dead_code)]
-mod attention_kernels;
-#[path = "../examples/kernels/ceiling.rs"]
-#[allow(dead_code)]
-mod ceiling_kernels;
-#[path = "../examples/kernels/matmul.rs"]
-#[allow(dead_code)]
-mod example_kernels;
-#[path = "../examples/kernels/linear.rs"]
-#[allow(dead_code)]
-mod linear_kernels;
-#[path = "../examples/kernels/quantized.rs"]
-#[allow(dead_code)]
-mod quantized_kernels;
+use tessel_kernels::{
+    attention as attention_kernels, ceiling as ceiling_kernels, linear as linear_kernels, matmul as example_kernels,
+    quantized as quantized_kernels,
+};
 
 #[test]
 fn macro_generated_example_kernels_assemble_without_spills() {

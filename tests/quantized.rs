@@ -1,19 +1,17 @@
-//! The quantized GEMMs of the examples (`examples/kernels/quantized.rs`): every element against an
+//! The quantized GEMMs of the examples (`kernels/src/quantized.rs`): every element against an
 //! f64 reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against
 //! the reference and the interpreter), and the shapes the launch refuses.
 
 mod common;
 
-#[path = "../examples/kernels/quantized.rs"]
-#[allow(dead_code)] // ALL_PTX is for the ptxas test.
-#[macro_use]
-mod kernels;
+use tessel_kernels::quantized as kernels;
+use tessel_kernels::scaled_matmul_overlapped;
 
 use common::{assert_close, values, Rng, SKINNY};
-use kernels::waves::{Rows, Spread};
 use kernels::*;
 use tessel::prelude::*;
 use tessel::Element;
+use tessel_kernels::waves::{Rows, Spread};
 
 /// bf16 output: half an ulp (at most 2^-8 of a value) on top of the accumulation and two f32
 /// multiplies, relative to the largest element.
@@ -102,7 +100,7 @@ fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
 #[test]
 fn each_shape_gets_its_kernel() {
     let pick = |m: usize, n: usize, k: usize| choose(Some(&m), Some(&n), Some(&k));
-    // The tiles whose waves finish first (kernels/waves.rs): wide ones where their waves are full
+    // The tiles whose waves finish first (kernels/src/waves.rs): wide ones where their waves are full
     // or nearly, 128 x 192 or 128 x 128 ones where those finish sooner (also where they waste
     // less of a partial last column of tiles), 128 x 64 ones for the skinniest shapes.
     assert_eq!(pick(4096, 4096, 4096), Variant::Wide);
@@ -115,12 +113,12 @@ fn each_shape_gets_its_kernel() {
     assert_eq!(pick(128, 4096, 4096), Variant::Narrow);
     assert_eq!(pick(1152, 2048, 4096), Variant::Mid);
     // Few tiles and a row of K of 8 KiB or more: K split over the programs of 128 x 128 tiles,
-    // as many per tile as a model of their time says (kernels/waves.rs, `split_ways`); a shorter
+    // as many per tile as a model of their time says (kernels/src/waves.rs, `split_ways`); a shorter
     // row keeps the tiles.
     assert_eq!(pick(80, 4096, 14336), Variant::Split(4));
     assert_eq!(pick(128, 1024, 14336), Variant::Split(8));
     assert_eq!(pick(128, 2048, 8192), Variant::Split(5));
-    // Decoding-sized M: the skinny kernels (kernels/waves.rs, `skinny`), rows to cover M; two
+    // Decoding-sized M: the skinny kernels (kernels/src/waves.rs, `skinny`), rows to cover M; two
     // slabs of W per program where one would make more programs than SMs; K split where they
     // would leave most SMs idle.
     assert_eq!(pick(1, 8192, 8192), Variant::Skinny(Rows::R16, Spread::One));

@@ -52,7 +52,7 @@ pub fn running_sums_ref(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
     sums
 }
 
-/// C = A @ B, "stream-K": the persistent warp-specialized GEMM of `examples/kernels/matmul.rs`
+/// C = A @ B, "stream-K": the persistent warp-specialized GEMM of `kernels/src/matmul.rs`
 /// (128 x 256 tiles, one producer and two consumer warpgroups) on four programs, with the tiles of
 /// its last full and partial waves split over K between all programs so that none idles in the
 /// last. A tile whose steps two programs share is finished by the later one: the earlier stores its

@@ -36,22 +36,8 @@
 
 use tessel::prelude::*;
 
-// Each kernel file is included on its own (benchmarks, tests), so each declares the tile model;
-// a crate that includes both loads it twice.
-#[allow(clippy::duplicate_mod)]
-#[macro_use]
-#[path = "waves.rs"]
-pub mod waves;
-
-use waves::{dim, Rows, Spread};
-
-// The split-K kernels' shared text and workspace, declared the same way.
-#[allow(clippy::duplicate_mod)]
-#[macro_use]
-#[path = "workspace.rs"]
-pub mod workspace;
-
-use workspace::Workspace;
+use crate::waves::{self, dim, Rows, Spread};
+use crate::workspace::Workspace;
 
 /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
 /// 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
@@ -67,20 +53,21 @@ use workspace::Workspace;
 /// GROUP = 16 rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
 /// or 9 column panels of B, about as many bytes of each (GROUP = 8: B four times A), which
 /// measured 0.6% faster at 4096^3 on the H200 (`bench/results/tile-order/`).
+#[macro_export]
 macro_rules! matmul {
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $bn);
+        $crate::matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $bn);
     };
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal) => {
-        matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $cn, PROGRAMS = 132);
+        $crate::matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $cn, PROGRAMS = 132);
     };
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal,
      PROGRAMS = $programs:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, $cn, $programs, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
+        $crate::matmul!(@kernel $name, $t, $bn, $stages, $cn, $programs, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
                 tile = (ur, uc), b_copy = (), releases = 2, release = ());
     };
     (pair, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        matmul!(@kernel $name, $t, $bn, $stages, $bn, 132, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
+        $crate::matmul!(@kernel $name, $t, $bn, $stages, $bn, 132, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
                 tile = (2 * ur + cluster_rank(), uc), b_copy = (, multicast = true),
                 releases = 4, release = (, cluster = true));
     };
@@ -177,6 +164,7 @@ macro_rules! matmul {
 /// consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), so that
 /// while a tile's first step multiplies into one half, the previous tile's result is stored from
 /// the other. Any M, N and K, as for `matmul!`.
+#[macro_export]
 macro_rules! matmul_overlapped {
     ($name:ident, $t:ident, STAGES = $stages:literal, PROGRAMS = $programs:literal) => {
         #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
@@ -268,7 +256,7 @@ macro_rules! matmul_overlapped {
 
 /// C = A @ B for skinny shapes: K split over `ways` programs per 128 x 128 tile of C, each
 /// multiplying an equal share of K through six stages, their partial products summed as
-/// `split_k_text!` (`kernels/workspace.rs`) says: through global memory (`partial`, `sems`), each
+/// `split_k_text!` (`kernels/src/workspace.rs`) says: through global memory (`partial`, `sems`), each
 /// program adding up the 64 x 32 slices of the tile it owns in buffers that take the stages'
 /// shared memory once the main loop is done (a second `run_scoped`), and storing them from
 /// registers. Any M, N and K, as for `matmul!`.

@@ -19,9 +19,10 @@ use tessel::prelude::*;
 
 /// The wide GEMM's wgmmas over real operands, nothing else (module doc); `$t` is bf16 or f16.
 /// `PROGRAMS` (default 132, one per SM, as the GEMM) lets a test give each program several tiles.
+#[macro_export]
 macro_rules! ceiling {
     ($name:ident, $t:ident) => {
-        ceiling!($name, $t, PROGRAMS = 132);
+        $crate::ceiling!($name, $t, PROGRAMS = 132);
     };
     ($name:ident, $t:ident, PROGRAMS = $programs:literal) => {
         #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,

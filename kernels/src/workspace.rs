@@ -1,5 +1,5 @@
-//! The split-K kernels (`split_k!` in `kernels/matmul.rs`, `scaled_split_k!` in
-//! `kernels/quantized.rs`, `linear_split!` in `kernels/linear.rs`): the part of their text they
+//! The split-K kernels (`split_k!` in `kernels/src/matmul.rs`, `scaled_split_k!` in
+//! `kernels/src/quantized.rs`, `linear_split!` in `kernels/src/linear.rs`): the part of their text they
 //! share ([`split_k_text!`]) and the global memory they hand partial products through.
 //!
 //! K is split over `ways` programs per 128 x 128 tile of C. Every program stores its sum (64 rows
@@ -94,7 +94,7 @@ macro_rules! split_k_text {
 use tessel::prelude::*;
 use tessel::{AsStream, Element};
 
-use super::waves::split_ways_arg;
+use crate::waves::split_ways_arg;
 
 /// A split-K kernel's workspace, with partial sums of type `T` (the kernel's accumulator):
 /// a 64 KiB block (f32 or i32) per program: at most 132 programs, 8.25 MiB, for the splits the

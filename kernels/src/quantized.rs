@@ -6,7 +6,7 @@
 //! output channel). Both operands are K-major, which is what 8-bit WGMMAs read, and the scales
 //! are applied once, in the epilogue, to the f32 (fp8) or exact i32 (int8) accumulator.
 //!
-//! `scaled_matmul!` is the persistent, warp-specialized GEMM of `kernels/matmul.rs` with 8-bit
+//! `scaled_matmul!` is the persistent, warp-specialized GEMM of `kernels/src/matmul.rs` with 8-bit
 //! steps: 128 x 256 tiles of C, 128-wide K steps (one 128-byte swizzle row of each operand), three
 //! stages of 48 KiB, a producer warpgroup and two consumers of 64 rows each issuing m64n256k32
 //! WGMMAs. The producer also copies each tile's scales (TMA, through a two-stage `Pipeline` of
@@ -20,9 +20,9 @@
 //! epilogue runs under the next one's first wgmmas): [`choose`] weighs the waves. Every kernel is
 //! `ragged(M, N, K)`: any M, and N and K in TMA's 16-byte rows. For decoding-sized M (64 rows or
 //! fewer), `scaled_skinny!` computes C^T = W A^T, streaming 64-row slabs of W through deep rings,
-//! as `kernels/matmul.rs`'s `skinny!` does; above that, where few tiles would leave SMs idle and K
+//! as `kernels/src/matmul.rs`'s `skinny!` does; above that, where few tiles would leave SMs idle and K
 //! is long, `scaled_split_k!` splits K over several programs per 128 x 128 tile
-//! (`kernels/workspace.rs`).
+//! (`kernels/src/workspace.rs`).
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
@@ -31,22 +31,8 @@
 
 use tessel::prelude::*;
 
-// Each kernel file is included on its own (benchmarks, tests), so each declares the tile model;
-// a crate that includes both loads it twice.
-#[allow(clippy::duplicate_mod)]
-#[macro_use]
-#[path = "waves.rs"]
-pub mod waves;
-
-use waves::{dim, Rows, Spread};
-
-// The split-K kernels' shared text and workspace, declared the same way.
-#[allow(clippy::duplicate_mod)]
-#[macro_use]
-#[path = "workspace.rs"]
-pub mod workspace;
-
-use workspace::Workspace;
+use crate::waves::{self, dim, Rows, Spread};
+use crate::workspace::Workspace;
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) in bf16, with 8-bit `$t` operands accumulated in
 /// `$acc`, with 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA
@@ -144,6 +130,7 @@ macro_rules! scaled_matmul {
 /// each consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), and
 /// while a tile's first step multiplies into one half, the previous tile's result is scaled and
 /// stored from the other. Any M, N and K, as for `scaled_matmul!`.
+#[macro_export]
 macro_rules! scaled_matmul_overlapped {
     ($name:ident, $t:ident, $acc:ident, STAGES = $stages:literal, PROGRAMS = $programs:literal) => {
         #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(M, N, K),
@@ -282,7 +269,7 @@ macro_rules! scaled_matmul_overlapped {
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) for few tiles: K split over `ways` programs per
 /// 128 x 128 tile of C, each through six stages of 32 KiB, their partial products (f32 or exact
-/// i32) summed as `split_k_text!` (`kernels/workspace.rs`) says, each program adding up the 64 x
+/// i32) summed as `split_k_text!` (`kernels/src/workspace.rs`) says, each program adding up the 64 x
 /// 32 slices of the tile it owns in buffers that take the stages' shared memory after the main
 /// loop, then scaling and storing them (the tile's scales copied while it waits for the others'
 /// sums). Any M, N and K, as for `scaled_matmul!`.
@@ -358,7 +345,7 @@ macro_rules! scaled_split_k {
 }
 
 /// C = diag(a_scale) (A W^T) diag(w_scale) for decoding-sized M (at most RN rows of A per program),
-/// computed as C^T = W A^T, the skinny GEMM of `kernels/matmul.rs` with 8-bit, 128-wide K steps:
+/// computed as C^T = W A^T, the skinny GEMM of `kernels/src/matmul.rs` with 8-bit, 128-wide K steps:
 /// 64 rows of W fill the wgmma's 64 rows and the RN rows of A its N, so the stages hold W, not
 /// the zero rows a 64-row tile of A would add. WN consumer warpgroups take 64 rows of W each;
 /// with SPLIT > 1 the programs of a cluster take shares of K and pass their partial sums down

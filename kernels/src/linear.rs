@@ -2,7 +2,7 @@
 //! MLP runs it: Y = act(X W^T + b), X (M x K, tokens by features), W (N x K, as `nn.Linear`
 //! stores it), b (N), Y (M x N), all bf16 or f16 with f32 accumulation.
 //!
-//! The kernel is the persistent warp-specialized GEMM of `kernels/matmul.rs` (128 x 256 tiles,
+//! The kernel is the persistent warp-specialized GEMM of `kernels/src/matmul.rs` (128 x 256 tiles,
 //! a 3-stage `Pipeline`, two consumer warpgroups of m64n256k16 WGMMAs) reading W K-major, as the
 //! quantized GEMMs do, and the producer copies each tile's 256 biases with TMA (a second,
 //! two-stage `Pipeline`). The epilogue, 64 columns at a time, adds the bias and applies the
@@ -11,29 +11,16 @@
 //! pre-activation `z`, written once (`activations!`) and passed to each instantiation of the
 //! kernel text (`linear_kernels!`), so each kernel carries only its own. Four tile sizes, 128 x
 //! 256, 128 x 192, 128 x 128 with overlapped epilogues and 128 x 64, are chosen by the waves they
-//! make (`kernels/waves.rs`); a
+//! make (`kernels/src/waves.rs`); a
 //! decoding-sized M (64 tokens or fewer) gets `linear_skinny!`, which computes Y^T = W X^T with
 //! 64-row slabs of W streamed through deep rings, as the GEMMs' skinny kernels do, and takes the
 //! activation at launch; so does `linear_split!`, which splits K over several programs per
-//! 128 x 128 tile where few tiles would leave SMs idle and K is long (`kernels/workspace.rs`).
+//! 128 x 128 tile where few tiles would leave SMs idle and K is long (`kernels/src/workspace.rs`).
 
 use tessel::prelude::*;
 
-// Each kernel file is included on its own (benchmarks, tests), so each declares the tile model.
-#[allow(clippy::duplicate_mod)]
-#[macro_use]
-#[path = "waves.rs"]
-pub mod waves;
-
-use waves::{dim, Rows, Spread};
-
-// The split-K kernels' shared text and workspace, declared the same way.
-#[allow(clippy::duplicate_mod)]
-#[macro_use]
-#[path = "workspace.rs"]
-pub mod workspace;
-
-use workspace::Workspace;
+use crate::waves::{self, dim, Rows, Spread};
+use crate::workspace::Workspace;
 
 /// Y = act(X W^T + b) with 128 x BN tiles, `act = |z| ..` the activation of the f32
 /// pre-activation `z`. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
@@ -112,7 +99,7 @@ macro_rules! linear {
 }
 
 /// The same layer with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas
-/// (as `matmul_overlapped!` in `kernels/matmul.rs`): each consumer's 64 x 256 accumulator holds
+/// (as `matmul_overlapped!` in `kernels/src/matmul.rs`): each consumer's 64 x 256 accumulator holds
 /// two 64 x 128 tiles that take turns (`half`). For shapes whose wide tiles leave the last wave
 /// part-empty. Any M, N and K, as for `linear!`.
 macro_rules! linear_overlapped {
@@ -237,7 +224,7 @@ macro_rules! linear_overlapped {
 }
 
 /// Y = act(X W^T + b) for decoding-sized M (at most RN rows of X per program), computed as
-/// Y^T = W X^T, the skinny GEMM of `kernels/quantized.rs` with 16-bit operands: 64 rows of W fill
+/// Y^T = W X^T, the skinny GEMM of `kernels/src/quantized.rs` with 16-bit operands: 64 rows of W fill
 /// the wgmma's 64 rows and the RN rows of X its N, streamed through a deep ring of KSUB x 64-wide
 /// steps; WN consumer warpgroups take 64 rows of W each, and with SPLIT > 1 the programs of a
 /// cluster take shares of K and pass their partial sums down the cluster to program 0, which adds
@@ -329,7 +316,7 @@ macro_rules! linear_skinny {
 }
 
 /// Y = act(X W^T + b) for few tiles: K split over `ways` programs per 128 x 128 tile of Y, each
-/// through six stages, their partial products summed as `split_k_text!` (`kernels/workspace.rs`)
+/// through six stages, their partial products summed as `split_k_text!` (`kernels/src/workspace.rs`)
 /// says, each program adding up the 64 x 32 slices of the tile it owns in buffers that take the
 /// stages' shared memory after the main loop, then adding their biases (copied while it waits
 /// for the others' sums) and applying the activation (chosen at launch, `act`, as in
@@ -546,7 +533,7 @@ impl Activation {
 }
 
 /// The kernels for one element type, by [`Variant`] and activation: a launch and an
-/// interpretation that pick the kernel for the shape (`kernels/waves.rs`), and a launch and an
+/// interpretation that pick the kernel for the shape (`kernels/src/waves.rs`), and a launch and an
 /// interpretation of a given kernel (for tuning and tests).
 macro_rules! linear_fns {
     ($launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident, $t:ident,

@@ -1,0 +1,22 @@
+//! tessel's shipped kernels, written in tessel: each kernel is expanded (checked, compiled to PTX)
+//! once, when this crate builds, and the examples, tests and benchmarks link it.
+//!
+//! - [`matmul`]: C = A @ B for bf16 and f16 (persistent, warp-specialized; wide, overlapped,
+//!   split-K and skinny variants, chosen by [`waves`]);
+//! - [`quantized`]: the fp8 and int8 GEMMs with per-row and per-column scales;
+//! - [`linear`]: Y = act(X W^T + b), the GEMM with a fused bias and activation;
+//! - [`attention`]: the flash attention forward pass;
+//! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
+//! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' shared text and memory.
+
+// The tile model and the split-K text are declared first: their macros serve the families below.
+#[macro_use]
+pub mod waves;
+#[macro_use]
+pub mod workspace;
+
+pub mod attention;
+pub mod ceiling;
+pub mod linear;
+pub mod matmul;
+pub mod quantized;
