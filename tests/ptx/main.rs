@@ -130,3 +130,21 @@ fn scratch_follows_the_buffers_once_per_warpgroup() {
     let ptx = k.ptx().unwrap_or_else(|e| panic!("{e}"));
     assert!(ptx.contains(", 10240, ") && ptx.contains(", 2048;"), "scratch address: wg * 10240 + base + 2048");
 }
+
+/// Every kernel's program reads back from the bytes the macro embeds exactly as it was written:
+/// what the interpreter runs is what the PTX was written from.
+#[test]
+fn every_program_survives_its_encoding() {
+    let files: Vec<_> = ["tests/ui/pass", "tests/ptx/in", "examples"].iter().flat_map(|d| rust_files(d)).collect();
+    let mut count = 0;
+    for k in files.iter().flat_map(|f| kernels_in(f)) {
+        let compiled = k.compiled().unwrap_or_else(|e| panic!("{}: {e}", k.label()));
+        let program = compiled.program().unwrap_or_else(|e| panic!("{}: {e}", k.label()));
+        let bytes = tessel_ir::codec::to_bytes(&program);
+        let back: tessel_ir::Program =
+            tessel_ir::codec::from_bytes(&bytes).unwrap_or_else(|e| panic!("{}: {e}", k.label()));
+        assert!(back == program, "{}: the program read back differs from the one written", k.label());
+        count += 1;
+    }
+    assert!(count > 50, "only {count} kernels found");
+}
