@@ -6,24 +6,32 @@
 //! grid; a non-positive extent is an `Error` too.
 
 use super::local;
-use super::params::Scalar;
+use super::params::{HostKind, HostParam, Scalar};
 use crate::diag::Ctxt;
-use crate::syntax::ast::{BinOp, Expr, ExprKind, Kernel, ParamTy, UnOp};
-use crate::typeck::Facts;
+use crate::syntax::ast::{self, ExprKind as K, Kernel, UnOp};
 use proc_macro2::TokenStream;
 use quote::quote;
+use tessel_ir::ops::BinOp;
+use tessel_ir::program::{Expr, ExprKind, LitValue, Program};
 
 /// The grid as a `[u32; 3]` expression (missing axes are 1), each extent a `Result` checked with
-/// `?`. Expressions outside grid arithmetic are reported to `ctx`.
-pub(crate) fn grid(ctx: &Ctxt, kernel: &Kernel, facts: &Facts) -> TokenStream {
-    let mut extents: Vec<TokenStream> = kernel
-        .attr
+/// `?`. `typeck` admitted only integer arithmetic over literals, consts, runtime dimensions and
+/// integer parameters; anything else here is an internal error.
+pub(crate) fn grid(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[HostParam]) -> TokenStream {
+    if params.len() != program.params.len() {
+        // `host_params` reported the parameters it could not represent; there is no launch.
+        return quote!([1, 1, 1]);
+    }
+    let mut extents: Vec<TokenStream> = program
         .grid
         .iter()
+        .zip(&program.grid_text)
         .enumerate()
-        .map(|(axis, e)| {
-            let value = value(ctx, kernel, facts, e);
-            let text = render(e);
+        .map(|(axis, (e, text))| {
+            let value = value(e, program, params).unwrap_or_else(|what| {
+                ctx.internal(kernel.name.span(), format!("the grid's extent `{text}`: {what}"));
+                quote!(::tessel::__private::GridValue::OVERFLOW)
+            });
             quote!(::tessel::__private::grid_extent(self::ENTRY, #axis, #text, #value)?)
         })
         .collect();
@@ -31,68 +39,49 @@ pub(crate) fn grid(ctx: &Ctxt, kernel: &Kernel, facts: &Facts) -> TokenStream {
     quote!([#(#extents),*])
 }
 
-/// `e` as a `GridValue` expression.
-fn value(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, e: &Expr) -> TokenStream {
+/// `e` as a `GridValue` expression, or what it is that no grid extent can be.
+fn value(e: &Expr, program: &Program, params: &[HostParam]) -> Result<TokenStream, String> {
     let gv = quote!(::tessel::__private::GridValue);
-    match &e.kind {
-        ExprKind::Int(v, _) => quote!(#gv::new(#v)),
-        ExprKind::Var(name) => var(ctx, kernel, facts, name),
-        ExprKind::ScalarCast { value: inner, .. } => value(ctx, kernel, facts, inner),
+    Ok(match &e.kind {
+        ExprKind::Lit(lit) => match lit.value {
+            LitValue::Int(v) => quote!(#gv::new(#v)),
+            other => return Err(format!("the literal {other:?}")),
+        },
+        ExprKind::Const(v) => quote!(#gv::new(#v)),
+        ExprKind::Dim(i) => {
+            let name = program.runtime_dims.get(*i).ok_or_else(|| format!("runtime dimension {i}"))?;
+            let dim = local(&format!("dim_{name}"));
+            quote!(#gv::from_usize(#dim))
+        }
+        ExprKind::Local(slot) => parameter(*slot, params)?,
+        ExprKind::ScalarCast { value: inner, .. } => value(inner, program, params)?,
         ExprKind::Unary { op: UnOp::Neg, operand } => {
-            let operand = value(ctx, kernel, facts, operand);
+            let operand = value(operand, program, params)?;
             quote!((-#operand))
         }
-        ExprKind::Binary { op, lhs, rhs } => match operator(*op) {
-            Some(op) => {
-                let (lhs, rhs) = (value(ctx, kernel, facts, lhs), value(ctx, kernel, facts, rhs));
-                quote!((#lhs #op #rhs))
-            }
-            None => unsupported(ctx, e),
-        },
-        // Typeck has already reported anything that is not an integer expression.
-        ExprKind::Invalid => quote!(#gv::OVERFLOW),
-        _ => unsupported(ctx, e),
-    }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let op = operator(*op).ok_or_else(|| format!("the operator {op:?}"))?;
+            let (lhs, rhs) = (value(lhs, program, params)?, value(rhs, program, params)?);
+            quote!((#lhs #op #rhs))
+        }
+        other => return Err(format!("{other:?}")),
+    })
 }
 
-fn unsupported(ctx: &Ctxt, e: &Expr) -> TokenStream {
-    ctx.unsupported(
-        e.span,
-        "this expression in the grid (a grid extent is integer arithmetic over runtime dimensions, \
-         consts and integer parameters)",
-    );
-    quote!(::tessel::__private::GridValue::OVERFLOW)
-}
-
-/// A name in the grid, resolved as `typeck` resolves it: parameters, then consts, then runtime
-/// dimensions.
-fn var(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, name: &syn::Ident) -> TokenStream {
+/// An integer parameter's value (a parameter's frame slot is its index).
+fn parameter(slot: usize, params: &[HostParam]) -> Result<TokenStream, String> {
     let gv = quote!(::tessel::__private::GridValue);
-    let key = name.to_string();
-    if let Some(p) = kernel.params.iter().find(|p| p.name == key) {
-        let param = &p.name;
-        return match &p.ty {
-            ParamTy::Scalar(d) => match Scalar::of(d.value) {
-                Some(Scalar::I32 | Scalar::U32 | Scalar::I64) => {
-                    quote!(#gv::new(::core::primitive::i64::from(#param)))
-                }
-                Some(Scalar::U64) => quote!(#gv::from_u64(#param)),
-                // Reported by `params` (unsupported scalar) or by typeck (not an integer).
-                Some(Scalar::F32) | None => quote!(#gv::OVERFLOW),
-            },
-            // Typeck rejects a global array in integer arithmetic.
-            ParamTy::Gmem { .. } => quote!(#gv::OVERFLOW),
-        };
+    let p = params.get(slot).ok_or_else(|| format!("parameter {slot}"))?;
+    let name = p.name;
+    match &p.kind {
+        HostKind::Scalar { scalar: Scalar::I32 | Scalar::U32 | Scalar::I64, .. } => {
+            Ok(quote!(#gv::new(::core::primitive::i64::from(#name))))
+        }
+        HostKind::Scalar { scalar: Scalar::U64, .. } => Ok(quote!(#gv::from_u64(#name))),
+        HostKind::Scalar { scalar: Scalar::F32, .. } | HostKind::Tensor { .. } => {
+            Err(format!("the parameter `{name}`, which is no integer"))
+        }
     }
-    if let Some(v) = facts.consts.get(&key) {
-        return quote!(#gv::new(#v));
-    }
-    if facts.runtime_dims.contains(&key) {
-        let dim = local(&format!("dim_{key}"));
-        return quote!(#gv::from_usize(#dim));
-    }
-    ctx.unsupported(name.span(), format!("`{name}` in the grid"));
-    quote!(#gv::OVERFLOW)
 }
 
 fn operator(op: BinOp) -> Option<TokenStream> {
@@ -112,14 +101,14 @@ fn operator(op: BinOp) -> Option<TokenStream> {
 }
 
 /// The expression as the user wrote it, for error messages (nested operations in parentheses).
-pub(crate) fn render(e: &Expr) -> String {
+pub(crate) fn render(e: &ast::Expr) -> String {
     match &e.kind {
-        ExprKind::Int(v, _) => v.to_string(),
-        ExprKind::Var(name) => name.to_string(),
-        ExprKind::ScalarCast { value, dtype } => format!("{} as {}", render_operand(value), dtype.value),
-        ExprKind::Unary { op: UnOp::Neg, operand } => format!("-{}", render_operand(operand)),
-        ExprKind::Unary { op: UnOp::Not, operand } => format!("!{}", render_operand(operand)),
-        ExprKind::Binary { op, lhs, rhs } => {
+        K::Int(v, _) => v.to_string(),
+        K::Var(name) => name.to_string(),
+        K::ScalarCast { value, dtype } => format!("{} as {}", render_operand(value), dtype.value),
+        K::Unary { op: UnOp::Neg, operand } => format!("-{}", render_operand(operand)),
+        K::Unary { op: UnOp::Not, operand } => format!("!{}", render_operand(operand)),
+        K::Binary { op, lhs, rhs } => {
             let op = operator(*op).map_or_else(|| "?".to_string(), |t| t.to_string());
             format!("{} {op} {}", render_operand(lhs), render_operand(rhs))
         }
@@ -127,9 +116,9 @@ pub(crate) fn render(e: &Expr) -> String {
     }
 }
 
-fn render_operand(e: &Expr) -> String {
+fn render_operand(e: &ast::Expr) -> String {
     match &e.kind {
-        ExprKind::Binary { .. } | ExprKind::ScalarCast { .. } => format!("({})", render(e)),
+        K::Binary { .. } | K::ScalarCast { .. } => format!("({})", render(e)),
         _ => render(e),
     }
 }

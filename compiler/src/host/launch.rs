@@ -18,7 +18,13 @@ use quote::quote;
 use tessel_ir::program::{AbiParam, Program};
 
 /// `pub fn check_args(<shapes and scalars>) -> Result<LaunchPlan<DIMS>>`.
-pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[HostParam]) -> TokenStream {
+pub(crate) fn check_args(
+    ctx: &Ctxt,
+    kernel: &Kernel,
+    facts: &Facts,
+    program: &Program,
+    params: &[HostParam],
+) -> TokenStream {
     let decls = params.iter().map(|p| p.declare(p.shape_type()));
     let dims_var = local("dims");
     let binds = params.iter().filter_map(|p| {
@@ -39,7 +45,7 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, facts: &Facts, params: &[H
         let value = local(&format!("dim_{dim}"));
         quote!(::tessel::__private::check_ragged(#dim, #value)?;)
     });
-    let grid = grid::grid(ctx, kernel, facts);
+    let grid = grid::grid(ctx, kernel, program, params);
     let block = 128 * kernel.attr.warpgroups.value;
     // At most sm_90's 232448 bytes: typeck's A9 checked the total.
     let smem = u32::try_from(facts.dynamic_smem_bytes).unwrap_or(u32::MAX);

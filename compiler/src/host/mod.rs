@@ -54,7 +54,7 @@ pub fn expand(
     let ctx = Ctxt::new();
     let params = params::host_params(&ctx, kernel);
     let signature = signature::signature(kernel, facts);
-    let check_args = launch::check_args(&ctx, kernel, facts, &params);
+    let check_args = launch::check_args(&ctx, kernel, facts, program, &params);
     let launch = launch::launch(&ctx, kernel, program, &params);
     let interpret = interpret::interpret(&params, &tessel_ir::codec::to_bytes(program));
     ctx.finish()?;
