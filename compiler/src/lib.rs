@@ -91,7 +91,7 @@ fn back_end(
     let ptx = ptx::emit(&program, kernel.name.span());
     // The host items are made even when the PTX writer failed, so that their own errors are
     // reported too.
-    let items = host::expand(kernel, facts, &program, ptx.as_deref().unwrap_or_default(), input);
+    let items = host::expand(kernel, &program, ptx.as_deref().unwrap_or_default(), input);
     let (_, items) = both(ptx, items)?;
     Ok(items)
 }

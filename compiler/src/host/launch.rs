@@ -10,47 +10,38 @@ use super::grid;
 use super::local;
 use super::params::{HostKind, HostParam};
 use crate::diag::Ctxt;
-use crate::syntax::ast::{Dim, Kernel};
-use crate::typeck::Facts;
+use crate::syntax::ast::Kernel;
 use crate::types::Swizzle;
 use proc_macro2::TokenStream;
 use quote::quote;
-use tessel_ir::program::{AbiParam, Program};
+use tessel_ir::program::{AbiParam, DimSpec, ParamKind, Program};
 
 /// `pub fn check_args(<shapes and scalars>) -> Result<LaunchPlan<DIMS>>`.
-pub(crate) fn check_args(
-    ctx: &Ctxt,
-    kernel: &Kernel,
-    facts: &Facts,
-    program: &Program,
-    params: &[HostParam],
-) -> TokenStream {
+pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[HostParam]) -> TokenStream {
     let decls = params.iter().map(|p| p.declare(p.shape_type()));
     let dims_var = local("dims");
-    let binds = params.iter().filter_map(|p| {
-        let HostKind::Tensor { shape, .. } = &p.kind else { return None };
+    let binds = params.iter().zip(&program.params).filter_map(|(p, info)| {
+        let ParamKind::Gmem { shape, .. } = &info.kind else { return None };
         let (name, text) = (p.name, p.name.to_string());
-        let shape = shape.iter().map(|d| dim_spec(facts, d));
+        let shape = shape.iter().map(|d| dim_spec(program, *d));
         Some(quote!(::tessel::__private::bind_shape(&mut #dims_var, #text, #name, &[#(#shape),*])?;))
     });
-    let dim_locals: Vec<_> = facts.runtime_dims.iter().map(|d| local(&format!("dim_{d}"))).collect();
-    let dim_names = &facts.runtime_dims;
-    let divisible = facts.divisibility.iter().map(|(dim, tile)| {
-        let value = local(&format!("dim_{dim}"));
-        let why = crate::typeck::divisibility_why(dim, *tile);
-        let tile = usize::try_from(*tile).unwrap_or(0);
-        quote!(::tessel::__private::check_divisible(#dim, #value, #tile, #why)?;)
+    let dim_names = &program.runtime_dims;
+    let dim_locals: Vec<_> = dim_names.iter().map(|d| local(&format!("dim_{d}"))).collect();
+    let divisible = program.divisibility.iter().map(|(dim, tile, why)| {
+        let (name, value) = (&dim_names[*dim], &dim_locals[*dim]);
+        quote!(::tessel::__private::check_divisible(#name, #value, #tile, #why)?;)
     });
-    let ragged = facts.ragged.iter().map(|dim| {
-        let value = local(&format!("dim_{dim}"));
-        quote!(::tessel::__private::check_ragged(#dim, #value)?;)
+    let ragged = program.ragged.iter().map(|dim| {
+        let (name, value) = (&dim_names[*dim], &dim_locals[*dim]);
+        quote!(::tessel::__private::check_ragged(#name, #value)?;)
     });
     let grid = grid::grid(ctx, kernel, program, params);
-    let block = 128 * kernel.attr.warpgroups.value;
+    let block = 128 * program.warpgroups as u32;
     // At most sm_90's 232448 bytes: typeck's A9 checked the total.
-    let smem = u32::try_from(facts.dynamic_smem_bytes).unwrap_or(u32::MAX);
-    let cluster = kernel.attr.cluster.value;
-    let n_dims = facts.runtime_dims.len();
+    let smem = u32::try_from(program.dynamic_smem_bytes).unwrap_or(u32::MAX);
+    let cluster = program.cluster.map(|c| c as u32);
+    let n_dims = dim_names.len();
     quote! {
         /// Checks a launch's arguments against the kernel's signature before anything reaches the
         /// GPU: each tensor's rank and static dimensions, the runtime dimensions (equal wherever
@@ -78,11 +69,14 @@ pub(crate) fn check_args(
 }
 
 /// A dimension of a parameter's declared shape, as a `Dim` constructor.
-fn dim_spec(facts: &Facts, d: &Dim) -> TokenStream {
-    match super::signature::static_dim(facts, d) {
-        Some(v) => quote!(::tessel::__private::Dim::Static(#v)),
-        None => {
-            let name = super::signature::dim_name(d);
+fn dim_spec(program: &Program, d: DimSpec) -> TokenStream {
+    match d {
+        DimSpec::Static(v) => {
+            let v = v as i64;
+            quote!(::tessel::__private::Dim::Static(#v))
+        }
+        DimSpec::Runtime(i) => {
+            let name = &program.runtime_dims[i];
             quote!(::tessel::__private::Dim::Runtime(#name))
         }
     }

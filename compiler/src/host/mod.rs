@@ -30,7 +30,6 @@ pub use fallback::fallback;
 
 use crate::diag::Ctxt;
 use crate::syntax::ast::Kernel;
-use crate::typeck::Facts;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
@@ -44,17 +43,11 @@ pub struct Input {
 
 /// The module for a kernel that passed checking, whose program is `program` and whose PTX is `ptx`;
 /// or the errors of the parameters and grid expressions the host side cannot represent.
-pub fn expand(
-    kernel: &Kernel,
-    facts: &Facts,
-    program: &Program,
-    ptx: &str,
-    input: &Input,
-) -> Result<TokenStream, syn::Error> {
+pub fn expand(kernel: &Kernel, program: &Program, ptx: &str, input: &Input) -> Result<TokenStream, syn::Error> {
     let ctx = Ctxt::new();
     let params = params::host_params(&ctx, kernel);
-    let signature = signature::signature(kernel, facts);
-    let check_args = launch::check_args(&ctx, kernel, facts, program, &params);
+    let signature = signature::signature(kernel, program);
+    let check_args = launch::check_args(&ctx, kernel, program, &params);
     let launch = launch::launch(&ctx, kernel, program, &params);
     let interpret = interpret::interpret(&params, &tessel_ir::codec::to_bytes(program));
     ctx.finish()?;

@@ -3,7 +3,7 @@
 //! `KernelArg` the kernel ABI (`crate::ptx`) expects for it.
 
 use crate::diag::Ctxt;
-use crate::syntax::ast::{Dim, Kernel, Param, ParamTy};
+use crate::syntax::ast::{Kernel, Param, ParamTy};
 use crate::types::DType;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -12,12 +12,12 @@ use syn::Ident;
 /// A kernel parameter as the host sees it.
 pub(crate) struct HostParam<'k> {
     pub name: &'k Ident,
-    pub kind: HostKind<'k>,
+    pub kind: HostKind,
 }
 
-pub(crate) enum HostKind<'k> {
+pub(crate) enum HostKind {
     /// `Gmem<T, ..>` / `GmemMut<T, ..>`: a tensor of the element type `elem`.
-    Tensor { elem: TokenStream, mutable: bool, span: Span, shape: &'k [Dim] },
+    Tensor { elem: TokenStream, mutable: bool, span: Span },
     /// A scalar passed by value.
     Scalar { scalar: Scalar, span: Span },
 }
@@ -130,8 +130,8 @@ pub(crate) fn host_param<'k>(ctx: Option<&Ctxt>, p: &'k Param) -> Option<HostPar
         }
     };
     let kind = match &p.ty {
-        ParamTy::Gmem { dtype, shape, mutable, span } => match element_type(dtype.value, dtype.span) {
-            Some(elem) => HostKind::Tensor { elem, mutable: *mutable, span: *span, shape },
+        ParamTy::Gmem { dtype, mutable, span, .. } => match element_type(dtype.value, dtype.span) {
+            Some(elem) => HostKind::Tensor { elem, mutable: *mutable, span: *span },
             None => {
                 report(dtype.span, format!("global arrays of {} (no host tensor holds them yet)", dtype.value));
                 return None;

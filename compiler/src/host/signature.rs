@@ -1,35 +1,35 @@
 //! `SIGNATURE`: the kernel's checked signature as data (`tessel::__private::Signature`), which the
 //! launch checks read the expected shapes from and tests can inspect.
 
-use crate::syntax::ast::{Dim, Kernel, ParamTy};
-use crate::typeck::Facts;
+use crate::syntax::ast::Kernel;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use tessel_ir::program::{DimSpec, ParamKind, Program};
 
-/// The `Signature` constructor of a checked kernel.
-pub(crate) fn signature(kernel: &Kernel, facts: &Facts) -> TokenStream {
-    let name = kernel.name.to_string();
-    let params = kernel.params.iter().map(|p| {
-        let pname = p.name.to_string();
-        let kind = match &p.ty {
-            ParamTy::Gmem { dtype, mutable, shape, .. } => {
-                let dtype = dtype.value.name();
-                let shape = shape.iter().map(|d| dim(facts, d));
+/// The `Signature` constructor of a checked kernel's program (`kernel` gives the parameters' spans).
+pub(crate) fn signature(kernel: &Kernel, program: &Program) -> TokenStream {
+    let name = &program.name;
+    let params = kernel.params.iter().zip(&program.params).map(|(p, info)| {
+        let pname = &info.name;
+        let kind = match &info.kind {
+            ParamKind::Gmem { dtype, mutable, shape } => {
+                let dtype = dtype.name();
+                let shape = shape.iter().map(|d| dim(program, *d));
                 quote! {
                     ::tessel::__private::ParamKind::Gmem { dtype: #dtype, shape: &[#(#shape),*], mutable: #mutable }
                 }
             }
-            ParamTy::Scalar(d) => {
-                let dtype = d.value.name();
+            ParamKind::Scalar(d) => {
+                let dtype = d.name();
                 quote!(::tessel::__private::ParamKind::Scalar { dtype: #dtype })
             }
         };
         quote_spanned!(p.name.span()=> ::tessel::__private::Param { name: #pname, kind: #kind })
     });
-    let dims = &facts.runtime_dims;
-    let warpgroups = kernel.attr.warpgroups.value;
-    let [cx, cy, cz] = kernel.attr.cluster.value;
-    let smem = u32::try_from(facts.smem_bytes).unwrap_or(u32::MAX);
+    let dims = &program.runtime_dims;
+    let warpgroups = program.warpgroups as u32;
+    let [cx, cy, cz] = program.cluster.map(|c| c as u32);
+    let smem = u32::try_from(program.smem_bytes).unwrap_or(u32::MAX);
     quote! {
         ::tessel::__private::Signature {
             name: #name,
@@ -43,36 +43,15 @@ pub(crate) fn signature(kernel: &Kernel, facts: &Facts) -> TokenStream {
 }
 
 /// One dimension of a global parameter as a `Dim` constructor.
-fn dim(facts: &Facts, d: &Dim) -> TokenStream {
-    match static_dim(facts, d) {
-        Some(v) => quote!(::tessel::__private::Dim::Static(#v)),
-        None => {
-            let name = dim_name(d);
-            quote!(::tessel::__private::Dim::Runtime(#name))
+fn dim(program: &Program, d: DimSpec) -> TokenStream {
+    match d {
+        DimSpec::Static(v) => {
+            let v = v as i64;
+            quote!(::tessel::__private::Dim::Static(#v))
         }
-    }
-}
-
-/// A dimension as written.
-pub(crate) fn dim_name(d: &Dim) -> String {
-    match d {
-        Dim::Lit(v) => v.value.to_string(),
-        Dim::Name(n) => n.to_string(),
-    }
-}
-
-/// The value of a static dimension (a literal or a const), or `None` for a runtime dimension.
-/// Names follow `typeck`'s decision (`Facts::runtime_dims`), made before the body's consts were
-/// seen.
-pub(crate) fn static_dim(facts: &Facts, d: &Dim) -> Option<i64> {
-    match d {
-        Dim::Lit(v) => Some(v.value),
-        Dim::Name(n) => {
-            let name = n.to_string();
-            if facts.runtime_dims.contains(&name) {
-                return None;
-            }
-            facts.consts.get(&name).copied()
+        DimSpec::Runtime(i) => {
+            let name = &program.runtime_dims[i];
+            quote!(::tessel::__private::Dim::Runtime(#name))
         }
     }
 }

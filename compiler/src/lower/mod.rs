@@ -143,18 +143,20 @@ impl Lowerer<'_> {
         Ok(())
     }
 
+    /// A dimension of a global parameter: static (a literal or a const), or runtime. Names
+    /// follow `typeck`'s decision (`Facts::runtime_dims`), made before the body's consts were seen.
     fn dim_spec(&self, d: &ast::Dim) -> Result<DimSpec> {
         match d {
             ast::Dim::Lit(v) => Ok(DimSpec::Static(v.value as usize)),
             ast::Dim::Name(n) => {
                 let name = n.to_string();
-                if let Some(Binding::Const(v)) = self.lookup(&name) {
-                    return Ok(DimSpec::Static(v as usize));
+                if let Some(i) = self.facts.runtime_dims.iter().position(|d| *d == name) {
+                    return Ok(DimSpec::Runtime(i));
                 }
-                if let Some(v) = self.facts.consts.get(&name) {
-                    return Ok(DimSpec::Static(*v as usize));
+                match (self.lookup(&name), self.facts.consts.get(&name)) {
+                    (Some(Binding::Const(v)), _) | (_, Some(&v)) => Ok(DimSpec::Static(v as usize)),
+                    _ => Err(internal(format!("the dimension `{name}` is neither static nor a runtime dimension"))),
                 }
-                self.dim_index(&name).map(DimSpec::Runtime)
             }
         }
     }
