@@ -215,7 +215,7 @@ impl Lowerer<'_> {
     /// `e`, where an untyped literal (or its negation) takes `dtype` instead of its own type, as
     /// `typeck` types it there.
     fn adopting(&mut self, e: &ast::Expr, dtype: Option<DType>) -> Result<Expr> {
-        let Some(dtype) = dtype.filter(|_| is_untyped_literal(e)) else { return self.expr(e) };
+        let Some(dtype) = dtype.filter(|_| e.is_untyped_literal()) else { return self.expr(e) };
         let kind = match &e.kind {
             K::Unary { op: UnOp::Neg, operand } => {
                 ExprKind::Unary { op: UnOp::Neg, operand: Box::new(self.adopting(operand, Some(dtype))?) }
@@ -231,8 +231,8 @@ impl Lowerer<'_> {
     fn operands(&mut self, lhs: &ast::Expr, rhs: &ast::Expr) -> Result<(Box<Expr>, Box<Expr>)> {
         let (lt, rt) = (self.ty(lhs).elem_dtype(), self.ty(rhs).elem_dtype());
         let (left, right) = match (lt, rt) {
-            (Some(a), Some(b)) if a != b && is_untyped_literal(lhs) => (Some(b), None),
-            (Some(a), Some(b)) if a != b && is_untyped_literal(rhs) => (None, Some(a)),
+            (Some(a), Some(b)) if a != b && lhs.is_untyped_literal() => (Some(b), None),
+            (Some(a), Some(b)) if a != b && rhs.is_untyped_literal() => (None, Some(a)),
             _ => (None, None),
         };
         Ok((Box::new(self.adopting(lhs, left)?), Box::new(self.adopting(rhs, right)?)))
@@ -302,14 +302,5 @@ impl Lowerer<'_> {
             Ok((slot, l.block(body)?))
         })?;
         Ok(ExprKind::RunState { init, acc, slot, body })
-    }
-}
-
-/// Whether `e` is an integer or float literal without a suffix (`typeck::scalar::is_untyped_literal`).
-fn is_untyped_literal(e: &ast::Expr) -> bool {
-    match &e.kind {
-        K::Int(_, None) | K::Float(_, None) => true,
-        K::Unary { op: UnOp::Neg, operand } => is_untyped_literal(operand),
-        _ => false,
     }
 }

@@ -192,6 +192,18 @@ pub struct Expr {
     pub end: Span,
 }
 
+impl Expr {
+    /// Whether this is an integer or float literal without a suffix (or its negation), which takes
+    /// the other operand's type.
+    pub fn is_untyped_literal(&self) -> bool {
+        match &self.kind {
+            ExprKind::Int(_, None) | ExprKind::Float(_, None) => true,
+            ExprKind::Unary { op: UnOp::Neg, operand } => operand.is_untyped_literal(),
+            _ => false,
+        }
+    }
+}
+
 impl From<&Expr> for Loc {
     fn from(e: &Expr) -> Loc {
         Loc::new(e.span, e.end)

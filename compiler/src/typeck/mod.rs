@@ -465,7 +465,7 @@ impl<'a> Checker<'a> {
     /// other's scalar type, as it does beside `n` in `n + 0`. Returns the type it took.
     fn adopt_literal(&mut self, b: &Block, own: &Ty, other: &Ty) -> Option<Ty> {
         let (Some(tail), Ty::Scalar(d)) = (b.tail.as_deref(), other) else { return None };
-        if own == other || !scalar::is_untyped_literal(tail) || !scalar::literal_fits(tail, *d) {
+        if own == other || !tail.is_untyped_literal() || !scalar::literal_fits(tail, *d) {
             return None;
         }
         let mut e = tail;

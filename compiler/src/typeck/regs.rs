@@ -121,7 +121,7 @@ pub(super) fn check_splat(ck: &mut Checker, dtype: Option<&Spanned<DType>>, valu
     let shape = ck.static_shape(shape);
     let dtype = match (dtype, &vt) {
         (_, Ty::Error) => return Ty::Error,
-        (Some(d), Ty::Scalar(v)) if d.value == *v || scalar::is_untyped_literal(value) => d.value,
+        (Some(d), Ty::Scalar(v)) if d.value == *v || value.is_untyped_literal() => d.value,
         (None, Ty::Scalar(v)) => *v,
         (_, other) => {
             ck.ctx.type_error(
@@ -238,8 +238,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
         }
         (Ty::Regs(r), Ty::Scalar(d)) | (Ty::Scalar(d), Ty::Regs(r)) => {
             let scalar_side = if matches!(lt, Ty::Scalar(_)) { lhs } else { rhs };
-            if *d != r.dtype && !(scalar::is_untyped_literal(scalar_side) && scalar::literal_fits(scalar_side, r.dtype))
-            {
+            if *d != r.dtype && !(scalar_side.is_untyped_literal() && scalar::literal_fits(scalar_side, r.dtype)) {
                 ck.ctx.type_error(
                     scalar_side,
                     format!("a {d} scalar cannot combine with a {} array", r.dtype),
@@ -294,7 +293,7 @@ pub(super) fn check_fma(ck: &mut Checker, e: &Expr, a: &Expr, b: &Expr, c: &Expr
     let product = check_elementwise(ck, e, a, b);
     let ct = ck.check_expr(c);
     // In the sum the product stands as its typed operand (a literal only if both are).
-    let typed = if scalar::is_untyped_literal(a) { b } else { a };
+    let typed = if a.is_untyped_literal() { b } else { a };
     let ty = elementwise_ty(ck, e, (typed, product), (c, ct));
     let Some(dtype) = ty.elem_dtype() else { return ty };
     if !matches!(dtype, DType::F32 | DType::F16 | DType::Bf16) {

@@ -100,15 +100,6 @@ fn infer_unary(ck: &mut Checker, e: &Expr, op: UnOp, operand: &Expr) -> Ty {
     }
 }
 
-/// Whether `e` is an integer or float literal without a suffix, which takes the other operand's type.
-pub(super) fn is_untyped_literal(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Int(_, None) | ExprKind::Float(_, None) => true,
-        ExprKind::Unary { op: UnOp::Neg, operand } => is_untyped_literal(operand),
-        _ => false,
-    }
-}
-
 fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Ty {
     if op == BinOp::Div {
         check_ragged_division(ck, e, lhs);
@@ -153,9 +144,9 @@ fn check_ragged_division(ck: &mut Checker, e: &Expr, lhs: &Expr) {
 /// an untyped literal takes the other side's when it fits it (an integer literal fits any number
 /// type, a float literal the float types); otherwise a type error.
 pub(super) fn unify(ck: &mut Checker, e: &Expr, (lhs, a): (&Expr, DType), (rhs, b): (&Expr, DType)) -> Option<DType> {
-    if a == b || (is_untyped_literal(lhs) && literal_fits(lhs, b)) {
+    if a == b || (lhs.is_untyped_literal() && literal_fits(lhs, b)) {
         Some(b)
-    } else if is_untyped_literal(rhs) && literal_fits(rhs, a) {
+    } else if rhs.is_untyped_literal() && literal_fits(rhs, a) {
         Some(a)
     } else {
         ck.ctx.type_error(e, format!("mismatched scalar types {a} and {b}"), format!("convert one side with `as {a}`"));
