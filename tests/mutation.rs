@@ -1,6 +1,8 @@
 //! Mutation test of the front end: thousands of kernels derived from the pass cases
 //! (`tests/ui/pass`) by deleting, swapping, replacing and inserting tokens at every depth, handed to
-//! `tessel_compiler::compile` directly (not through rustc), with a fixed seed.
+//! `tessel_compiler::compile` directly (not through rustc), with a fixed seed; and the same for the
+//! `#[kernels]` modules of the pass cases (kernel functions and their calls), handed to
+//! `tessel_compiler::module::compile`.
 //!
 //! For every mutant:
 //! - the compiler does not panic (`catch_unwind`), and neither does the full expansion of a mutant
@@ -23,6 +25,8 @@ use std::path::PathBuf;
 
 /// Mutants made from each pass kernel.
 const MUTANTS_PER_KERNEL: usize = 150;
+/// Mutants made from each `#[kernels]` module of the pass cases.
+const MUTANTS_PER_MODULE: usize = 600;
 const SEED: u64 = 0x7e55_e1c0_ffee_2024;
 
 /// Tokens that tend to matter to the compiler: edge-case numbers, dtypes, layouts, transforms, the
@@ -393,6 +397,115 @@ fn mutants_never_panic_and_point_inside() {
     );
     // The back ends cannot fail on a kernel that passed checking (DESIGN.md): such a failure is a
     // check missing from `typeck` or a bug of the back end.
+    assert!(
+        tally.back_end_errors.is_empty(),
+        "{} checked mutants failed in the back end, e.g.:\n{}",
+        tally.back_end_errors.len(),
+        show(&tally.back_end_errors)
+    );
+}
+
+/// Splits `#[kernels] ITEM` parsed from `text` back into the module.
+fn split_module(text: &str) -> Option<TokenStream> {
+    let mut trees = text.parse::<TokenStream>().ok()?.into_iter();
+    let (Some(TokenTree::Punct(_)), Some(TokenTree::Group(_))) = (trees.next(), trees.next()) else { return None };
+    Some(trees.collect())
+}
+
+/// [`run_mutant`] for a `#[kernels]` module: its functions and every one of its kernels.
+fn run_module_mutant(text: &str, item: TokenStream, tally: &mut Tally, may_retry: bool) -> bool {
+    let attr = TokenStream::new();
+    let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::module::compile(attr.clone(), item.clone())));
+    // A module syn cannot read is no Rust item: rustc would reject it before `#[kernels]` runs.
+    let not_rust = matches!(&result, Ok(Err(errors)) if errors.clone().into_iter().any(|e| e.to_string().contains("goes on a module of kernels")));
+    if not_rust && may_retry {
+        return false;
+    }
+    tally.run += 1;
+    match result {
+        Err(_) => tally.panics.push(format!("front end: {}\n{text}", last_panic())),
+        Ok(Ok(_)) => {
+            tally.accepted += 1;
+            match catch_unwind(AssertUnwindSafe(|| tessel_compiler::module::expand(attr, item))) {
+                Err(_) => tally.panics.push(format!("back end: {}\n{text}", last_panic())),
+                Ok(out) if out.to_string().contains("compile_error") => tally.back_end_errors.push(text.to_string()),
+                Ok(_) => {}
+            }
+        }
+        Ok(Err(_)) if not_rust => {
+            tally.rejected += 1;
+            tally.not_rust += 1;
+        }
+        Ok(Err(errors)) => {
+            tally.rejected += 1;
+            check_spans(&errors, text.lines().count(), text, tally);
+        }
+    }
+    true
+}
+
+/// The mutants of one module: one mutation, or two (a third of the time).
+fn mutate_module(index: u64, m: &support::Module, odd: &Pool, tally: &mut Tally) {
+    let mut rng = XorShift(seed() ^ (index + 1).wrapping_mul(0x2545_f491_4f6c_dd1d));
+    let original = format!("\n#[kernels]\n{}\n", m.item);
+    let places = places_of(&m.item);
+    let module = Pool::new(places.iter().map(|(_, t)| t.clone()));
+    for _ in 0..MUTANTS_PER_MODULE {
+        for attempt in 0..4 {
+            let mut item = m.item.clone();
+            for round in 0..1 + rng.below(3) / 2 {
+                let at = if round == 0 { places.clone() } else { places_of(&item) };
+                item = mutate(&item, &at, &module, odd, &mut rng);
+            }
+            let text = format!("\n#[kernels]\n{item}\n");
+            if text == original {
+                continue;
+            }
+            let Some(item) = split_module(&text) else {
+                tally.unlexable += 1;
+                continue;
+            };
+            if run_module_mutant(&text, item, tally, attempt < 3) {
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn module_mutants_never_panic_and_point_inside() {
+    quiet_panics();
+    let started = std::time::Instant::now();
+    let odd = Pool::new(INTERESTING.parse::<TokenStream>().expect("interesting tokens"));
+    let mut tally = Tally::default();
+    let mut modules = 0;
+    for (i, path) in support::case_files("pass").iter().enumerate() {
+        for (j, m) in support::modules_of(path).iter().enumerate() {
+            modules += 1;
+            mutate_module((i * 100 + j) as u64, m, &odd, &mut tally);
+        }
+    }
+    let _ = std::panic::take_hook();
+    println!(
+        "{} mutants of {modules} modules in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} did \
+         not lex back; {} accepted by the front end but rejected by the back end",
+        tally.run,
+        started.elapsed(),
+        tally.accepted,
+        tally.rejected,
+        tally.not_rust,
+        tally.unlexable,
+        tally.back_end_errors.len()
+    );
+    assert!(modules > 0 && tally.run >= 500, "only {} mutants of {modules} modules", tally.run);
+    let show = |v: &[String]| v.iter().take(5).cloned().collect::<Vec<_>>().join("\n-----\n");
+    assert!(tally.panics.is_empty(), "{} mutants panicked, e.g.:\n{}", tally.panics.len(), show(&tally.panics));
+    assert!(
+        tally.bad_spans.is_empty(),
+        "{} errors point outside their module, e.g.:\n{}",
+        tally.bad_spans.len(),
+        show(&tally.bad_spans)
+    );
     assert!(
         tally.back_end_errors.is_empty(),
         "{} checked mutants failed in the back end, e.g.:\n{}",

@@ -4,8 +4,9 @@
 //!   `.stderr` (message, span, help), the pass cases must build.
 //! - `cases_through_the_compiler`: the same cases handed to `tessel_compiler::compile` directly, which
 //!   is quick and checks what a `.stderr` cannot say by itself: a pass case has no error at all (and
-//!   expands without one), and a compile-fail case has exactly one (one rejection per file), except
-//!   the cases named `*several-errors*` that show errors reported together.
+//!   expands without one), and a compile-fail case has exactly one (one rejection per file; the
+//!   notes at the calls of a kernel function whose body has the error do not count), except the
+//!   cases named `*several-errors*` that show errors reported together.
 //! - `fragments_read_as_written`: the pass kernels with every operand and type in the invisible
 //!   group a `macro_rules!` puts around a fragment compile to the same PTX.
 //! - `readme_covers_the_catalog`: every row of the error catalog names a case that exists.
@@ -13,7 +14,7 @@
 #[path = "ui/support.rs"]
 mod support;
 
-use support::{case_files, describe, kernels_of, FAIL_AREAS};
+use support::{case_files, describe, is_call_note, kernels_of, modules_of, FAIL_AREAS};
 
 #[test]
 fn ui() {
@@ -37,14 +38,29 @@ fn cases_through_the_compiler() {
                 problems.push(format!("{} `{}` passes checking but not the back end", path.display(), k.name));
             }
         }
+        for m in modules_of(&path) {
+            match tessel_compiler::module::compile(m.attr.clone(), m.item.clone()) {
+                Err(e) => problems.push(format!("{} `{}` is rejected: {:#?}", path.display(), m.name, describe(&e))),
+                Ok(kernels) => {
+                    pass_kernels += kernels.len();
+                    if tessel_compiler::module::expand(m.attr, m.item).to_string().contains("compile_error") {
+                        problems.push(format!("{} `{}` passes checking but not the back end", path.display(), m.name));
+                    }
+                }
+            }
+        }
     }
     for area in FAIL_AREAS {
         for path in case_files(area) {
             let several = path.to_string_lossy().contains("several-errors");
-            let errors: Vec<String> = kernels_of(&path)
+            let mut errors: Vec<String> = kernels_of(&path)
                 .into_iter()
                 .flat_map(|k| tessel_compiler::compile(k.attr, k.item).err().map(|e| describe(&e)).unwrap_or_default())
                 .collect();
+            for m in modules_of(&path) {
+                let module_errors = tessel_compiler::module::compile(m.attr, m.item).err().map(|e| describe(&e));
+                errors.extend(module_errors.unwrap_or_default().into_iter().filter(|e| !is_call_note(e)));
+            }
             println!("{}: {errors:?}", path.strip_prefix(support::root()).unwrap_or(&path).display());
             let ok = if several { errors.len() >= 2 } else { errors.len() == 1 };
             if !ok {

@@ -137,6 +137,9 @@ pub enum Diag {
     Unsupported { what: String },
     /// A type, arity or kind error that the catalog does not name.
     Type { message: String, help: String },
+    /// At a call of a kernel function: the errors reported in its body come from this call, or
+    /// (`broken`) the function has errors of its own, so the call is not compiled.
+    InCall { function: String, broken: bool },
 }
 
 /// Which `mma` operand is in the wrong layout (D8).
@@ -259,6 +262,7 @@ impl Diag {
             ),
             Unsupported { what } => format!("unsupported in a tessel kernel: {what}"),
             Type { message, .. } => message.clone(),
+            InCall { function, .. } => format!("in this call of `{function}`"),
         }
     }
 
@@ -412,6 +416,14 @@ impl Diag {
                 "see the language reference in tessel's crate documentation for what kernels may use".into()
             }
             Type { help, .. } => help.clone(),
+            InCall { function, broken: false } => {
+                format!(
+                    "`{function}` is inlined here: the error above is in its body, checked with this call's arguments"
+                )
+            }
+            InCall { function, broken: true } => {
+                format!("`{function}` has errors of its own (above), so this call of it cannot be compiled")
+            }
         }
     }
 }
@@ -466,7 +478,9 @@ impl From<Span> for Loc {
 /// Like serde_derive's `Ctxt`: checking never stops at the first problem.
 #[derive(Default)]
 pub struct Ctxt {
-    errors: RefCell<Vec<(Loc, Diag)>>,
+    /// Each error, with the calls of kernel functions in whose bodies it was found (innermost
+    /// first; several calls when the same error came from several), which get notes.
+    errors: RefCell<Vec<(Loc, Diag, Vec<usize>)>>,
     next_id: std::cell::Cell<u32>,
     /// Names whose declaration was rejected with an error: their uses report nothing more.
     rejected: RefCell<Vec<String>>,
@@ -478,6 +492,8 @@ pub struct Ctxt {
     known_consts: RefCell<Vec<(String, i64)>>,
     /// Where a `macro_rules!` substituted fragments into the kernel (`Ctxt::note_fragments`).
     fragments: RefCell<Option<Fragments>>,
+    /// The kernel functions the body may call, and the calls inlined (`syntax::inline`).
+    pub calls: crate::syntax::inline::Calls,
 }
 
 /// The fragments (`$t:ty`, `$e:expr`, ..) that a `macro_rules!` substituted into a kernel: rustc
@@ -594,13 +610,39 @@ impl Ctxt {
             Some(fragments) => fragments.within_one_expansion(at.into()),
             None => at.into(),
         };
-        let same = |(loc, d): &(Loc, Diag)| {
+        let calls = self.calls.open();
+        let same = |(loc, d, _): &&mut (Loc, Diag, Vec<usize>)| {
             format!("{:?}{:?}", loc.start, loc.end) == format!("{:?}{:?}", at.start, at.end)
                 && d.message() == diag.message()
         };
-        if !self.errors.borrow().iter().any(same) {
-            self.errors.borrow_mut().push((at, diag));
+        let mut errors = self.errors.borrow_mut();
+        match errors.iter_mut().find(same) {
+            // The same error from another call of a kernel function: a note at that call too.
+            Some((_, _, seen)) => {
+                for call in calls {
+                    if !seen.contains(&call) {
+                        seen.push(call);
+                    }
+                }
+            }
+            None => errors.push((at, diag, calls)),
         }
+    }
+
+    /// How many errors were recorded so far.
+    pub fn error_count(&self) -> usize {
+        self.errors.borrow().len()
+    }
+
+    /// Runs `f` (which reads a kernel function's body) outside the unrolled loops and consts read
+    /// so far: they are the caller's names, which the function does not see.
+    pub fn isolated<R>(&self, f: impl FnOnce() -> R) -> R {
+        let unrolled = self.unrolled.take();
+        let consts = self.known_consts.take();
+        let out = f();
+        *self.unrolled.borrow_mut() = unrolled;
+        *self.known_consts.borrow_mut() = consts;
+        out
     }
 
     /// Lowers `f` with the unrolled loop counter `name` standing for `value`.
@@ -660,17 +702,31 @@ impl Ctxt {
 
     /// The diagnostics so far, in the order they were found, each at the start of its range.
     pub fn diags(&self) -> Vec<(Span, Diag)> {
-        self.errors.borrow().iter().map(|(loc, d)| (loc.start, d.clone())).collect()
+        self.errors.borrow().iter().map(|(loc, d, _)| (loc.start, d.clone())).collect()
     }
 
-    /// All errors combined, or `Ok` when there were none.
+    /// All errors combined, or `Ok` when there were none. An error found in the body of a call of
+    /// a kernel function is followed by a note at that call (and at the calls around it), once per
+    /// call.
     pub fn finish(self) -> Result<(), syn::Error> {
         let mut combined: Option<syn::Error> = None;
-        for (loc, diag) in self.errors.into_inner() {
+        let mut add = |loc: Loc, diag: &Diag| {
             let err = syn::Error::new_spanned(loc.tokens(), format!("{}\nhelp: {}", diag.message(), diag.help()));
             match &mut combined {
                 Some(all) => all.combine(err),
                 None => combined = Some(err),
+            }
+        };
+        // The calls noted, by place: the copies of an unrolled loop's body are calls at one place.
+        let mut noted = Vec::new();
+        for (loc, diag, calls) in self.errors.take() {
+            add(loc, &diag);
+            for site in calls.into_iter().filter_map(|call| self.calls.site(call)) {
+                let place = format!("{:?}{:?}{}", site.at.start, site.at.end, site.function.name);
+                if !noted.contains(&place) {
+                    add(site.at, &Diag::InCall { function: site.function.name.to_string(), broken: false });
+                    noted.push(place);
+                }
             }
         }
         combined.map_or(Ok(()), Err)

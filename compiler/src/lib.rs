@@ -5,17 +5,26 @@
 //! program, `tessel_ir::Program`) -> `ptx` (the PTX module) and `host` (the items the macro expands
 //! to, the encoded program among them). The dtypes and legality tables live in `tessel_ir`, shared
 //! by every stage and by the interpreter.
+//!
+//! `module` is `#[kernels]`: it reads a module's kernel functions once and runs each of its kernels
+//! through the same stages, `syntax` inlining the calls of those functions (`syntax::inline`) and
+//! `typeck` checking each call (`typeck::call`).
 
 pub mod diag;
 pub mod host;
 pub use tessel_ir::legality;
 pub mod lower;
+pub mod module;
 pub mod ptx;
 pub mod syntax;
 pub mod typeck;
 pub use tessel_ir::types;
 
 use proc_macro2::TokenStream;
+use std::rc::Rc;
+
+/// The kernel functions of a `#[kernels]` module, shared by its kernels.
+type Functions = Rc<syntax::function::Functions>;
 
 /// A kernel that passed checking, with what checking learned.
 pub struct Compiled {
@@ -37,8 +46,13 @@ impl Compiled {
 
 /// Runs the front end: reads and checks a kernel, with every error of the kernel in one `syn::Error`.
 pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
+    compile_with(None, attr, item)
+}
+
+/// [`compile`] for a kernel of a `#[kernels]` module, which may call the module's `functions`.
+fn compile_with(functions: Option<&Functions>, attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
     let item = syntax::parse_fn(item)?;
-    let front = front_end(attr, &item);
+    let front = front_end(functions, attr, &item);
     match front.errors {
         Some(errors) => Err(errors),
         None => Ok(Compiled { kernel: front.kernel, facts: front.facts }),
@@ -48,12 +62,17 @@ pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Er
 /// What `#[kernel]` expands to: the kernel's module, or its errors and a fallback module with the
 /// same items, so that uses of the kernel add no errors of their own.
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand_with(None, attr, item)
+}
+
+/// [`expand`] for a kernel of a `#[kernels]` module, which may call the module's `functions`.
+fn expand_with(functions: Option<&Functions>, attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = match syntax::parse_fn(item) {
         Ok(item) => item,
         Err(errors) => return errors.to_compile_error(),
     };
     let input = host::Input { attr, item };
-    let front = front_end(input.attr.clone(), &input.item);
+    let front = front_end(functions, input.attr.clone(), &input.item);
     let expanded = match front.errors {
         Some(errors) => Err(errors),
         None => back_end(&front.kernel, &front.facts, &input),
@@ -72,8 +91,11 @@ struct FrontEnd {
     errors: Option<syn::Error>,
 }
 
-fn front_end(attr: TokenStream, item: &syntax::Item) -> FrontEnd {
+fn front_end(functions: Option<&Functions>, attr: TokenStream, item: &syntax::Item) -> FrontEnd {
     let ctx = diag::Ctxt::new();
+    if let Some(functions) = functions {
+        ctx.calls.set_functions(functions.clone());
+    }
     let kernel = syntax::parse(&ctx, attr, item);
     let facts = typeck::check(&ctx, &kernel);
     FrontEnd { kernel, facts, errors: ctx.finish().err() }

@@ -1,4 +1,4 @@
-//! `#[kernel]`: tessel's attribute macro, a thin face over `tessel_compiler::expand`.
+//! `#[kernel]` and `#[kernels]`: tessel's attribute macros, a thin face over `tessel_compiler`.
 
 use proc_macro::TokenStream;
 
@@ -7,4 +7,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     tessel_compiler::expand(attr.into(), item.into()).into()
+}
+
+/// Compiles the `#[kernel]`s of a module together with the kernel functions (the module's plain
+/// `fn`s) they call, which are inlined at each call. See "Kernel functions" in the `tessel` crate
+/// documentation.
+#[proc_macro_attribute]
+pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tessel_compiler::module::expand(attr.into(), item.into()).into()
 }

@@ -1,5 +1,6 @@
 //! Shared by the PTX tests (`tests/ptx/main.rs`, golden files) and `tests/ptxas.rs` (assembly):
-//! finding `#[kernel]` functions in source files, compiling them to PTX, and running `ptxas`.
+//! finding `#[kernel]` functions in source files (also those of `#[kernels]` modules), compiling
+//! them to PTX, and running `ptxas`.
 
 #![allow(dead_code)]
 
@@ -12,6 +13,9 @@ pub struct KernelSource {
     pub name: String,
     attr: proc_macro2::TokenStream,
     item: proc_macro2::TokenStream,
+    /// For a kernel of a `#[kernels]` module: the module (without the attribute), whose kernel
+    /// functions the kernel calls, and with which it is compiled.
+    module: Option<proc_macro2::TokenStream>,
 }
 
 impl KernelSource {
@@ -22,7 +26,12 @@ impl KernelSource {
 
     /// The checked kernel, or the front end's errors as text.
     pub fn compiled(&self) -> Result<tessel_compiler::Compiled, String> {
-        tessel_compiler::compile(self.attr.clone(), self.item.clone()).map_err(|e| render(&e))
+        let Some(module) = &self.module else {
+            return tessel_compiler::compile(self.attr.clone(), self.item.clone()).map_err(|e| render(&e));
+        };
+        let kernels = tessel_compiler::module::compile(Default::default(), module.clone()).map_err(|e| render(&e))?;
+        let kernel = kernels.into_iter().find(|c| c.kernel.name == self.name);
+        kernel.ok_or_else(|| format!("the module has no kernel `{}`", self.name))
     }
 
     /// The kernel's PTX, or the front end's or writer's errors as text.
@@ -61,21 +70,44 @@ pub fn kernels_in_source(src: &str, path: &Path) -> Vec<KernelSource> {
     let file: syn::File = syn::parse_str(src).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
     let mut out = Vec::new();
     for item in file.items {
-        let syn::Item::Fn(mut f) = item else { continue };
-        let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("kernel")) else { continue };
-        let attr = f.attrs.remove(pos);
-        let attr = match attr.meta {
-            syn::Meta::List(l) => l.tokens,
-            _ => Default::default(),
-        };
-        out.push(KernelSource {
-            file: path.to_path_buf(),
-            name: f.sig.ident.to_string(),
-            attr,
-            item: quote::quote!(#f),
-        });
+        match item {
+            syn::Item::Fn(mut f) => {
+                let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("kernel")) else { continue };
+                let attr = f.attrs.remove(pos);
+                let attr = match attr.meta {
+                    syn::Meta::List(l) => l.tokens,
+                    _ => Default::default(),
+                };
+                let (file, name) = (path.to_path_buf(), f.sig.ident.to_string());
+                out.push(KernelSource { file, name, attr, item: quote::quote!(#f), module: None });
+            }
+            syn::Item::Mod(mut m) => {
+                let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
+                m.attrs.remove(pos);
+                out.extend(module_kernels(&m).into_iter().map(|name| KernelSource {
+                    file: path.to_path_buf(),
+                    name,
+                    attr: Default::default(),
+                    item: Default::default(),
+                    module: Some(quote::quote!(#m)),
+                }));
+            }
+            _ => {}
+        }
     }
     out
+}
+
+/// The names of the `#[kernel(..)]` functions of a module, in order.
+fn module_kernels(m: &syn::ItemMod) -> Vec<String> {
+    let items = m.content.as_ref().map_or(&[][..], |(_, items)| items.as_slice());
+    items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Fn(f) if f.attrs.iter().any(|a| a.path().is_ident("kernel")) => Some(f.sig.ident.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `ptxas`: `TESSEL_PTXAS` if set, else the first `ptxas` on `PATH`.

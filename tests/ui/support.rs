@@ -1,6 +1,6 @@
-//! Reading the `#[kernel]` functions of the `tests/ui` cases so that tests can hand them to
-//! `tessel_compiler` directly, the way rustc hands them to the macro: the attribute's tokens apart
-//! from the function, which no longer carries the attribute.
+//! Reading the `#[kernel]` functions and `#[kernels]` modules of the `tests/ui` cases so that tests
+//! can hand them to `tessel_compiler` directly, the way rustc hands them to the macros: the
+//! attribute's tokens apart from the item, which no longer carries the attribute.
 //!
 //! Shared by `tests/ui.rs`, `tests/mutation.rs` and `tests/compile_time.rs` (`#[path]` modules).
 
@@ -39,7 +39,8 @@ pub fn case_files(dir: &str) -> Vec<PathBuf> {
 }
 
 /// The compile-fail areas of `tests/ui`, as `tests/ui.rs` registers them with trybuild.
-pub const FAIL_AREAS: &[&str] = &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "syntax"];
+pub const FAIL_AREAS: &[&str] =
+    &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "syntax", "functions"];
 
 /// Every kernel of a file, in source order.
 pub fn kernels_of(path: &Path) -> Vec<Kernel> {
@@ -213,6 +214,44 @@ fn transcribe(body: TokenStream, bindings: &[Binding]) -> TokenStream {
         i += 1;
     }
     out.into_iter().collect()
+}
+
+/// One `#[kernels] mod` of a case file.
+pub struct Module {
+    /// The module's name, for messages.
+    pub name: String,
+    /// The tokens inside `#[kernels(..)]` (none, unless the case is about them).
+    pub attr: TokenStream,
+    /// The module without its `#[kernels]` attribute.
+    pub item: TokenStream,
+}
+
+/// Every `#[kernels]` module of a file, in source order.
+pub fn modules_of(path: &Path) -> Vec<Module> {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    modules_in(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every `#[kernels]` module of a source text.
+pub fn modules_in(src: &str) -> Result<Vec<Module>, syn::Error> {
+    let file = syn::parse_file(src)?;
+    let mut out = Vec::new();
+    for item in file.items {
+        let syn::Item::Mod(mut m) = item else { continue };
+        let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
+        let attr = match m.attrs.remove(pos).meta {
+            syn::Meta::List(list) => list.tokens,
+            _ => TokenStream::new(),
+        };
+        out.push(Module { name: m.ident.to_string(), attr, item: m.to_token_stream() });
+    }
+    Ok(out)
+}
+
+/// Whether a line of `describe` is a note at a call of a kernel function (which follows an error
+/// in the function's body, and is no rejection of its own).
+pub fn is_call_note(described: &str) -> bool {
+    described.contains(": in this call of `")
 }
 
 /// Every error of a rejected kernel as `line:column: first line of the message`.

@@ -70,6 +70,10 @@ pub fn lower_call(ctx: &Ctxt, call: &syn::ExprCall) -> ExprKind {
         ctx.unsupported(peel(&call.func).span(), "calls of computed functions");
         return ExprKind::Invalid;
     };
+    // A kernel function of the module (it may shadow an operation, as a Rust item shadows a glob import).
+    if let Some(inlined) = super::inline::call(ctx, call, &p.path) {
+        return inlined;
+    }
     let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
     let name = segs.join("::");
     let turbofish = p.path.segments.last().and_then(|s| match &s.arguments {

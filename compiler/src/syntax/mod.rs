@@ -3,6 +3,9 @@
 pub mod ast;
 mod calls;
 mod expr;
+pub mod function;
+mod hygiene;
+pub mod inline;
 mod pipeline;
 mod types;
 

@@ -5,11 +5,13 @@
 //! `alloc` (scoped allocations, A-rows), `acc` (accumulator loads and stores, B-rows), `regs` (register
 //! arrays and layouts, C-rows), `mma` (warp-level mma, D-rows), `wgmma` (E-rows), `memory` (views of
 //! shared and global memory, TMA, barriers), `semaphore` (global-memory semaphores), `scalar`
-//! (scalars, consts, the grid), `signature` (the parameters and the attribute). The checker returns
-//! `Facts` that later stages consume.
+//! (scalars, consts, the grid), `signature` (the parameters and the attribute), `call` (inlined
+//! calls of kernel functions: arguments, bodies, return values). The checker returns `Facts` that
+//! later stages consume.
 
 mod acc;
 mod alloc;
+mod call;
 mod memory;
 mod mma;
 mod regs;
@@ -603,9 +605,11 @@ impl<'a> Checker<'a> {
                 semaphore::check_semaphore(self, *op, sems, (index, end.as_deref()), count.as_deref())
             }
             K::SetMaxRegisters(n) => alloc::check_set_max_registers(self, n),
-            K::RunScoped { collective_axes, params, body } => {
-                alloc::check_run_scoped(self, e, collective_axes.as_ref(), params, body)
-            }
+            K::RunScoped { collective_axes, params, body } => match crate::syntax::inline::call_of(self.ctx, body) {
+                // A call of a kernel function, inlined.
+                Some(call) => call::check(self, call, body),
+                None => alloc::check_run_scoped(self, e, collective_axes.as_ref(), params, body),
+            },
             K::RunState { init, param, body } => alloc::check_run_state(self, init, param, body),
             K::Math { func, arg } => regs::check_math(self, e, *func, arg),
             K::Math2 { lhs, rhs, .. } => regs::check_elementwise(self, e, lhs, rhs),

@@ -1,0 +1,471 @@
+//! Kernel functions: the plain `fn`s of a `#[kernels]` module, which its kernels call and `inline`
+//! expands at each call.
+//!
+//! A function is read once, where it is declared, whether or not anything calls it: its signature
+//! (parameters and return type in the language's own type syntax, read into [`Declared`]) and its
+//! body (read as a kernel body is, and checked for names it cannot see). A function whose reading
+//! reported an error is `broken`: its calls are not inlined, and each gets a note instead, so that
+//! its errors are reported once, at its own tokens. Types are checked at each call (`typeck::call`),
+//! with that call's arguments.
+
+use super::ast::{Block, Layout};
+use super::types::{dtype_of, layout_path};
+use crate::diag::{Ctxt, Loc};
+use crate::types::DType;
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::rc::Rc;
+use syn::spanned::Spanned as _;
+use syn::{GenericArgument, PathArguments, Type};
+
+/// The kernel functions of a module and the names of its kernels, as the calls in a body see them.
+#[derive(Default)]
+pub struct Functions {
+    functions: HashMap<String, Rc<Function>>,
+    kernels: HashSet<String>,
+}
+
+/// What a call's name refers to.
+pub enum Callee {
+    Function(Rc<Function>),
+    /// A kernel of the module: launched from the host, never called.
+    Kernel,
+}
+
+impl Functions {
+    /// The table of a module's functions (read with [`read`]) and kernels.
+    pub fn new(functions: impl IntoIterator<Item = Rc<Function>>, kernels: HashSet<String>) -> Functions {
+        let functions = functions.into_iter().map(|f| (f.name.to_string(), f)).collect();
+        Functions { functions, kernels }
+    }
+
+    pub fn get(&self, name: &str) -> Option<Callee> {
+        match self.functions.get(name) {
+            Some(f) => Some(Callee::Function(f.clone())),
+            None => self.kernels.contains(name).then_some(Callee::Kernel),
+        }
+    }
+}
+
+/// A kernel function as declared.
+pub struct Function {
+    pub name: syn::Ident,
+    pub params: Vec<Param>,
+    /// [`Declared::Unit`] without a return type.
+    pub ret: Declared,
+    /// The return type's tokens, where "returns T, but the body has no value" points.
+    pub ret_at: Option<Loc>,
+    pub body: syn::Block,
+    /// Whether reading it (its signature, its body, its calls) reported an error.
+    pub broken: Cell<bool>,
+}
+
+impl Function {
+    /// `name(a, b, c)`, for arity errors.
+    pub fn form(&self) -> String {
+        let names: Vec<String> = self.params.iter().map(|p| p.name.to_string()).collect();
+        format!("{}({})", self.name, names.join(", "))
+    }
+}
+
+/// One parameter: `mut k: i32`, `a_s: Smem<bf16, 64, 64, Swizzle128>`, `_: i32`.
+pub struct Param {
+    pub name: syn::Ident,
+    pub mutable: bool,
+    pub ty: Declared,
+}
+
+/// One extent of a declared shape: a literal, or any (`_`, or a name in a global array's shape).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Extent {
+    Exactly(i64),
+    /// Matches any extent; the name it was written with, if any (`M`), for messages.
+    Any(Option<String>),
+}
+
+/// A parameter or return type of a kernel function: what a call's argument (or the body's value)
+/// must be. Shapes may leave extents open (`Acc<f32, 64, _>`), so one function serves several
+/// tile sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Declared {
+    Unit,
+    Scalar(DType),
+    /// A return value of several parts: `-> (i32, i32)`.
+    Tuple(Vec<Declared>),
+    Regs {
+        dtype: DType,
+        shape: Vec<Extent>,
+        layout: Layout,
+    },
+    Acc {
+        dtype: DType,
+        shape: Vec<Extent>,
+    },
+    /// A shared-memory buffer or view: its logical shape, swizzle in bytes (0: none), transposed.
+    Smem {
+        dtype: DType,
+        shape: Vec<Extent>,
+        swizzle: u32,
+        transposed: bool,
+    },
+    /// `Barrier`, `Barrier<2>`, `Barrier<1, 4>` (an array), with `_` for any.
+    Barrier {
+        arrivals: Extent,
+        count: Option<Extent>,
+    },
+    Gmem {
+        dtype: DType,
+        shape: Vec<Extent>,
+        mutable: bool,
+    },
+}
+
+impl fmt::Display for Extent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Extent::Exactly(v) => write!(f, "{v}"),
+            Extent::Any(Some(name)) => f.write_str(name),
+            Extent::Any(None) => f.write_str("_"),
+        }
+    }
+}
+
+/// `d0, d1, ..` as a type writes them.
+fn extents(shape: &[Extent]) -> String {
+    shape.iter().map(Extent::to_string).collect::<Vec<_>>().join(", ")
+}
+
+impl fmt::Display for Declared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Declared::Unit => f.write_str("()"),
+            Declared::Scalar(d) => write!(f, "{d}"),
+            Declared::Tuple(parts) => {
+                write!(f, "({})", parts.iter().map(Declared::to_string).collect::<Vec<_>>().join(", "))
+            }
+            Declared::Regs { dtype, shape, layout } => write!(f, "Regs<{dtype}, {}, {layout}>", extents(shape)),
+            Declared::Acc { dtype, shape } => write!(f, "Acc<{dtype}, {}>", extents(shape)),
+            Declared::Smem { dtype, shape, swizzle, transposed } => {
+                write!(f, "Smem<{dtype}, {}", extents(shape))?;
+                if *swizzle != 0 {
+                    write!(f, ", Swizzle{swizzle}")?;
+                }
+                if *transposed {
+                    f.write_str(", Transposed")?;
+                }
+                f.write_str(">")
+            }
+            Declared::Barrier { arrivals, count: Some(count) } => write!(f, "Barrier<{arrivals}, {count}>"),
+            Declared::Barrier { arrivals: Extent::Exactly(1), count: None } => f.write_str("Barrier"),
+            Declared::Barrier { arrivals, count: None } => write!(f, "Barrier<{arrivals}>"),
+            Declared::Gmem { dtype, shape, mutable } => {
+                write!(f, "{}<{dtype}, {}>", if *mutable { "GmemMut" } else { "Gmem" }, extents(shape))
+            }
+        }
+    }
+}
+
+/// Reads a function's signature; errors (an unsupported signature, a type the language lacks)
+/// go to `ctx` and make the function `broken`.
+pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
+    let before = ctx.error_count();
+    for attr in item.attrs.iter().filter(|a| !a.path().is_ident("doc")) {
+        ctx.unsupported(attr.span(), "attributes on a kernel function (only documentation)");
+    }
+    check_signature(ctx, &item.sig);
+    let params = item.sig.inputs.iter().filter_map(|arg| param(ctx, arg)).collect::<Vec<_>>();
+    let mut seen = HashSet::new();
+    for p in params.iter().filter(|p| p.name != "_") {
+        if !seen.insert(p.name.to_string()) {
+            let help = "rename one of the parameters";
+            ctx.type_error(p.name.span(), format!("`{}` is bound twice in this signature", p.name), help);
+        }
+    }
+    let (ret, ret_at) = match &item.sig.output {
+        syn::ReturnType::Default => (Declared::Unit, None),
+        syn::ReturnType::Type(_, ty) => (returned(ctx, ty).unwrap_or(Declared::Unit), Some(type_loc(ty))),
+    };
+    let broken = Cell::new(ctx.error_count() > before);
+    Function { name: item.sig.ident.clone(), params, ret, ret_at, body: (*item.block).clone(), broken }
+}
+
+/// From the first token of `t` to its last, if it has any.
+pub(crate) fn tokens_loc(t: &impl quote::ToTokens) -> Option<Loc> {
+    let tokens: Vec<proc_macro2::TokenTree> = t.to_token_stream().into_iter().collect();
+    Some(Loc::new(tokens.first()?.span(), tokens.last()?.span()))
+}
+
+/// From a type's first token to its last.
+fn type_loc(ty: &Type) -> Loc {
+    tokens_loc(ty).unwrap_or_else(|| ty.span().into())
+}
+
+/// Kernel functions are plain functions: no generics, `async`, `const` and so on.
+fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
+    let reject = |present: bool, span: proc_macro2::Span, what: &str| {
+        if present {
+            ctx.unsupported(span, format!("{what} (a kernel function is a plain `fn`)"));
+        }
+    };
+    reject(sig.constness.is_some(), sig.fn_token.span, "`const fn` kernel functions");
+    reject(sig.asyncness.is_some(), sig.fn_token.span, "`async fn` kernel functions");
+    reject(sig.unsafety.is_some(), sig.fn_token.span, "`unsafe fn` kernel functions");
+    reject(sig.abi.is_some(), sig.fn_token.span, "`extern` kernel functions");
+    reject(sig.variadic.is_some(), sig.fn_token.span, "variadic kernel functions");
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        let at = tokens_loc(&sig.generics).unwrap_or_else(|| sig.ident.span().into());
+        ctx.unsupported(at, "generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)");
+    }
+    if sig.ident.to_string().contains("__") {
+        let help = "names with `__` are tessel's own (the pipeline rewrite's): rename the function";
+        ctx.type_error(sig.ident.span(), format!("`{}` is not a kernel function's name", sig.ident), help);
+    }
+}
+
+fn param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
+    let syn::FnArg::Typed(pt) = arg else {
+        ctx.unsupported(arg.span(), "`self` parameters");
+        return None;
+    };
+    let (name, mutable) = match &*pt.pat {
+        syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+            (pi.ident.clone(), pi.mutability.is_some())
+        }
+        syn::Pat::Wild(w) => (syn::Ident::new("_", w.underscore_token.span), false),
+        other => {
+            let at = tokens_loc(other).unwrap_or_else(|| other.span().into());
+            ctx.unsupported(at, "this parameter pattern (name the parameter)");
+            // Still a parameter, for the calls' arity (the function is broken: it is never checked).
+            return Some(Param { name: syn::Ident::new("_", other.span()), mutable: false, ty: Declared::Unit });
+        }
+    };
+    // Likewise a parameter whose type was rejected.
+    let ty = parameter(ctx, &pt.ty).unwrap_or(Declared::Unit);
+    Some(Param { name, mutable, ty })
+}
+
+/// A parameter's type: a scalar, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`.
+fn parameter(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
+    match ty {
+        Type::Paren(p) => parameter(ctx, &p.elem),
+        Type::Group(g) => parameter(ctx, &g.elem),
+        Type::Tuple(_) => {
+            let what = "tuple parameters (a kernel function takes one value per parameter)";
+            ctx.unsupported(type_loc(ty), what);
+            None
+        }
+        _ => declared(ctx, ty),
+    }
+}
+
+/// A return type: `()`, a scalar, a register array, or a tuple of them.
+fn returned(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
+    match ty {
+        Type::Paren(p) => returned(ctx, &p.elem),
+        Type::Group(g) => returned(ctx, &g.elem),
+        Type::Tuple(t) => {
+            let parts: Vec<Option<Declared>> = t.elems.iter().map(|e| returned(ctx, e)).collect();
+            let parts: Option<Vec<Declared>> = parts.into_iter().collect();
+            parts.map(|parts| if parts.is_empty() { Declared::Unit } else { Declared::Tuple(parts) })
+        }
+        _ => match declared(ctx, ty)? {
+            d @ (Declared::Scalar(_) | Declared::Regs { .. }) => Some(d),
+            other => {
+                let help = "return what the caller needs as values (`acc.load()` for an accumulator), and pass \
+                            memory, barriers and accumulators in as parameters";
+                let message =
+                    format!("a kernel function returns scalars, register arrays or tuples of them, not {other}");
+                ctx.type_error(type_loc(ty), message, help);
+                None
+            }
+        },
+    }
+}
+
+/// The generic arguments of a one-segment path type, with its name.
+fn path_parts(ty: &Type) -> Option<(&syn::Ident, Vec<&GenericArgument>)> {
+    let Type::Path(tp) = ty else { return None };
+    if tp.qself.is_some() || tp.path.leading_colon.is_some() || tp.path.segments.len() != 1 {
+        return None;
+    }
+    let seg = &tp.path.segments[0];
+    let args = match &seg.arguments {
+        PathArguments::None => Vec::new(),
+        PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+        PathArguments::Parenthesized(_) => return None,
+    };
+    Some((&seg.ident, args))
+}
+
+const KINDS: &str = "a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`";
+
+/// A type of the language: `i32`, `Acc<f32, 64, _>`, `Smem<bf16, 64, 64, Swizzle128>`, ..
+fn declared(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
+    let Some((name, args)) = path_parts(ty) else {
+        ctx.unsupported(type_loc(ty), format!("this type; {KINDS}"));
+        return None;
+    };
+    let kind = name.to_string();
+    let dims = args.get(1..).unwrap_or(&[]);
+    match kind.as_str() {
+        "Gmem" | "GmemMut" => {
+            let dtype = first_dtype(ctx, name, &args);
+            let shape = shape(ctx, dims, true, name.span());
+            Some(Declared::Gmem { dtype: dtype?, shape: shape?, mutable: kind == "GmemMut" })
+        }
+        "Acc" => {
+            let dtype = first_dtype(ctx, name, &args);
+            Some(Declared::Acc { dtype: dtype?, shape: shape(ctx, dims, false, name.span())? })
+        }
+        "Regs" => {
+            let dtype = first_dtype(ctx, name, &args);
+            let Some((layout, dims)) = dims.split_last() else {
+                ctx.unsupported(
+                    type_loc(ty),
+                    "`Regs` takes a dtype, dimensions and a layout: `Regs<f32, 64, 64, Layout::Wgmma>`",
+                );
+                return None;
+            };
+            let layout = match layout {
+                GenericArgument::Type(Type::Path(p)) => layout_path(ctx, &p.path).map(|l| l.value),
+                other => {
+                    ctx.unsupported(other.span(), "expected a layout such as `Layout::Wgmma`");
+                    None
+                }
+            };
+            let shape = shape(ctx, dims, false, name.span());
+            Some(Declared::Regs { dtype: dtype?, shape: shape?, layout: layout? })
+        }
+        "Smem" => smem(ctx, name, &args),
+        "Barrier" => {
+            if args.len() > 2 {
+                ctx.unsupported(type_loc(ty), "`Barrier<arrivals, count>` takes at most two arguments");
+                return None;
+            }
+            let mut read = args.iter().map(|a| extent(ctx, a, false));
+            let arrivals = read.next().unwrap_or(Some(Extent::Exactly(1)));
+            let count = read.next();
+            Some(Declared::Barrier { arrivals: arrivals?, count: count.map_or(Some(None), |c| c.map(Some))? })
+        }
+        "Pipeline" => {
+            let help = "a ring's step counters belong to the `run_scoped` that allocates it: call `pipeline_produce` \
+                        or `pipeline_consume` there, and the function inside the closure, with the stage's buffers \
+                        and barrier";
+            ctx.type_error(type_loc(ty), "a kernel function cannot take a `Pipeline` (not yet)", help);
+            None
+        }
+        _ if args.is_empty() && DType::from_name(&kind).is_some() => {
+            dtype_of(ctx, ty).map(|d| Declared::Scalar(d.value))
+        }
+        _ => {
+            ctx.unsupported(type_loc(ty), format!("the type `{kind}`; {KINDS}"));
+            None
+        }
+    }
+}
+
+/// The dtype that leads a type's arguments.
+fn first_dtype(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<DType> {
+    match args.first() {
+        Some(GenericArgument::Type(t)) => dtype_of(ctx, t).map(|d| d.value),
+        Some(other) => {
+            ctx.unsupported(other.span(), "expected a dtype here");
+            None
+        }
+        None => {
+            ctx.unsupported(name.span(), format!("missing dtype argument: `{name}<f32, ..>`"));
+            None
+        }
+    }
+}
+
+/// The dimensions of a declared shape: at least one.
+fn shape(ctx: &Ctxt, dims: &[&GenericArgument], global: bool, at: proc_macro2::Span) -> Option<Vec<Extent>> {
+    if dims.is_empty() {
+        ctx.unsupported(at, "missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`, or `_` for any)");
+        return None;
+    }
+    let read: Vec<Option<Extent>> = dims.iter().map(|d| extent(ctx, d, global)).collect();
+    read.into_iter().collect()
+}
+
+/// One extent: an integer literal or `_`; in a global array's shape also a name, which matches any
+/// extent (a kernel function cannot see the kernel's consts or runtime dimensions).
+fn extent(ctx: &Ctxt, arg: &GenericArgument, global: bool) -> Option<Extent> {
+    match arg {
+        GenericArgument::Type(Type::Infer(_)) => Some(Extent::Any(None)),
+        GenericArgument::Const(e) if super::int_literal(e).is_some() => {
+            super::int_literal(e).map(|v| Extent::Exactly(i64::from(v.value)))
+        }
+        GenericArgument::Type(Type::Path(p)) if global && p.qself.is_none() && p.path.get_ident().is_some() => {
+            Some(Extent::Any(p.path.get_ident().map(|i| i.to_string())))
+        }
+        other => {
+            let help = "a kernel function cannot see the kernel's consts: write the extent, or `_` for any";
+            ctx.type_error(other.span(), "expected an integer literal or `_`", help);
+            None
+        }
+    }
+}
+
+/// `Smem<T, d0, .., transforms>` with `Swizzle32/64/128`, `Swizzle<bytes>`, `NoSwizzle`, `Transposed`.
+fn smem(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<Declared> {
+    let dtype = first_dtype(ctx, name, args);
+    let rest = args.get(1..).unwrap_or(&[]);
+    // The dimensions run up to the first transform (`Tiled` too, which is reported below).
+    let is_transform = |a: &&&GenericArgument| {
+        let names = ["Swizzle32", "Swizzle64", "Swizzle128", "Swizzle", "NoSwizzle", "Transposed", "Tiled"];
+        matches!(a, GenericArgument::Type(t) if path_parts(t).is_some_and(|(n, _)| names.iter().any(|x| n == x)))
+    };
+    let n = rest.iter().take_while(|a| !is_transform(a)).count();
+    let (dims, transforms) = rest.split_at(n);
+    let shape = shape(ctx, dims, false, name.span());
+    let (mut swizzle, mut transposed, mut ok) = (0, false, true);
+    for t in transforms {
+        match transform(t) {
+            Some(Transform::Swizzle(bytes)) => swizzle = bytes,
+            Some(Transform::Transposed) => transposed = true,
+            None => {
+                let what = "this shared-memory transform in a kernel function's parameter (Swizzle32/64/128, \
+                            Swizzle<bytes>, NoSwizzle, Transposed)";
+                ctx.unsupported(t.span(), what);
+                ok = false;
+            }
+        }
+    }
+    let smem = Declared::Smem { dtype: dtype?, shape: shape?, swizzle, transposed };
+    ok.then_some(smem)
+}
+
+enum Transform {
+    Swizzle(u32),
+    Transposed,
+}
+
+fn transform(arg: &GenericArgument) -> Option<Transform> {
+    let GenericArgument::Type(ty) = arg else { return None };
+    let (name, args) = path_parts(ty)?;
+    match (name.to_string().as_str(), args.as_slice()) {
+        ("Swizzle32", []) => Some(Transform::Swizzle(32)),
+        ("Swizzle64", []) => Some(Transform::Swizzle(64)),
+        ("Swizzle128", []) => Some(Transform::Swizzle(128)),
+        ("NoSwizzle", []) => Some(Transform::Swizzle(0)),
+        ("Transposed", []) => Some(Transform::Transposed),
+        ("Swizzle", [GenericArgument::Const(e)]) => super::int_literal(e).map(|v| Transform::Swizzle(v.value)),
+        _ => None,
+    }
+}
+
+/// Reads a function's body as a kernel body is read, with the functions it calls inlined (those
+/// come first: `module` checks callees before callers), and checks that it names only its
+/// parameters and its own locals and consts. The body read here is thrown away: each call reads
+/// it again, with fresh expression ids.
+pub fn check_body(ctx: &Ctxt, f: &Function) {
+    let before = ctx.error_count();
+    let body: Block = ctx.isolated(|| super::expr::lower_block(ctx, &f.body));
+    super::hygiene::check(ctx, f, body);
+    if ctx.error_count() > before {
+        f.broken.set(true);
+    }
+}

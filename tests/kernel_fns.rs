@@ -1,0 +1,253 @@
+//! Kernel functions (`#[kernels]` modules) through the interpreter: kernels that share a tile
+//! order, a TMA step and an epilogue that take handles, functions that call functions, and the
+//! hygiene of an inlined call (arguments evaluated once, in order, in the caller's names; the
+//! function's names and consts its own), each against a CPU reference on random inputs.
+
+mod common;
+
+use common::{assert_close, matmul, values, Rng};
+use tessel::prelude::*;
+
+#[kernels]
+mod gemm {
+    use tessel::prelude::*;
+
+    /// The tile `(row, column)` a program takes at step `u` of `tiles_m x tiles_n` tiles: `group`
+    /// tile-rows at a time, walking down each column (an L2-friendly order).
+    fn tile_order(u: i32, tiles_m: i32, tiles_n: i32, group: i32) -> (i32, i32) {
+        let span = group * tiles_n;
+        let first = u / span * group;
+        let rows = min(tiles_m - first, group);
+        (first + u % span % rows, u % span / rows)
+    }
+
+    /// How many 64-wide steps cover `extent` (its const `K` is not the kernels' dimension `K`).
+    fn steps(extent: i32) -> i32 {
+        const K: i32 = 64;
+        cdiv(extent, K)
+    }
+
+    /// One step of the K loop: the two TMA copies that fill `a_s` and `b_s`, both arriving on `bar`.
+    fn load_step(
+        a: Gmem<bf16, M, K>,
+        b: Gmem<bf16, K, N>,
+        a_s: Smem<bf16, 64, 64, Swizzle128>,
+        b_s: Smem<bf16, 64, _, Swizzle128>,
+        bar: Barrier<2>,
+        i: i32,
+        j: i32,
+        k: i32,
+    ) {
+        copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+        copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+    }
+
+    /// `alpha * acc` as a register array.
+    fn scaled(acc: Acc<f32, 64, _>, alpha: f32) -> Regs<f32, 64, 64, Layout::Wgmma> {
+        acc.load() * alpha
+    }
+
+    /// Stores `alpha * acc` to the tile `(i, j)` of `c`.
+    fn epilogue(acc: Acc<f32, 64, 64>, c: GmemMut<f32, M, N>, i: i32, j: i32, alpha: f32) {
+        c.tile([i, j]).store(scaled(acc, alpha));
+    }
+
+    /// C = alpha * A @ B, one 64 x 64 tile per program, in `tile_order`.
+    #[kernel(grid = (M / 64 * (N / 64)))]
+    pub fn matmul(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>, alpha: f32) {
+        let (i, j) = tile_order(program_id(0), M / 64, N / 64, 2);
+        run_scoped(
+            |acc: Acc<f32, 64, 64>,
+             a_s: Smem<bf16, 64, 64, Swizzle128>,
+             b_s: Smem<bf16, 64, 64, Swizzle128>,
+             bar: Barrier<2>| {
+                for k in 0..steps(K) {
+                    load_step(a, b, a_s, b_s, bar, i, j, k);
+                    barrier_wait(bar);
+                    wgmma(acc, a_s, b_s);
+                    wgmma_wait(0);
+                }
+                epilogue(acc, c, i, j, alpha);
+            },
+        );
+    }
+
+    /// The tile `(i, j)` of C = alpha * A @ B over a `depth` of K, computed in a scope the function
+    /// allocates (with the functions above; `K` itself is the kernel's, which it cannot see).
+    fn gemm_tile(
+        a: Gmem<bf16, M, K>,
+        b: Gmem<bf16, K, N>,
+        c: GmemMut<f32, M, N>,
+        i: i32,
+        j: i32,
+        depth: i32,
+        alpha: f32,
+    ) {
+        run_scoped(
+            |acc: Acc<f32, 64, 64>,
+             a_s: Smem<bf16, 64, 64, Swizzle128>,
+             b_s: Smem<bf16, 64, 64, Swizzle128>,
+             bar: Barrier<2>| {
+                for k in 0..steps(depth) {
+                    load_step(a, b, a_s, b_s, bar, i, j, k);
+                    barrier_wait(bar);
+                    wgmma(acc, a_s, b_s);
+                    wgmma_wait(0);
+                }
+                epilogue(acc, c, i, j, alpha);
+            },
+        );
+    }
+
+    /// `matmul` in one call: the function allocates what the kernel needs.
+    #[kernel(grid = (M / 64, N / 64))]
+    pub fn matmul_in_a_call(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>, alpha: f32) {
+        gemm_tile(a, b, c, program_id(0), program_id(1), K, alpha);
+    }
+
+    /// `y = x * s + (1000 i + j)` on tile `(i, j)`, the tiles taken in `tile_order` as `matmul`
+    /// takes them, three tile-rows at a time.
+    #[kernel(grid = (M / 64 * (N / 64)))]
+    pub fn mark_tiles(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, s: f32) {
+        let (i, j) = tile_order(program_id(0), M / 64, N / 64, 3);
+        let v = x.tile([i, j], [64, 64]).load(Layout::Wgmma);
+        y.tile([i, j], [64, 64]).store(v * s + ((1000 * i + j) as f32));
+    }
+
+    /// `3 x + y`, through a local `t`.
+    fn mix(x: i32, y: i32) -> i32 {
+        let t = x * 3;
+        t + y
+    }
+
+    /// `(b, a + K)` with `a` a mutable parameter and `K` the function's own const.
+    fn rotate(mut a: i32, b: i32) -> (i32, i32) {
+        const K: i32 = 7;
+        a += K;
+        (b, a)
+    }
+
+    /// `v * (0 + 1 + .. + (R - 1))` by an unrolled loop over the function's const `R`.
+    fn unrolled(v: i32) -> i32 {
+        const R: i32 = 4;
+        let mut s = 0;
+        #[unroll]
+        for q in 0..R {
+            s += v * q;
+        }
+        s
+    }
+
+    /// The elements a program of `hygiene` takes (no parameters).
+    fn lanes() -> i32 {
+        128
+    }
+
+    /// `0 + 1 + .. + (n - 1)`, in a loop that carries a mutable local.
+    fn triangle(n: u32) -> u32 {
+        let mut s = 0u32;
+        for k in 0..n {
+            s += k as u32;
+        }
+        s
+    }
+
+    /// Names that the functions also use (`t`, `x`, `y`, `q`, `K`), arguments that name them, and
+    /// calls inside arguments and inside an unrolled loop: `y = x + scalars(program)`.
+    #[kernel(grid = (N / 128,), consts(K = 2))]
+    pub fn hygiene(x: Gmem<f32, N>, y: GmemMut<f32, N>) {
+        let i = program_id(0) * lanes() / 128;
+        let t = i + 1;
+        // x = t, y = mix(i, t): the arguments are the caller's `t` and `i`, evaluated before `x`,
+        // `y` and the local `t` are bound.
+        let m = mix(t, mix(i, t));
+        let (p, r) = rotate(m, t);
+        // `rotate`'s parameters are `a` and `b`: bound together, after both arguments.
+        let (a, b) = (i + 2, 3);
+        let (p2, r2) = rotate(b, a);
+        let mut u = 0;
+        #[unroll]
+        for q in 0..K {
+            u += unrolled(q + 1);
+        }
+        let n = triangle(5) + triangle(i as u32);
+        let v = x.tile([i], [128]).load(Layout::Strided);
+        y.tile([i], [128]).store(v + ((m + p + r + 10 * p2 + 100 * r2 + u + K) as f32 + n as f32 * 0.5));
+    }
+}
+
+/// `tile_order` on the CPU.
+fn tile_order(u: usize, tiles_m: usize, tiles_n: usize, group: usize) -> (usize, usize) {
+    let span = group * tiles_n;
+    let first = u / span * group;
+    let rows = (tiles_m - first).min(group);
+    (first + u % span % rows, u % span / rows)
+}
+
+#[test]
+fn kernels_share_a_tile_order_a_load_step_and_an_epilogue() {
+    let mut rng = Rng::new(401);
+    let (m, n, k) = (192, 256, 192);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    let alpha = 0.75;
+    gemm::matmul::interpret(&a, &b, &mut c, alpha).unwrap();
+    let want: Vec<f64> = matmul(&values(&a), &values(&b), m, n, k, true).iter().map(|v| v * 0.75).collect();
+    assert_close("matmul", &values(&c), &want, 1e-5);
+}
+
+#[test]
+fn a_function_allocates_its_own_scope() {
+    let mut rng = Rng::new(404);
+    let (m, n, k) = (128, 192, 256);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    gemm::matmul_in_a_call::interpret(&a, &b, &mut c, -2.0).unwrap();
+    let want: Vec<f64> = matmul(&values(&a), &values(&b), m, n, k, true).iter().map(|v| v * -2.0).collect();
+    assert_close("matmul_in_a_call", &values(&c), &want, 1e-5);
+}
+
+#[test]
+fn every_tile_is_visited_once_in_the_shared_order() {
+    let mut rng = Rng::new(402);
+    let (m, n) = (320, 192);
+    let x = rng.tensor::<f32>(&[m, n], 1.0);
+    let mut y = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    gemm::mark_tiles::interpret(&x, &mut y, 1.5).unwrap();
+    let (tm, tn) = (m / 64, n / 64);
+    let mut seen = vec![false; tm * tn];
+    for u in 0..tm * tn {
+        let (i, j) = tile_order(u, tm, tn, 3);
+        assert!(!seen[i * tn + j], "tile ({i}, {j}) twice");
+        seen[i * tn + j] = true;
+    }
+    let xs = values(&x);
+    let want: Vec<f64> =
+        (0..m * n).map(|e| (xs[e] as f32 * 1.5 + (1000 * (e / n / 64) + e % n / 64) as f32) as f64).collect();
+    assert_close("mark_tiles", &values(&y), &want, 0.0);
+}
+
+#[test]
+fn inlined_calls_are_hygienic() {
+    let mut rng = Rng::new(403);
+    let n = 128 * 5;
+    let x = rng.tensor::<f32>(&[n], 1.0);
+    let mut y = HostTensor::new([n], vec![f32::NAN; n]).unwrap();
+    gemm::hygiene::interpret(&x, &mut y).unwrap();
+    let mix = |x: i64, y: i64| 3 * x + y;
+    let triangle = |n: i64| n * (n - 1) / 2;
+    let xs = values(&x);
+    let want: Vec<f64> = (0..n)
+        .map(|e| {
+            let i = (e / 128) as i64;
+            let t = i + 1;
+            let m = mix(t, mix(i, t));
+            let (p, r) = (t, m + 7);
+            let (p2, r2) = (i + 2, 3 + 7);
+            let u: i64 = (0..2).map(|q| (q + 1) * 6).sum();
+            let scalars = (m + p + r + 10 * p2 + 100 * r2 + u + 2) as f32 + (triangle(5) + triangle(i)) as f32 * 0.5;
+            (xs[e] as f32 + scalars) as f64
+        })
+        .collect();
+    assert_close("hygiene", &values(&y), &want, 0.0);
+}
