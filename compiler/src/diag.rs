@@ -465,6 +465,11 @@ impl Loc {
     fn tokens(self) -> TokenStream {
         [Ident::new("start", self.start), Ident::new("end", self.end)].into_iter().map(TokenTree::Ident).collect()
     }
+
+    /// An error with `text` that underlines the whole range.
+    pub fn error(self, text: impl std::fmt::Display) -> syn::Error {
+        syn::Error::new_spanned(self.tokens(), text)
+    }
 }
 
 impl From<Span> for Loc {
@@ -705,28 +710,39 @@ impl Ctxt {
         self.errors.borrow().iter().map(|(loc, d, _)| (loc.start, d.clone())).collect()
     }
 
-    /// All errors combined, or `Ok` when there were none. An error found in the body of a call of
-    /// a kernel function is followed by a note at that call (and at the calls around it), once per
-    /// call.
-    pub fn finish(self) -> Result<(), syn::Error> {
-        let mut combined: Option<syn::Error> = None;
-        let mut add = |loc: Loc, diag: &Diag| {
-            let err = syn::Error::new_spanned(loc.tokens(), format!("{}\nhelp: {}", diag.message(), diag.help()));
-            match &mut combined {
-                Some(all) => all.combine(err),
-                None => combined = Some(err),
-            }
-        };
+    /// Every error as where it points and its text (message, then the `help:` line), in the order
+    /// they were found, an error found in the body of a call of a kernel function followed by a
+    /// note at that call (and at the calls around it), once per call: what `finish` combines, for
+    /// callers that reword errors before reporting them (a generic kernel's instances).
+    pub fn into_errors(self) -> Vec<(Loc, String)> {
+        let text = |d: &Diag| format!("{}\nhelp: {}", d.message(), d.help());
+        let mut out = Vec::new();
         // The calls noted, by place: the copies of an unrolled loop's body are calls at one place.
         let mut noted = Vec::new();
         for (loc, diag, calls) in self.errors.take() {
-            add(loc, &diag);
+            out.push((loc, text(&diag)));
             for site in calls.into_iter().filter_map(|call| self.calls.site(call)) {
                 let place = format!("{:?}{:?}{}", site.at.start, site.at.end, site.function.name);
                 if !noted.contains(&place) {
-                    add(site.at, &Diag::InCall { function: site.function.name.to_string(), broken: false });
+                    out.push((
+                        site.at,
+                        text(&Diag::InCall { function: site.function.name.to_string(), broken: false }),
+                    ));
                     noted.push(place);
                 }
+            }
+        }
+        out
+    }
+
+    /// All errors combined, or `Ok` when there were none.
+    pub fn finish(self) -> Result<(), syn::Error> {
+        let mut combined: Option<syn::Error> = None;
+        for (loc, text) in self.into_errors() {
+            let err = loc.error(text);
+            match &mut combined {
+                Some(all) => all.combine(err),
+                None => combined = Some(err),
             }
         }
         combined.map_or(Ok(()), Err)

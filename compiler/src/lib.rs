@@ -11,6 +11,8 @@
 //! `typeck` checking each call (`typeck::call`).
 
 pub mod diag;
+mod generic;
+pub use generic::Instance;
 pub mod host;
 pub use tessel_ir::legality;
 pub mod lower;
@@ -45,6 +47,8 @@ impl Compiled {
 }
 
 /// Runs the front end: reads and checks a kernel, with every error of the kernel in one `syn::Error`.
+/// A generic kernel's instances are all checked; the first is returned (`compile_instances` has
+/// them all).
 pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
     compile_with(None, attr, item)
 }
@@ -52,6 +56,9 @@ pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Er
 /// [`compile`] for a kernel of a `#[kernels]` module, which may call the module's `functions`.
 fn compile_with(functions: Option<&Functions>, attr: TokenStream, item: TokenStream) -> Result<Compiled, syn::Error> {
     let item = syntax::parse_fn(item)?;
+    if generic::applies(&attr, &item.func) {
+        return generic::compile_first(functions, attr, &item);
+    }
     let front = front_end(functions, attr, &item);
     match front.errors {
         Some(errors) => Err(errors),
@@ -59,8 +66,15 @@ fn compile_with(functions: Option<&Functions>, attr: TokenStream, item: TokenStr
     }
 }
 
+/// Runs the front end of every instance of a kernel (`compile`): a generic kernel's, in the order
+/// of `instances(..)`, or a plain kernel as its only instance.
+pub fn compile_instances(attr: TokenStream, item: TokenStream) -> Result<Vec<Instance>, syn::Error> {
+    generic::compile_instances(attr, syntax::parse_fn(item)?)
+}
+
 /// What `#[kernel]` expands to: the kernel's module, or its errors and a fallback module with the
-/// same items, so that uses of the kernel add no errors of their own.
+/// same items, so that uses of the kernel add no errors of their own. A generic kernel expands to
+/// a generic struct over its instances (`generic`).
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand_with(None, attr, item)
 }
@@ -71,6 +85,9 @@ fn expand_with(functions: Option<&Functions>, attr: TokenStream, item: TokenStre
         Ok(item) => item,
         Err(errors) => return errors.to_compile_error(),
     };
+    if generic::applies(&attr, &item.func) {
+        return generic::expand(functions, attr, item);
+    }
     let input = host::Input { attr, item };
     let front = front_end(functions, input.attr.clone(), &input.item);
     let expanded = match front.errors {
@@ -92,13 +109,19 @@ struct FrontEnd {
 }
 
 fn front_end(functions: Option<&Functions>, attr: TokenStream, item: &syntax::Item) -> FrontEnd {
+    let ctx = context(functions);
+    let kernel = syntax::parse(&ctx, attr, item);
+    let facts = typeck::check(&ctx, &kernel);
+    FrontEnd { kernel, facts, errors: ctx.finish().err() }
+}
+
+/// A fresh diagnostic context; a kernel of a `#[kernels]` module may call the module's functions.
+fn context(functions: Option<&Functions>) -> diag::Ctxt {
     let ctx = diag::Ctxt::new();
     if let Some(functions) = functions {
         ctx.calls.set_functions(functions.clone());
     }
-    let kernel = syntax::parse(&ctx, attr, item);
-    let facts = typeck::check(&ctx, &kernel);
-    FrontEnd { kernel, facts, errors: ctx.finish().err() }
+    ctx
 }
 
 /// The back ends of a checked kernel: its program, its PTX and the host items around them (the

@@ -18,6 +18,7 @@
 //! generated bodies are hygienic (`Span::mixed_site`), so any parameter name works.
 
 mod fallback;
+pub(crate) mod generic;
 pub(crate) mod grid;
 mod interpret;
 mod launch;
@@ -27,6 +28,7 @@ mod signature;
 mod tests;
 
 pub use fallback::fallback;
+pub(crate) use params::element_type;
 
 use crate::diag::Ctxt;
 use crate::syntax::ast::Kernel;
@@ -44,6 +46,13 @@ pub struct Input {
 /// The module for a kernel that passed checking, whose program is `program` and whose PTX is `ptx`;
 /// or the errors of the parameters and grid expressions the host side cannot represent.
 pub fn expand(kernel: &Kernel, program: &Program, ptx: &str, input: &Input) -> Result<TokenStream, syn::Error> {
+    let items = items(kernel, program, ptx)?;
+    Ok(module(&kernel.vis, &kernel.name, input, items))
+}
+
+/// The items of a checked kernel's module (`expand`), without the module: a generic kernel keeps
+/// one set per instance (`generic`).
+pub(crate) fn items(kernel: &Kernel, program: &Program, ptx: &str) -> Result<TokenStream, syn::Error> {
     let ctx = Ctxt::new();
     let params = params::host_params(&ctx, kernel);
     let signature = signature::signature(kernel, program);
@@ -63,7 +72,7 @@ pub fn expand(kernel: &Kernel, program: &Program, ptx: &str, input: &Input) -> R
         #launch
         #interpret
     };
-    Ok(module(&kernel.vis, &kernel.name, input, items))
+    Ok(items)
 }
 
 /// `mod name { items }` with the function's visibility, documentation and `cfg`s.

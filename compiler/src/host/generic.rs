@@ -1,0 +1,521 @@
+//! What a generic kernel expands to (`crate::generic`): a zero-sized generic struct named like the
+//! kernel, whose associated items are those of a plain kernel's module, per instance.
+//!
+//! ```text
+//! mod __tessel_matmul {                                        // hidden
+//!     pub struct matmul<T: Element, const BN: usize> { .. }  // never constructed
+//!     #[diagnostic::on_unimplemented(..)]                      // the error at an undeclared call
+//!     pub trait Instance<T: Element, const BN: usize> { SIGNATURE, PTX, ENTRY, check_args, launch, interpret }
+//!     mod __instance_0 { <the items of a plain kernel's module, for matmul::<bf16, 256>> }
+//!     impl Instance<bf16, 256> for matmul<bf16, 256> { .. forwards to __instance_0 .. }
+//!     impl<T, const BN: usize> matmul<T, BN> {
+//!         pub fn launch(stream, a: &DeviceTensor<T>, ..) -> Result<()> where Self: Instance<T, BN>;
+//!         ..
+//!     }
+//!     impl<T, const BN: usize> matmul<T, BN> where Self: Instance<T, BN> { pub const PTX: &str; .. }
+//! }
+//! pub use __tessel_matmul::matmul;                             // with the function's visibility
+//! ```
+//!
+//! Everything lives in the hidden module and names its items through `self::`, so that the
+//! expansion works in a function body as well as in a module (a `super::` path would leave the
+//! block), and neither the user's items nor a generic parameter's name can shadow the trait or an
+//! instance's module.
+//!
+//! So `matmul::<bf16, 256>::launch(..)` is the instance's launch, and a call of an instance the
+//! attribute does not list fails to prove `matmul<f32, 64>: Instance<f32, 64>`, which rustc reports
+//! at the call with the trait's `on_unimplemented` message. The bounds sit on the functions rather
+//! than on their impl because rustc then reports E0277, which uses that message as written (a
+//! bound on the impl gives E0599, which adds advice about implementing the trait); associated
+//! consts cannot have bounds of their own, so theirs is on their impl.
+//!
+//! The parameters' host types come from the instances (`shape`): a parameter whose dtype is a type
+//! parameter's value in every instance is written with that parameter (`&DeviceTensor<T>`).
+
+use super::params::{element_type, Scalar};
+use super::{forwarded_attrs, local};
+use crate::generic::decl::{Instance, Kind, Param, Value};
+use crate::syntax::ast::{Kernel, ParamTy};
+use crate::typeck::Facts;
+use crate::types::DType;
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens as _};
+use syn::Ident;
+
+/// The host side of a generic kernel's signature: each parameter as the generated functions take
+/// it, in terms of the generic parameters, and how many runtime dimensions `check_args` returns.
+pub(crate) struct Shape {
+    params: Vec<HostParam>,
+    n_dims: usize,
+}
+
+struct HostParam {
+    name: Ident,
+    /// `None` when no instance could read the parameter's type (only in a rejected kernel): the
+    /// fallback then takes anything there.
+    kind: Option<HostKind>,
+}
+
+#[derive(Clone, Copy)]
+enum HostKind {
+    Tensor { elem: Elem, mutable: bool, span: Span },
+    Scalar { elem: Elem, span: Span },
+}
+
+/// A parameter's element (or scalar) type: a generic type parameter (by index), or one dtype.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Elem {
+    Param(usize),
+    Dtype(DType),
+}
+
+/// One instance read: its kernel, what checking learned, its values.
+pub(crate) type Model = (Kernel, Facts, Vec<Value>);
+
+/// The host signature of the kernel `func` with the generic parameters `generics`, read from the
+/// instances `models`; and, if they disagree where they cannot (a parameter that is a tensor in one
+/// and a scalar in another), what disagrees: an internal error for a kernel that passed checking.
+pub(crate) fn shape(func: &syn::ItemFn, generics: &[Param], models: &[Model]) -> (Shape, Option<String>) {
+    let mut problem = None;
+    let params = func
+        .sig
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            let (name, ty) = match arg {
+                syn::FnArg::Typed(pt) => match &*pt.pat {
+                    syn::Pat::Ident(pi) => (pi.ident.clone(), Some(&*pt.ty)),
+                    _ => (format_ident!("arg{}", i), None),
+                },
+                syn::FnArg::Receiver(_) => (format_ident!("arg{}", i), None),
+            };
+            let kind = ty.and_then(|ty| host_kind(&name, ty, generics, models, &mut problem));
+            HostParam { name, kind }
+        })
+        .collect();
+    let n_dims = models.first().map_or(0, |(_, facts, _)| facts.runtime_dims.len());
+    if models.iter().any(|(_, facts, _)| facts.runtime_dims.len() != n_dims) {
+        problem = Some("the instances have different numbers of runtime dimensions".into());
+    }
+    (Shape { params, n_dims }, problem)
+}
+
+/// How the parameter `name` (written with type `ty`) crosses from the host, from its type in each
+/// instance that read it.
+fn host_kind(
+    name: &Ident,
+    ty: &syn::Type,
+    generics: &[Param],
+    models: &[Model],
+    problem: &mut Option<String>,
+) -> Option<HostKind> {
+    let read: Vec<(&ParamTy, &[Value])> = models
+        .iter()
+        .filter_map(|(k, _, values)| k.params.iter().find(|p| p.name == *name).map(|p| (&p.ty, values.as_slice())))
+        .collect();
+    let (first, _) = read.first()?;
+    if read.len() != models.len() {
+        *problem = Some(format!("the parameter `{name}` was read in some instances only"));
+    }
+    let dtypes: Vec<(DType, &[Value])> = read
+        .iter()
+        .map(|(ty, values)| match ty {
+            ParamTy::Gmem { dtype, .. } | ParamTy::Scalar(dtype) => (dtype.value, *values),
+        })
+        .collect();
+    let is_param = |k: usize| dtypes.iter().all(|(d, values)| values.get(k) == Some(&Value::Dtype(*d)));
+    let named = named_param(ty, generics).filter(|&k| is_param(k));
+    let constant = dtypes.iter().all(|(d, _)| *d == dtypes[0].0);
+    let any_param = || (0..generics.len()).find(|&k| matches!(generics[k].kind, Kind::Dtype) && is_param(k));
+    let elem = match (named, constant) {
+        (Some(k), _) => Elem::Param(k),
+        (None, true) => Elem::Dtype(dtypes[0].0),
+        (None, false) => any_param().map(Elem::Param).unwrap_or_else(|| {
+            *problem = Some(format!("the dtype of `{name}` is no generic parameter's and differs between instances"));
+            Elem::Dtype(dtypes[0].0)
+        }),
+    };
+    let same_kind = read.iter().all(|(ty, _)| std::mem::discriminant(*ty) == std::mem::discriminant(*first));
+    if !same_kind {
+        *problem = Some(format!("the parameter `{name}` is a tensor in some instances and a scalar in others"));
+    }
+    Some(match first {
+        ParamTy::Gmem { mutable, span, .. } => HostKind::Tensor { elem, mutable: *mutable, span: *span },
+        ParamTy::Scalar(dtype) => HostKind::Scalar { elem, span: dtype.span },
+    })
+}
+
+/// The type parameter a parameter's type names as its dtype, as written: `T` in `Gmem<T, M, K>`,
+/// `GmemMut<T, ..>` or a scalar `x: T`. (The instances confirm it; a spelling this does not see
+/// is found from them.)
+fn named_param(ty: &syn::Type, generics: &[Param]) -> Option<usize> {
+    let syn::Type::Path(p) = peel(ty) else { return None };
+    let segment = p.path.segments.last()?;
+    let named = match &segment.arguments {
+        syn::PathArguments::None if p.path.segments.len() == 1 => &segment.ident,
+        syn::PathArguments::AngleBracketed(args) if segment.ident == "Gmem" || segment.ident == "GmemMut" => {
+            let Some(syn::GenericArgument::Type(elem)) = args.args.first() else { return None };
+            let syn::Type::Path(elem) = peel(elem) else { return None };
+            elem.path.get_ident()?
+        }
+        _ => return None,
+    };
+    generics.iter().position(|g| g.name == *named && matches!(g.kind, Kind::Dtype))
+}
+
+fn peel(ty: &syn::Type) -> &syn::Type {
+    match ty {
+        syn::Type::Group(g) => peel(&g.elem),
+        syn::Type::Paren(p) => peel(&p.elem),
+        ty => ty,
+    }
+}
+
+/// Whose types the generated signatures are written in: the generic parameters', or an instance's
+/// values.
+#[derive(Clone, Copy)]
+enum Bind<'a> {
+    Generic(&'a [Param]),
+    Instance(&'a Instance),
+}
+
+/// The three views of a parameter (`check_args`, `launch`, `interpret`), as in `host::params`.
+#[derive(Clone, Copy)]
+enum View {
+    Shape,
+    Device,
+    Host,
+}
+
+impl HostParam {
+    /// `name: Type` in `view`; anything (`impl Sized`) where the type was not read.
+    fn declare(&self, view: View, bind: Bind) -> TokenStream {
+        let name = &self.name;
+        let ty = self.kind.and_then(|k| ty(k, view, bind)).unwrap_or_else(|| quote!(impl ::core::marker::Sized));
+        quote!(#name: #ty)
+    }
+}
+
+fn ty(kind: HostKind, view: View, bind: Bind) -> Option<TokenStream> {
+    Some(match (kind, view) {
+        (HostKind::Tensor { span, .. }, View::Shape) => quote_spanned!(span=> &[::core::primitive::usize]),
+        (HostKind::Tensor { elem, mutable, span }, View::Device | View::Host) => {
+            let elem = elem_type(elem, bind, span, true)?;
+            let tensor = match view {
+                View::Device => quote_spanned!(span=> DeviceTensor),
+                _ => quote_spanned!(span=> HostTensor),
+            };
+            let mutable = mutable.then(|| quote_spanned!(span=> mut));
+            quote_spanned!(span=> & #mutable ::tessel::__private::#tensor<#elem>)
+        }
+        (HostKind::Scalar { elem, span }, _) => elem_type(elem, bind, span, false)?,
+    })
+}
+
+/// The Rust type of an element: the type parameter, or the host type of a dtype (a tensor's
+/// element type, or a scalar's ABI type), as `host::params` writes it for a plain kernel.
+fn elem_type(elem: Elem, bind: Bind, span: Span, tensor: bool) -> Option<TokenStream> {
+    let dtype = match (elem, bind) {
+        (Elem::Param(k), Bind::Generic(generics)) => return generics.get(k).map(|g| g.name.to_token_stream()),
+        (Elem::Param(k), Bind::Instance(instance)) => match instance.values.get(k)? {
+            Value::Dtype(d) => *d,
+            Value::Int(_) => return None,
+        },
+        (Elem::Dtype(d), _) => d,
+    };
+    if tensor {
+        element_type(dtype, span)
+    } else {
+        Scalar::of(dtype).map(|s| s.rust_type(span))
+    }
+}
+
+/// `T: Element, const BN: usize`: the generic parameters as the struct, trait and impls declare
+/// them.
+fn declarations(generics: &[Param]) -> Vec<TokenStream> {
+    generics
+        .iter()
+        .map(|g| {
+            let name = &g.name;
+            match &g.kind {
+                Kind::Dtype => quote!(#name: ::tessel::__private::Element),
+                Kind::Int { ty, .. } => quote!(const #name: #ty),
+            }
+        })
+        .collect()
+}
+
+/// The generic arguments for `bind`: `T, BN`, or an instance's `::tessel::__private::bf16, 256`.
+fn arguments(generics: &[Param], bind: Bind) -> Vec<TokenStream> {
+    match bind {
+        Bind::Generic(_) => generics.iter().map(|g| g.name.to_token_stream()).collect(),
+        Bind::Instance(instance) => instance
+            .values
+            .iter()
+            .map(|v| match *v {
+                Value::Dtype(d) => element_type(d, instance.loc.start).unwrap_or_else(|| quote!(())),
+                Value::Int(n) => {
+                    let mut lit = Literal::u64_unsuffixed(n);
+                    lit.set_span(instance.loc.start);
+                    lit.into_token_stream()
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The items of a generic kernel that passed checking: `instances` pairs each instance with the
+/// items of its plain module (`host::items`).
+pub(crate) fn expand(
+    func: &syn::ItemFn,
+    generics: &[Param],
+    shape: &Shape,
+    instances: &[(&Instance, TokenStream)],
+) -> TokenStream {
+    let names: Vec<&str> = instances.iter().map(|(i, _)| i.name.as_str()).collect();
+    let the_struct = structure(func, generics, Some(&names));
+    let trait_ = instance_trait(func, generics, shape, &names);
+    let modules = instances.iter().enumerate().map(|(n, (_, items))| {
+        let module = instance_module(n);
+        quote!(mod #module { #items })
+    });
+    let impls =
+        instances.iter().enumerate().map(|(n, (instance, _))| instance_impl(func, generics, shape, instance, n));
+    let inherent = inherent(func, generics, shape);
+    wrap(
+        func,
+        quote! {
+            #the_struct
+            #trait_
+            #(#modules)*
+            #(#impls)*
+            #inherent
+        },
+    )
+}
+
+/// The hidden module holding `items`, and the struct brought out of it with the function's
+/// visibility (and `cfg`s).
+fn wrap(func: &syn::ItemFn, items: TokenStream) -> TokenStream {
+    let (name, hidden, vis) = (&func.sig.ident, hidden_module(func), &func.vis);
+    let cfgs = cfgs(func);
+    quote! {
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_camel_case_types, dead_code)]
+        #vis mod #hidden {
+            #items
+        }
+        #(#cfgs)*
+        #[allow(unused_imports)]
+        #vis use #hidden::#name;
+    }
+}
+
+/// The module of the `n`-th instance's items.
+fn instance_module(n: usize) -> Ident {
+    format_ident!("__instance_{}", n)
+}
+
+/// The expansion beside the errors of a rejected generic kernel: the struct with the same items
+/// for every instance, declared or not, so that no call of the kernel adds an error of its own.
+/// Their bodies never run (the crate does not compile); they return an internal error anyway.
+pub(crate) fn fallback(func: &syn::ItemFn, generics: &[Param], shape: &Shape) -> TokenStream {
+    let the_struct = structure(func, generics, None);
+    let (decls, args) = (declarations(generics), arguments(generics, Bind::Generic(generics)));
+    let name = &func.sig.ident;
+    let entry = name.to_string();
+    let bind = Bind::Generic(generics);
+    let shapes = shape.params.iter().map(|p| p.declare(View::Shape, bind));
+    let devices = shape.params.iter().map(|p| p.declare(View::Device, bind));
+    let hosts = shape.params.iter().map(|p| p.declare(View::Host, bind));
+    let (n_dims, stream) = (shape.n_dims, local("stream"));
+    let signature = super::signature::placeholder(name);
+    let failed = quote! {
+        ::core::result::Result::Err(::tessel::__private::Error::Internal(
+            ::std::string::String::from(concat!("the kernel `", #entry, "` did not compile"))
+        ))
+    };
+    wrap(
+        func,
+        quote! {
+            #the_struct
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            impl<#(#decls),*> self::#name<#(#args),*> {
+                    pub const SIGNATURE: ::tessel::__private::Signature = #signature;
+                    pub const PTX: &'static str = "";
+                    pub const ENTRY: &'static str = #entry;
+                    pub fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> { #failed }
+                    pub fn launch(#stream: &impl ::tessel::__private::AsStream, #(#devices),*) -> ::tessel::Result<()> { #failed }
+                pub fn interpret(#(#hosts),*) -> ::tessel::Result<()> { #failed }
+            }
+        },
+    )
+}
+
+/// `__tessel_matmul`: the module holding the struct and everything about it.
+fn hidden_module(func: &syn::ItemFn) -> Ident {
+    format_ident!("__tessel_{}", func.sig.ident)
+}
+
+/// The trait each instance implements: `Instance`, which rustc's notes name, unless the kernel is
+/// itself called so.
+fn trait_name(func: &syn::ItemFn) -> Ident {
+    let name = if func.sig.ident == "Instance" { "InstanceOfKernel" } else { "Instance" };
+    Ident::new(name, Span::call_site())
+}
+
+fn cfgs(func: &syn::ItemFn) -> Vec<&syn::Attribute> {
+    func.attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
+}
+
+/// The struct, with the function's documentation (and `pub`: `wrap` brings it out with the
+/// function's visibility); `instances` names them in the documentation (`None` in the fallback).
+fn structure(func: &syn::ItemFn, generics: &[Param], instances: Option<&[&str]>) -> TokenStream {
+    let attrs = forwarded_attrs(func);
+    let name = &func.sig.ident;
+    let decls = declarations(generics);
+    let types = generics.iter().filter(|g| matches!(g.kind, Kind::Dtype)).map(|g| &g.name);
+    let gap = attrs.iter().any(|a| a.path().is_ident("doc")).then(|| quote!(#[doc = ""]));
+    let listed = instances.map_or_else(String::new, |names| {
+        let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        format!(" Its instances: {}.", names.join(", "))
+    });
+    let doc = format!(
+        "The generic `{name}` kernel (`#[kernel]`), compiled for each instance its attribute lists.{listed} \
+         `{name}::<..>::launch` runs an instance on a Hopper GPU, `interpret` on the CPU, `check_args` \
+         checks arguments without either; `PTX`, `ENTRY` and `SIGNATURE` are the instance's."
+    );
+    // At the kernel's name, where rustc's notes about the struct point.
+    let item = quote_spanned! {name.span()=>
+        pub struct #name<#(#decls),*> {
+            __instance: ::core::marker::PhantomData<fn() -> (#(#types,)*)>,
+        }
+    };
+    quote! {
+        #(#attrs)*
+        #gap
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #item
+    }
+}
+
+/// The hidden trait each declared instance implements, whose `on_unimplemented` message is what
+/// rustc says at a call of an instance that is not declared.
+fn instance_trait(func: &syn::ItemFn, generics: &[Param], shape: &Shape, names: &[&str]) -> TokenStream {
+    let name = &func.sig.ident;
+    let decls = declarations(generics);
+    // `{T}` and `{BN}` are rustc's: the trait's arguments at the failing call.
+    let placeholders: Vec<String> = generics.iter().map(|g| format!("{{{}}}", g.name)).collect();
+    let message = format!("`{name}::<{}>` is not an instance of the generic kernel `{name}`", placeholders.join(", "));
+    let label = format!("`{name}` is not compiled for these generic arguments");
+    let declared: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let note = format!(
+        "`#[kernel(..)]` compiles `{name}` for the instances it lists: {}. To call this one, add \
+         `({})` to its `instances(..)`, a dtype written by its name (`bf16`, `f8e4m3`)",
+        declared.join(", "),
+        placeholders.join(", ")
+    );
+    let bind = Bind::Generic(generics);
+    let signatures = signatures(shape, bind);
+    let trait_name = trait_name(func);
+    quote! {
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #trait_name<#(#decls),*> {
+            const SIGNATURE: ::tessel::__private::Signature;
+            const PTX: &'static str;
+            const ENTRY: &'static str;
+            #(#[allow(clippy::too_many_arguments)] #signatures;)*
+        }
+    }
+}
+
+/// The signatures of `check_args`, `launch` and `interpret` with the types of `bind`.
+fn signatures(shape: &Shape, bind: Bind) -> [TokenStream; 3] {
+    let shapes = shape.params.iter().map(|p| p.declare(View::Shape, bind));
+    let devices = shape.params.iter().map(|p| p.declare(View::Device, bind));
+    let hosts = shape.params.iter().map(|p| p.declare(View::Host, bind));
+    let (n_dims, stream) = (shape.n_dims, local("stream"));
+    [
+        quote!(fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>>),
+        quote!(fn launch(#stream: &impl ::tessel::__private::AsStream, #(#devices),*) -> ::tessel::Result<()>),
+        quote!(fn interpret(#(#hosts),*) -> ::tessel::Result<()>),
+    ]
+}
+
+/// `impl Instance<bf16, 256> for matmul<bf16, 256>`: forwards to the instance's module
+/// `__instance_{n}`. The impl carries the span of the instance in the attribute, where rustc's list of the
+/// implemented instances points.
+fn instance_impl(func: &syn::ItemFn, generics: &[Param], shape: &Shape, instance: &Instance, n: usize) -> TokenStream {
+    let name = &func.sig.ident;
+    let module = instance_module(n);
+    let trait_name = trait_name(func);
+    let args = arguments(generics, Bind::Instance(instance));
+    let [check_args, launch, interpret] = signatures(shape, Bind::Instance(instance));
+    let names: Vec<&Ident> = shape.params.iter().map(|p| &p.name).collect();
+    let stream = local("stream");
+    quote_spanned! {instance.loc.start=>
+        impl self::#trait_name<#(#args),*> for self::#name<#(#args),*> {
+            const SIGNATURE: ::tessel::__private::Signature = self::#module::SIGNATURE;
+            const PTX: &'static str = self::#module::PTX;
+            const ENTRY: &'static str = self::#module::ENTRY;
+            #[allow(clippy::too_many_arguments)]
+            #check_args { self::#module::check_args(#(#names),*) }
+            #[allow(clippy::too_many_arguments)]
+            #launch { self::#module::launch(#stream, #(#names),*) }
+            #[allow(clippy::too_many_arguments)]
+            #interpret { self::#module::interpret(#(#names),*) }
+        }
+    }
+}
+
+/// The struct's associated items, for every declared instance.
+fn inherent(func: &syn::ItemFn, generics: &[Param], shape: &Shape) -> TokenStream {
+    let name = &func.sig.ident;
+    let (decls, args) = (declarations(generics), arguments(generics, Bind::Generic(generics)));
+    // At the kernel's name: rustc's "required by this bound" note points there.
+    let trait_name = trait_name(func);
+    let instance = quote_spanned!(name.span()=> self::#trait_name<#(#args),*>);
+    let [check_args, launch, interpret] = signatures(shape, Bind::Generic(generics));
+    let names: Vec<&Ident> = shape.params.iter().map(|p| &p.name).collect();
+    let stream = local("stream");
+    quote! {
+        impl<#(#decls),*> self::#name<#(#args),*> {
+            /// Checks a launch's arguments against the instance's signature before anything
+            /// reaches the GPU (ranks, static and runtime dimensions, divisibility, the grid), from
+            /// each tensor's shape, so it runs without a GPU; `launch` and `interpret` call it
+            /// first. Returns the launch configuration and the runtime dimensions in `SIGNATURE`
+            /// order.
+            #[allow(clippy::too_many_arguments)]
+            pub #check_args where Self: #instance {
+                <Self as #instance>::check_args(#(#names),*)
+            }
+
+            /// Launches the instance on `stream` (a `Device` or a cudarc stream). Checks the
+            /// arguments first (`check_args`); every failure is an `Err`, and nothing is launched
+            /// then. The launch is asynchronous.
+            #[allow(clippy::too_many_arguments)]
+            pub #launch where Self: #instance {
+                <Self as #instance>::launch(#stream, #(#names),*)
+            }
+
+            /// Runs the instance on the CPU, through tessel's interpreter: the same program as its
+            /// PTX, on host tensors. Checks the arguments first, as `launch` does.
+            #[allow(clippy::too_many_arguments)]
+            pub #interpret where Self: #instance {
+                <Self as #instance>::interpret(#(#names),*)
+            }
+        }
+
+        impl<#(#decls),*> self::#name<#(#args),*> where Self: #instance {
+            /// The instance's checked signature: parameters, runtime dimensions and resources.
+            pub const SIGNATURE: ::tessel::__private::Signature = <Self as #instance>::SIGNATURE;
+            /// The instance's PTX module, for `sm_90a`.
+            pub const PTX: &'static str = <Self as #instance>::PTX;
+            /// The name of the kernel's entry point in `PTX`.
+            pub const ENTRY: &'static str = <Self as #instance>::ENTRY;
+        }
+    }
+}
