@@ -1,7 +1,8 @@
 //! ptxas validation: every kernel of the pass cases (`tests/ui/pass`), the golden PTX inputs
-//! (`tests/ptx/in`) and the examples is compiled to PTX and assembled with `ptxas -arch=sm_90a`,
-//! which must exit 0 without warnings and without wgmma serialization notes (`C75xx`). The kernels
-//! of a `#[kernels]` module are found too, and compiled with their module's kernel functions.
+//! (`tests/ptx/in`) and the examples, every instance of a generic one, is compiled to PTX and
+//! assembled with `ptxas -arch=sm_90a`, which must exit 0 without warnings and without wgmma
+//! serialization notes (`C75xx`). The kernels of a `#[kernels]` module are found too, and compiled
+//! with their module's kernel functions.
 //!
 //! ptxas comes from `TESSEL_PTXAS` or `PATH` (the `nvidia-cuda-nvcc-cu12` wheel ships it in
 //! `nvidia/cuda_nvcc/bin`). Without it the test says loudly that it skipped, unless
@@ -16,7 +17,14 @@ use support::{assemble, assemble_without_spills, find_ptxas, kernels_in, ptxas_r
 /// Compiles one kernel and assembles its PTX; `Err` says which kernel and why.
 fn check(ptxas: &Path, k: &KernelSource) -> Result<(), String> {
     let stem = k.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let result = k.ptx().and_then(|ptx| assemble(ptxas, &format!("{stem}-{}", k.name), &ptx));
+    // An instance's name (`matmul::<bf16, 256>`) as a file name: `matmul-bf16-256`.
+    let tag: String = k
+        .name
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let result = k.ptx().and_then(|ptx| assemble(ptxas, &format!("{stem}-{tag}"), &ptx));
     result.map(|_| ()).map_err(|e| format!("{}: {e}", k.label()))
 }
 

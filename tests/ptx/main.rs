@@ -148,3 +148,15 @@ fn every_program_survives_its_encoding() {
     }
     assert!(count > 50, "only {count} kernels found");
 }
+
+/// A generic kernel is one source per instance, named like it, each with the PTX of its own values
+/// (the harness that `tests/ptxas.rs` assembles every kernel with).
+#[test]
+fn a_generic_kernel_is_a_source_per_instance() {
+    let kernels = kernels_in(&root().join("tests/ptx/in/generic_wgmma.rs"));
+    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["generic_wgmma::<bf16, 64>", "generic_wgmma::<f16, 128>"]);
+    let ptx: Vec<String> = kernels.iter().map(|k| k.ptx().unwrap_or_else(|e| panic!("{}: {e}", k.label()))).collect();
+    assert!(ptx[0].contains("m64n64k16.f32.bf16.bf16") && !ptx[0].contains(".f16.f16"));
+    assert!(ptx[1].contains("m64n128k16.f32.f16.f16") && !ptx[1].contains(".bf16.bf16"));
+}

@@ -1,21 +1,26 @@
 //! Shared by the PTX tests (`tests/ptx/main.rs`, golden files) and `tests/ptxas.rs` (assembly):
 //! finding `#[kernel]` functions in source files (also those of `#[kernels]` modules), compiling
-//! them to PTX, and running `ptxas`.
+//! them to PTX, and running `ptxas`. A generic kernel is one `KernelSource` per instance of its
+//! `instances(..)`, named like the instance (`matmul::<bf16, 256>`), so that every instance's PTX is
+//! compiled and assembled.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A `#[kernel(..)]` function read from a file.
+/// A `#[kernel(..)]` function read from a file, or one instance of a generic one.
 pub struct KernelSource {
     pub file: PathBuf,
+    /// The function's name, or the instance's (`matmul::<bf16, 256>`).
     pub name: String,
     attr: proc_macro2::TokenStream,
     item: proc_macro2::TokenStream,
     /// For a kernel of a `#[kernels]` module: the module (without the attribute), whose kernel
     /// functions the kernel calls, and with which it is compiled.
     module: Option<proc_macro2::TokenStream>,
+    /// Which instance (`tessel_compiler::compile_instances`); 0 for a plain kernel.
+    instance: usize,
 }
 
 impl KernelSource {
@@ -24,14 +29,19 @@ impl KernelSource {
         format!("{}::{}", self.file.display(), self.name)
     }
 
-    /// The checked kernel, or the front end's errors as text.
+    /// The checked kernel (instance), or the front end's errors as text.
     pub fn compiled(&self) -> Result<tessel_compiler::Compiled, String> {
-        let Some(module) = &self.module else {
-            return tessel_compiler::compile(self.attr.clone(), self.item.clone()).map_err(|e| render(&e));
-        };
-        let kernels = tessel_compiler::module::compile(Default::default(), module.clone()).map_err(|e| render(&e))?;
-        let kernel = kernels.into_iter().find(|c| c.kernel.name == self.name);
-        kernel.ok_or_else(|| format!("the module has no kernel `{}`", self.name))
+        if let Some(module) = &self.module {
+            let kernels =
+                tessel_compiler::module::compile(Default::default(), module.clone()).map_err(|e| render(&e))?;
+            let kernel = kernels.into_iter().find(|c| c.kernel.name == self.name);
+            return kernel.ok_or_else(|| format!("the module has no kernel `{}`", self.name));
+        }
+        let instances =
+            tessel_compiler::compile_instances(self.attr.clone(), self.item.clone()).map_err(|e| render(&e))?;
+        let count = instances.len();
+        let instance = instances.into_iter().nth(self.instance);
+        instance.map(|i| i.compiled).ok_or_else(|| format!("instance {} of {count} is missing", self.instance))
     }
 
     /// The kernel's PTX, or the front end's or writer's errors as text.
@@ -71,16 +81,7 @@ pub fn kernels_in_source(src: &str, path: &Path) -> Vec<KernelSource> {
     let mut out = Vec::new();
     for item in file.items {
         match item {
-            syn::Item::Fn(mut f) => {
-                let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("kernel")) else { continue };
-                let attr = f.attrs.remove(pos);
-                let attr = match attr.meta {
-                    syn::Meta::List(l) => l.tokens,
-                    _ => Default::default(),
-                };
-                let (file, name) = (path.to_path_buf(), f.sig.ident.to_string());
-                out.push(KernelSource { file, name, attr, item: quote::quote!(#f), module: None });
-            }
+            syn::Item::Fn(f) => out.extend(function_kernels(f, path)),
             syn::Item::Mod(mut m) => {
                 let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
                 m.attrs.remove(pos);
@@ -90,6 +91,7 @@ pub fn kernels_in_source(src: &str, path: &Path) -> Vec<KernelSource> {
                     attr: Default::default(),
                     item: Default::default(),
                     module: Some(quote::quote!(#m)),
+                    instance: 0,
                 }));
             }
             _ => {}
@@ -169,4 +171,33 @@ fn run_ptxas(ptxas: &Path, tag: &str, ptx: &str, verbose: bool) -> Result<String
         return Err(format!("ptxas accepted {} with complaints:\n{log}", input.display()));
     }
     Ok(log)
+}
+
+/// The kernel of a `#[kernel]` function: one source, or one per instance of a generic kernel (a
+/// rejected one is one source, whose `compiled` reports the errors).
+fn function_kernels(mut f: syn::ItemFn, path: &Path) -> Vec<KernelSource> {
+    let Some(pos) = f.attrs.iter().position(|a| a.path().is_ident("kernel")) else { return Vec::new() };
+    let attr = f.attrs.remove(pos);
+    let attr: proc_macro2::TokenStream = match attr.meta {
+        syn::Meta::List(l) => l.tokens,
+        _ => Default::default(),
+    };
+    let item = quote::quote!(#f);
+    let instances = match f.sig.generics.params.is_empty() {
+        true => None,
+        false => tessel_compiler::compile_instances(attr.clone(), item.clone()).ok(),
+    };
+    let names = match instances {
+        Some(instances) => instances.into_iter().map(|i| i.name).collect(),
+        None => vec![f.sig.ident.to_string()],
+    };
+    let source = |(instance, name)| KernelSource {
+        file: path.to_path_buf(),
+        name,
+        attr: attr.clone(),
+        item: item.clone(),
+        module: None,
+        instance,
+    };
+    names.into_iter().enumerate().map(source).collect()
 }

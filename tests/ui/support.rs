@@ -40,7 +40,11 @@ pub fn case_files(dir: &str) -> Vec<PathBuf> {
 
 /// The compile-fail areas of `tests/ui`, as `tests/ui.rs` registers them with trybuild.
 pub const FAIL_AREAS: &[&str] =
-    &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "syntax", "functions"];
+    &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "syntax", "functions", "generic"];
+
+/// The compile-fail cases whose kernels compile: rustc rejects a use of the kernel (a call of an
+/// instance the kernel does not declare), so `#[kernel]` reports no error of its own.
+pub const REJECTED_AT_A_CALL: &[&str] = &["generic/undeclared-instance.rs"];
 
 /// Every kernel of a file, in source order.
 pub fn kernels_of(path: &Path) -> Vec<Kernel> {

@@ -1,4 +1,4 @@
-//! Kernels are not generic; compile-time parameters go in `consts(..)`.
+//! A generic kernel lists its instances: each is compiled when the crate builds.
 
 use tessel::prelude::*;
 
