@@ -1,5 +1,6 @@
 //! Prints the PTX of a kernel file: `DUMP=path/to/kernel.rs cargo test -p tessel-compiler --test dump -- --nocapture`.
-//! The kernels of `#[kernels]` modules are compiled with their modules.
+//! Every instance of a generic kernel (`matmul::<bf16, 256>` as `matmul-bf16-256.ptx`) and every
+//! kernel of a `#[kernels]` module.
 
 #[test]
 fn dump() {
@@ -15,20 +16,24 @@ fn dump() {
                     syn::Meta::List(l) => l.tokens,
                     _ => Default::default(),
                 };
-                tessel_compiler::compile(args, quote::quote!(#f)).map(|c| vec![c])
+                tessel_compiler::compile_instances(args, quote::quote!(#f))
+                    .map(|instances| instances.into_iter().map(|i| (i.name, i.compiled)).collect::<Vec<_>>())
             }
             syn::Item::Mod(mut m) => {
                 let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
                 m.attrs.remove(pos);
                 tessel_compiler::module::compile(Default::default(), quote::quote!(#m))
+                    .map(|kernels| kernels.into_iter().map(|c| (c.kernel.name.to_string(), c)).collect())
             }
             _ => continue,
         };
         match compiled {
             Ok(kernels) => {
-                for c in kernels {
+                for (name, c) in kernels {
                     let ptx = c.ptx().unwrap();
-                    let out = format!("/tmp/ptx/{}.ptx", c.kernel.name);
+                    let name: Vec<&str> = name.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
+                    let name: Vec<&str> = name.into_iter().filter(|s| !s.is_empty()).collect();
+                    let out = format!("/tmp/ptx/{}.ptx", name.join("-"));
                     std::fs::create_dir_all("/tmp/ptx").unwrap();
                     std::fs::write(&out, ptx).unwrap();
                     println!("wrote {out}");

@@ -358,3 +358,18 @@ fn instances_on_a_plain_kernel_expand_to_its_module() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(file.items.iter().any(|i| matches!(i, syn::Item::Mod(m) if m.ident == "k")));
 }
+
+#[test]
+fn a_parameter_may_be_an_attribute_value_an_annotation_or_a_cast() {
+    let attr = quote!(grid = (M / 64), warpgroups = WG, instances((f32, 1), (i32, 2)));
+    let item = quote! {
+        fn k<T, const WG: usize>(x: Gmem<T, M, 64>, y: GmemMut<T, M, 64>, s: i32) {
+            let i = program_id(0);
+            let v: Regs<T, 64, 64, Layout::Strided> = x.tile([i, 0], [64, 64]).load(Layout::Strided);
+            y.tile([i, 0], [64, 64]).store(v * (s as T));
+        }
+    };
+    let instances = crate::compile_instances(attr, item).unwrap_or_else(|e| panic!("{:?}", messages(&e)));
+    let warpgroups: Vec<u32> = instances.iter().map(|i| i.compiled.kernel.attr.warpgroups.value).collect();
+    assert_eq!(warpgroups, [1, 2]);
+}
