@@ -181,7 +181,7 @@ fn const_param(ctx: &Ctxt, c: &syn::ConstParam) -> Option<Param> {
     if let Some(default) = &c.default {
         ctx.unsupported(default.span(), "defaults for a kernel's generic parameters (list every instance)");
     }
-    let ty = match &c.ty {
+    let ty = match crate::syntax::peel_ty(&c.ty) {
         syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|i| int_max(i).map(|m| (i, m))),
         _ => None,
     };
@@ -232,8 +232,10 @@ fn arguments(attr: &TokenStream) -> Vec<(Vec<TokenTree>, Option<TokenTree>)> {
     out
 }
 
+/// Whether an argument is `instances(..)`, also as a fragment a `macro_rules!` passed (in an
+/// invisible group).
 fn is_instances(arg: &(Vec<TokenTree>, Option<TokenTree>)) -> bool {
-    matches!(arg.0.first(), Some(TokenTree::Ident(i)) if i == "instances")
+    matches!(unwrap_invisible(&arg.0).first(), Some(TokenTree::Ident(i)) if i == "instances")
 }
 
 /// The attribute without `instances(..)` (and the comma after it), and that argument's name and
@@ -250,7 +252,7 @@ fn split_instances(ctx: &Ctxt, attr: TokenStream) -> (TokenStream, Option<Option
             rest.extend(arg.1);
             continue;
         }
-        let (tokens, _comma) = arg;
+        let tokens = unwrap_invisible(&arg.0);
         let list = match tokens.as_slice() {
             [TokenTree::Ident(name), TokenTree::Group(g)] if g.delimiter() == Delimiter::Parenthesis => {
                 Some((name.clone(), g.clone()))
