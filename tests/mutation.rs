@@ -257,16 +257,32 @@ fn run_mutant(text: &str, attr: TokenStream, item: TokenStream, tally: &mut Tall
     let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::compile(attr.clone(), item.clone())));
     // A function syn cannot read is no Rust item, and rustc would reject it before `#[kernel]` runs:
     // only its panics matter.
-    let not_rust = matches!(&result, Ok(Err(errors)) if errors.clone().into_iter().any(|e| e.to_string().contains("goes on a plain `fn`")));
+    let expand = || tessel_compiler::expand(attr, item);
+    record(text, result.map(|r| r.map(|_| ())), "goes on a plain `fn`", expand, tally, may_retry)
+}
+
+/// Records what the compiler's front end (`result`) and, for an accepted mutant, its whole
+/// expansion (`expand`) did with a mutant; an error containing `not_rust_when` says the item is
+/// no Rust item (see `run_mutant`).
+fn record(
+    text: &str,
+    result: std::thread::Result<Result<(), syn::Error>>,
+    not_rust_when: &str,
+    expand: impl FnOnce() -> TokenStream,
+    tally: &mut Tally,
+    may_retry: bool,
+) -> bool {
+    let not_rust =
+        matches!(&result, Ok(Err(errors)) if errors.clone().into_iter().any(|e| e.to_string().contains(not_rust_when)));
     if not_rust && may_retry {
         return false;
     }
     tally.run += 1;
     match result {
         Err(_) => tally.panics.push(format!("front end: {}\n{text}", last_panic())),
-        Ok(Ok(_)) => {
+        Ok(Ok(())) => {
             tally.accepted += 1;
-            match catch_unwind(AssertUnwindSafe(|| tessel_compiler::expand(attr, item))) {
+            match catch_unwind(AssertUnwindSafe(expand)) {
                 Err(_) => tally.panics.push(format!("back end: {}\n{text}", last_panic())),
                 Ok(out) if out.to_string().contains("compile_error") => tally.back_end_errors.push(text.to_string()),
                 Ok(_) => {}
@@ -417,31 +433,8 @@ fn run_module_mutant(text: &str, item: TokenStream, tally: &mut Tally, may_retry
     let attr = TokenStream::new();
     let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::module::compile(attr.clone(), item.clone())));
     // A module syn cannot read is no Rust item: rustc would reject it before `#[kernels]` runs.
-    let not_rust = matches!(&result, Ok(Err(errors)) if errors.clone().into_iter().any(|e| e.to_string().contains("goes on a module of kernels")));
-    if not_rust && may_retry {
-        return false;
-    }
-    tally.run += 1;
-    match result {
-        Err(_) => tally.panics.push(format!("front end: {}\n{text}", last_panic())),
-        Ok(Ok(_)) => {
-            tally.accepted += 1;
-            match catch_unwind(AssertUnwindSafe(|| tessel_compiler::module::expand(attr, item))) {
-                Err(_) => tally.panics.push(format!("back end: {}\n{text}", last_panic())),
-                Ok(out) if out.to_string().contains("compile_error") => tally.back_end_errors.push(text.to_string()),
-                Ok(_) => {}
-            }
-        }
-        Ok(Err(_)) if not_rust => {
-            tally.rejected += 1;
-            tally.not_rust += 1;
-        }
-        Ok(Err(errors)) => {
-            tally.rejected += 1;
-            check_spans(&errors, text.lines().count(), text, tally);
-        }
-    }
-    true
+    let expand = || tessel_compiler::module::expand(attr, item);
+    record(text, result.map(|r| r.map(|_| ())), "goes on a module of kernels", expand, tally, may_retry)
 }
 
 /// The mutants of one module: one mutation, or two (a third of the time).
