@@ -36,7 +36,7 @@
 //! table is the last lines of the output. Without a GPU the benchmark says so and exits 0; exit
 //! status 1 means a check or a run failed.
 
-use tessel_kernels::ceiling;
+use tessel_kernels::ceiling::ceiling;
 use tessel_kernels::matmul as kernels;
 
 #[path = "bench_support/cublas.rs"]
@@ -110,7 +110,7 @@ pub trait Dtype: Element {
 type A<T> = cudarc::driver::CudaSlice<T>;
 
 macro_rules! dtype {
-    ($t:ty, $kernel:ident, $variant:ident, $ceiling:ident) => {
+    ($t:ty, $kernel:ident, $variant:ident) => {
         impl Dtype for $t {
             fn tessel(
                 v: Option<kernels::Variant>,
@@ -131,7 +131,7 @@ macro_rules! dtype {
                 b: &DeviceTensor<Self>,
                 c: &mut DeviceTensor<Self>,
             ) -> tessel::Result<()> {
-                ceiling::$ceiling::launch(dev, a, b, c)
+                ceiling::<$t, 132>::launch(dev, a, b, c)
             }
 
             unsafe fn gemm(
@@ -148,8 +148,8 @@ macro_rules! dtype {
     };
 }
 
-dtype!(bf16, matmul_bf16_any, matmul_bf16_variant, ceiling_bf16);
-dtype!(f16, matmul_f16_any, matmul_f16_variant, ceiling_f16);
+dtype!(bf16, matmul_bf16_any, matmul_bf16_variant);
+dtype!(f16, matmul_f16_any, matmul_f16_variant);
 
 /// One set of operands; sets rotate so that the working set exceeds the L2.
 pub struct Set<T: Element> {

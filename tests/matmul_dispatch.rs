@@ -246,9 +246,7 @@ fn partial_tiles_on_the_gpu() {
     }
 }
 
-use tessel_kernels::ceiling;
-
-ceiling!(ceiling_bf16_3, bf16, PROGRAMS = 3);
+use tessel_kernels::ceiling::ceiling;
 
 #[test]
 fn the_ceiling_does_all_the_gemms_wgmmas() {
@@ -257,7 +255,7 @@ fn the_ceiling_does_all_the_gemms_wgmmas() {
     let mut rng = Rng::new(307);
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
-    ceiling_bf16_3::interpret(&a, &b, &mut c).unwrap();
+    ceiling::<bf16, 3>::interpret(&a, &b, &mut c).unwrap();
     let (a, b, c) = (&values(&a), &values(&b), &values(&c));
     // Program p's sum: step s multiplies slice s % 4 of its first tile's rows of A (tile row
     // p / 3) by the same slice of its columns of B (tile column p % 3).

@@ -17,74 +17,66 @@
 
 use tessel::prelude::*;
 
-/// The wide GEMM's wgmmas over real operands, nothing else (module doc); `$t` is bf16 or f16.
-/// `PROGRAMS` (default 132, one per SM, as the GEMM) lets a test give each program several tiles.
-#[macro_export]
-macro_rules! ceiling {
-    ($name:ident, $t:ident) => {
-        $crate::ceiling!($name, $t, PROGRAMS = 132);
-    };
-    ($name:ident, $t:ident, PROGRAMS = $programs:literal) => {
-        #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                         consts(BM = 128, BN = 256, CN = 128, BK = 64, STAGES = 4), ragged(M, N, K))]
-        pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            let (tile_cols, steps) = (cdiv(N, BN), cdiv(K, BK));
-            let (p, programs) = (program_id(0), num_programs(0));
-            let mine = (cdiv(M, BM) * tile_cols - p + programs - 1) / programs;
-            run_scoped(
-                collective_axes = [wg],
-                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                 b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                 c_s: Smem<$t, 2, 64, CN, Swizzle128>,
-                 // Three copies per stage, all loaded once.
-                 loaded: Barrier<12>| {
-                    if warpgroup_id() == 0 {
-                        set_max_registers(40);
-                        // The first tile's slices (a program without tiles loads zeros).
-                        let (ti, tj) = (p / tile_cols, p % tile_cols);
-                        #[unroll]
-                        for s in 0..STAGES {
-                            copy_gmem_to_smem(a.tile([2 * ti, s]), a_s.at(s).at(0), loaded);
-                            copy_gmem_to_smem(a.tile([2 * ti + 1, s]), a_s.at(s).at(1), loaded);
-                            copy_gmem_to_smem(b.tile([s, tj]), b_s.at(s), loaded);
+/// The wide GEMM's wgmmas over real operands, nothing else (module doc), for bf16 and f16 with
+/// one program per SM, as the GEMM; `ceiling::<bf16, 3>` gives each of 3 programs several tiles,
+/// for the interpreter test.
+#[kernel(grid = (PROGRAMS,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+         consts(BM = 128, BN = 256, CN = 128, BK = 64, STAGES = 4), ragged(M, N, K),
+         instances((bf16, 132), (f16, 132), (bf16, 3)))]
+pub fn ceiling<E, const PROGRAMS: usize>(a: Gmem<E, M, K>, b: Gmem<E, K, N>, c: GmemMut<E, M, N>) {
+    let (tile_cols, steps) = (cdiv(N, BN), cdiv(K, BK));
+    let (p, programs) = (program_id(0), num_programs(0));
+    let mine = (cdiv(M, BM) * tile_cols - p + programs - 1) / programs;
+    run_scoped(
+        collective_axes = [wg],
+        |a_s: Smem<E, STAGES, 2, 64, BK, Swizzle128>,
+         b_s: Smem<E, STAGES, BK, BN, Swizzle128>,
+         c_s: Smem<E, 2, 64, CN, Swizzle128>,
+         // Three copies per stage, all loaded once.
+         loaded: Barrier<12>| {
+            if warpgroup_id() == 0 {
+                set_max_registers(40);
+                // The first tile's slices (a program without tiles loads zeros).
+                let (ti, tj) = (p / tile_cols, p % tile_cols);
+                #[unroll]
+                for s in 0..STAGES {
+                    copy_gmem_to_smem(a.tile([2 * ti, s]), a_s.at(s).at(0), loaded);
+                    copy_gmem_to_smem(a.tile([2 * ti + 1, s]), a_s.at(s).at(1), loaded);
+                    copy_gmem_to_smem(b.tile([s, tj]), b_s.at(s), loaded);
+                }
+            } else {
+                set_max_registers(232);
+                let h = warpgroup_id() - 1;
+                barrier_wait(loaded);
+                run_scoped(|acc: Acc<f32, 64, BN>| {
+                    for _t in 0..mine {
+                        for k in 0..steps {
+                            wgmma(acc, a_s.at(k % STAGES).at(h), b_s.at(k % STAGES), accumulate = k > 0);
+                            // As the GEMM's consumers, which wait for each step's wgmmas to
+                            // release its stage.
+                            wgmma_wait(0);
                         }
-                    } else {
-                        set_max_registers(232);
-                        let h = warpgroup_id() - 1;
-                        barrier_wait(loaded);
-                        run_scoped(|acc: Acc<f32, 64, BN>| {
-                            for _t in 0..mine {
-                                for k in 0..steps {
-                                    wgmma(acc, a_s.at(k % STAGES).at(h), b_s.at(k % STAGES), accumulate = k > 0);
-                                    // As the GEMM's consumers, which wait for each step's wgmmas to
-                                    // release its stage.
-                                    wgmma_wait(0);
-                                }
-                            }
-                            // The last tile's result, so that the work has an observable result.
-                            let last = p + (mine - 1) * programs;
-                            #[unroll]
-                            for q in 0..BN / CN {
-                                if mine > 0 {
-                                    wait_smem_to_gmem(0);
-                                    c_s.at(h).store(acc.slice([.., CN * q..CN * q + CN]).load().cast::<$t>());
-                                    commit_smem();
-                                    copy_smem_to_gmem(
-                                        c_s.at(h),
-                                        c.tile([2 * (last / tile_cols) + h, (BN / CN) * (last % tile_cols) + q]),
-                                    );
-                                }
-                            }
-                        });
                     }
-                },
-            );
-        }
-    };
+                    // The last tile's result, so that the work has an observable result.
+                    let last = p + (mine - 1) * programs;
+                    #[unroll]
+                    for q in 0..BN / CN {
+                        if mine > 0 {
+                            wait_smem_to_gmem(0);
+                            c_s.at(h).store(acc.slice([.., CN * q..CN * q + CN]).load().cast::<E>());
+                            commit_smem();
+                            copy_smem_to_gmem(
+                                c_s.at(h),
+                                c.tile([2 * (last / tile_cols) + h, (BN / CN) * (last % tile_cols) + q]),
+                            );
+                        }
+                    }
+                });
+            }
+        },
+    );
 }
 
-ceiling!(ceiling_bf16, bf16);
-ceiling!(ceiling_f16, f16);
-
-/// Every instantiation's name and PTX (for `ptxas` checks).
-pub const ALL_PTX: &[(&str, &str)] = &[("ceiling_bf16", ceiling_bf16::PTX), ("ceiling_f16", ceiling_f16::PTX)];
+/// The PTX of every instance the benchmark runs, by name (for `ptxas` checks).
+pub const ALL_PTX: &[(&str, &str)] =
+    &[("ceiling_bf16", ceiling::<bf16, 132>::PTX), ("ceiling_f16", ceiling::<f16, 132>::PTX)];
