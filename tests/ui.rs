@@ -107,7 +107,7 @@ fn fragments_read_as_written() {
     assert!(kernels >= 20, "only {kernels} pass kernels");
 }
 
-/// The rows of `shared/error-catalog.md`, a row with several forms once per form (`C6'` is the second
+/// The rows of the error catalog (`tests/ui/README.md`), a row with several forms once per form (`C6'` is the second
 /// form of C6), and the SEED, A4, B4 and E-rows that two constructs reach.
 const CATALOG_ROWS: &[&str] = &[
     "SEED 000",

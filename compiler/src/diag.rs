@@ -1,8 +1,9 @@
 //! Diagnostics: what can be wrong with a kernel (`Diag`), how it reads (`Diag::message`, `Diag::help`),
 //! and the context that collects every problem of a kernel before any is reported (`Ctxt`).
 //!
-//! Messages mirror JAX Pallas's Mosaic GPU backend word for word where the error catalog
-//! (`shared/error-catalog.md`) says so; the catalog row id is given on each variant.
+//! Messages mirror JAX Pallas's Mosaic GPU backend word for word for the rows of the error catalog
+//! (listed, each with its compile-fail case, in `tests/ui/README.md`); the row id is given on each
+//! variant.
 //! Help lines give a fix that is correct for PTX.
 
 use crate::syntax::ast::Layout;
