@@ -137,7 +137,7 @@ impl Gen<'_> {
             return regs::emit_binary(self, e, op, lhs, rhs);
         }
         use BinOp::{And, Or};
-        let dtype = scalar::operand_dtype(self, lhs, rhs);
+        let dtype = scalar::operand_dtype(lhs, rhs);
         let a = self.scalar_operand(lhs, dtype);
         // A known left side decides `&&` / `||` (or leaves the right side), as in Rust: a kernel's
         // constant switches (`if CAUSAL == 1 && ..`) then leave no code behind.
@@ -179,16 +179,13 @@ impl Gen<'_> {
     }
 
     /// An operand of a scalar operation computed in `dtype`, not yet in a register of it (pass it
-    /// to `scalar_in`). An untyped float literal is typed `f32` on its own: where it takes another
-    /// float dtype from the other operand (`s * 2.0` with a bf16 `s`), it is written in that dtype
-    /// directly, rounded once from its written value as the interpreter rounds it.
+    /// to `scalar_in`); a float literal the lowering gave `dtype` is written in it directly
+    /// (`scalar::adopted_float`).
     pub fn scalar_operand(&mut self, e: &Expr, dtype: DType) -> Val {
-        if dtype.is_float() && *self.ty(e) != Ty::Scalar(dtype) {
-            if let Some(v) = scalar::untyped_float(e) {
-                return Val::Scalar { reg: self.const_reg(dtype, v), dtype };
-            }
+        match scalar::adopted_float(e, dtype) {
+            Some(v) => Val::Scalar { reg: self.const_reg(dtype, v), dtype },
+            None => self.expr(e),
         }
-        self.expr(e)
     }
 
     /// A scalar operand in a register of `dtype`: a constant materialized, any other scalar

@@ -57,36 +57,43 @@ pub fn arith_type(dtype: DType) -> &'static str {
     }
 }
 
-/// Whether `e` is a literal without a suffix, which takes the other operand's type.
-fn untyped(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Lit(Literal { value: LitValue::Int(_) | LitValue::Float(_), suffix: None, .. }) => true,
-        ExprKind::Unary { op: UnOp::Neg, operand } => untyped(operand),
-        _ => false,
+/// The dtype of a scalar operand's value: a literal's as the lowering typed it (an untyped one
+/// beside an operand of another dtype takes that operand's, `Literal::dtype`), anything else its
+/// own.
+fn value_dtype(e: &Expr) -> Option<DType> {
+    match (literal_of(e), &e.ty) {
+        (Some(lit), _) => Some(lit.dtype),
+        (None, Ty::Scalar(d)) => Some(*d),
+        (None, _) => None,
     }
 }
 
-/// The value of an untyped float literal (`0.5`, `-2.0`), which takes the other operand's dtype.
-pub fn untyped_float(e: &Expr) -> Option<f64> {
+/// The literal `e` is, or negates.
+fn literal_of(e: &Expr) -> Option<&Literal> {
     match &e.kind {
-        ExprKind::Lit(Literal { value: LitValue::Float(v), suffix: None, .. }) => Some(*v),
-        ExprKind::Unary { op: UnOp::Neg, operand } => untyped_float(operand).map(|v| -v),
+        ExprKind::Lit(lit) => Some(lit),
+        ExprKind::Unary { op: UnOp::Neg, operand } => literal_of(operand),
         _ => None,
     }
 }
 
-/// The dtype both operands of a scalar binary operation are computed in.
-pub fn operand_dtype(g: &Gen, lhs: &Expr, rhs: &Expr) -> DType {
-    let pick = |e: &Expr| match g.ty(e) {
-        Ty::Scalar(d) => Some(*d),
-        _ => None,
-    };
-    if !untyped(lhs) {
-        if let Some(d) = pick(lhs) {
-            return d;
-        }
+/// The value of a float literal (`0.5`, `-2.0`) that the lowering gave `dtype`, another dtype than
+/// its own type (`s * 2.0` with a bf16 `s`): it is written in `dtype` directly, rounded once from
+/// its written value as the interpreter rounds it.
+pub fn adopted_float(e: &Expr, dtype: DType) -> Option<f64> {
+    if e.ty == Ty::Scalar(dtype) {
+        return None;
     }
-    pick(rhs).or_else(|| pick(lhs)).unwrap_or(DType::I32)
+    match &e.kind {
+        ExprKind::Lit(Literal { value: LitValue::Float(v), dtype: d, .. }) if *d == dtype => Some(*v),
+        ExprKind::Unary { op: UnOp::Neg, operand } => adopted_float(operand, dtype).map(|v| -v),
+        _ => None,
+    }
+}
+
+/// The dtype both operands of a scalar binary operation are computed in: the left one's value's.
+pub fn operand_dtype(lhs: &Expr, rhs: &Expr) -> DType {
+    value_dtype(lhs).or_else(|| value_dtype(rhs)).unwrap_or(DType::I32)
 }
 
 /// Folds integer constants at compile time, in `i64` (the caller wraps the result to the operands'
