@@ -17,7 +17,7 @@ use std::fmt;
 pub const MAGIC: &[u8; 4] = b"TSL\0";
 
 /// The format's version: bumped whenever an encoded type changes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Why bytes are not a program of this version of tessel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -360,7 +360,7 @@ use crate::memory::{Alloc, AllocKind, TensorMapUse};
 use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
 use crate::program::*;
 use crate::ty::{AccTy, BarrierTy, DimVal, GmemTy, RegsTy, SmemTy, Ty};
-use crate::types::{DType, Layout};
+use crate::types::{DType, Layout, Swizzle};
 
 codec_struct!(Program {
     name,
@@ -483,6 +483,7 @@ codec_enum!(Layout {
     7 => MmaAcc,
 });
 codec_enum!(Waiters { 0 => Each, 1 => InStep });
+codec_enum!(Swizzle { 0 => None, 1 => B32, 2 => B64, 3 => B128 });
 codec_enum!(DType {
     0 => Bf16,
     1 => F16,

@@ -4,7 +4,7 @@
 //! three can never disagree. Each table cites the PTX ISA section it transcribes
 //! (NVIDIA PTX ISA 9.x, `docs.nvidia.com/cuda/parallel-thread-execution/#<anchor>`).
 
-use crate::types::DType;
+use crate::types::{DType, Swizzle};
 
 /// Shared memory one block may use on sm_90 with the opt-in attribute
 /// (CUDA Programming Guide, "Compute capabilities", 227 KiB).
@@ -169,8 +169,8 @@ pub fn swizzle_row(bytes: u32) -> Option<&'static SwizzleRow> {
 }
 
 /// Elements in one swizzled row: `8 * swizzle / bitwidth` (catalog E15).
-pub fn swizzle_elems(swizzle_bytes: u32, dtype: DType) -> i64 {
-    (8 * swizzle_bytes / dtype.bits()) as i64
+pub fn swizzle_elems(swizzle: Swizzle, dtype: DType) -> i64 {
+    (8 * swizzle.bytes() / dtype.bits()) as i64
 }
 
 /// TMA limits (CUDA Driver API, `cuTensorMapEncodeTiled`): box extents, alignment.
@@ -271,9 +271,9 @@ mod tests {
 
     #[test]
     fn swizzle_widths() {
-        assert_eq!(swizzle_elems(128, DType::Bf16), 64);
-        assert_eq!(swizzle_elems(64, DType::F8E4M3), 64);
-        assert_eq!(swizzle_elems(32, DType::F32), 8);
+        assert_eq!(swizzle_elems(Swizzle::B128, DType::Bf16), 64);
+        assert_eq!(swizzle_elems(Swizzle::B64, DType::F8E4M3), 64);
+        assert_eq!(swizzle_elems(Swizzle::B32, DType::F32), 8);
         assert_eq!(swizzle_row(128).unwrap().descriptor_layout, 1);
         assert!(swizzle_row(16).is_none());
     }

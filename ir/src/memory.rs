@@ -1,7 +1,7 @@
 //! The kernel's memory plan, as `typeck` makes it: every allocation of every `run_scoped` and the
 //! TMA tensor maps a launch encodes.
 
-use crate::types::DType;
+use crate::types::{DType, Swizzle};
 
 /// A tensor map over a global parameter, as the launch wrapper encodes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -11,8 +11,7 @@ pub struct TensorMapUse {
     /// The box in stored order (outermost first); a swizzled box is at most one swizzle span wide,
     /// and wider buffers take several copies.
     pub box_shape: Vec<i64>,
-    /// Swizzle in bytes (0: none).
-    pub swizzle: u32,
+    pub swizzle: Swizzle,
     pub dtype: DType,
 }
 
@@ -28,7 +27,7 @@ pub struct Alloc {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AllocKind {
-    Smem { dtype: DType, stored: Vec<i64>, swizzle: u32, transposed: bool },
+    Smem { dtype: DType, stored: Vec<i64>, swizzle: Swizzle, transposed: bool },
     Barrier { arrivals: u32, count: u32 },
     Acc { dtype: DType, shape: Vec<i64> },
 }

@@ -1,7 +1,7 @@
 //! The types `typeck` gives to values, with their Rust-side spellings for diagnostics.
 
 use crate::types::DType;
-use crate::types::Layout;
+use crate::types::{Layout, Swizzle};
 use std::fmt;
 
 /// The type of a value in a kernel.
@@ -53,8 +53,7 @@ pub struct SmemTy {
     pub stored: Vec<i64>,
     /// Whether the view swaps the last two stored dimensions (`.t()`, `Transposed`).
     pub transposed: bool,
-    /// Swizzle in bytes; 0 for none.
-    pub swizzle: u32,
+    pub swizzle: Swizzle,
     /// Element offset of this view from the buffer's start, when statically known.
     pub sliced: bool,
 }
@@ -138,8 +137,8 @@ impl fmt::Display for Ty {
             Ty::Tile(g, _) => write!(f, "a tile of {}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g)),
             Ty::Smem(s) => {
                 write!(f, "Smem<{}, {}", s.dtype, dims(&s.shape()))?;
-                if s.swizzle != 0 {
-                    write!(f, ", Swizzle{}", s.swizzle)?;
+                if s.swizzle.is_some() {
+                    write!(f, ", Swizzle{}", s.swizzle.bytes())?;
                 }
                 if s.transposed {
                     f.write_str(", Transposed")?;

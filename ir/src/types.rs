@@ -264,7 +264,18 @@ impl Swizzle {
         }
     }
 
-    /// The swizzle of a span of `bytes` (0: none), as the kernel's facts record it.
+    /// The span in bytes, 0 without a swizzle: what the swizzle arithmetic of addresses and
+    /// descriptors multiplies by.
+    pub fn bytes(self) -> u32 {
+        self.span_bytes().map_or(0, |b| b as u32)
+    }
+
+    /// Whether the buffer is swizzled at all.
+    pub fn is_some(self) -> bool {
+        self != Swizzle::None
+    }
+
+    /// The swizzle of a span of `bytes` (0: none), as a kernel writes it (`Swizzle128`, `Swizzle<64>`).
     pub fn from_span_bytes(bytes: u32) -> Option<Swizzle> {
         [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128]
             .into_iter()

@@ -208,15 +208,11 @@ fn tensor_maps(
         if boxed.contains(&0) {
             internal(format!("tensor map {i} has the box {:?}", map.box_shape));
         }
-        let swizzle = match Swizzle::from_span_bytes(map.swizzle) {
-            Some(Swizzle::None) => quote!(None),
-            Some(Swizzle::B32) => quote!(B32),
-            Some(Swizzle::B64) => quote!(B64),
-            Some(Swizzle::B128) => quote!(B128),
-            None => {
-                internal(format!("tensor map {i} has a {}-byte swizzle", map.swizzle));
-                quote!(None)
-            }
+        let swizzle = match map.swizzle {
+            Swizzle::None => quote!(None),
+            Swizzle::B32 => quote!(B32),
+            Swizzle::B64 => quote!(B64),
+            Swizzle::B128 => quote!(B128),
         };
         encode.push(quote! {
             let #var = #name.tensor_map_cached(#text, &[#(#boxed),*], ::tessel::__private::Swizzle::#swizzle)?;

@@ -101,8 +101,8 @@ fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
         off += start * full[dim + 1..].iter().product::<i64>() * eb;
     }
     let (r0, c0) = if n >= 2 { (stored_starts[n - 2], stored_starts[n - 1]) } else { (0, stored_starts[n - 1]) };
-    if ty.swizzle != 0 {
-        off + r0 * ty.swizzle as i64
+    if ty.swizzle.is_some() {
+        off + r0 * i64::from(ty.swizzle.bytes())
     } else {
         off + (r0 * cols + c0) * eb
     }
@@ -185,15 +185,15 @@ pub fn smem_addr(g: &mut Gen, base: &str, ty: &SmemTy, coords: &[String]) -> Str
     }
     let off = g.w.reg(Class::B32);
     let cols = full[full.len() - 1];
-    if ty.swizzle != 0 {
+    if ty.swizzle.is_some() {
         let w = legality::swizzle_elems(ty.swizzle, ty.dtype);
         let rows = if full.len() >= 2 { full[full.len() - 2] } else { 1 };
         let (q, m) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
         g.udiv_const(&q, &c, w);
         g.urem_const(&m, &c, w);
-        g.w.ins(format!("mul.lo.u32 {off}, {q}, {}", rows * ty.swizzle as i64));
+        g.w.ins(format!("mul.lo.u32 {off}, {q}, {}", rows * i64::from(ty.swizzle.bytes())));
         if let Some(r) = &r {
-            g.w.ins(format!("mad.lo.u32 {off}, {r}, {}, {off}", ty.swizzle));
+            g.w.ins(format!("mad.lo.u32 {off}, {r}, {}, {off}", ty.swizzle.bytes()));
         }
         g.w.ins(format!("mad.lo.u32 {off}, {m}, {eb}, {off}"));
     } else {
@@ -205,8 +205,8 @@ pub fn smem_addr(g: &mut Gen, base: &str, ty: &SmemTy, coords: &[String]) -> Str
     }
     let addr = g.w.reg(Class::B32);
     g.w.ins(format!("add.u32 {addr}, {base}, {off}"));
-    if ty.swizzle != 0 {
-        swizzle(g, &addr, ty.swizzle)
+    if ty.swizzle.is_some() {
+        swizzle(g, &addr, ty.swizzle.bytes())
     } else {
         addr
     }

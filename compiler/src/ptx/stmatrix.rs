@@ -19,7 +19,7 @@ use crate::types::Layout;
 /// of whole 16-column blocks into a row-major view whose 8-element row chunks are 16-byte aligned.
 pub fn applies(ty: &SmemTy, value: &RegsTy, alloc_cols: i64) -> bool {
     let [m, n] = value.shape[..] else { return false };
-    let aligned_rows = ty.swizzle != 0 || (!ty.sliced && alloc_cols * 2 % 16 == 0);
+    let aligned_rows = ty.swizzle.is_some() || (!ty.sliced && alloc_cols * 2 % 16 == 0);
     value.layout == Layout::Wgmma
         && matches!(value.dtype, DType::Bf16 | DType::F16)
         && !ty.transposed

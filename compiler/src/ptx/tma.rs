@@ -36,7 +36,7 @@ fn plan(g: &mut Gen, map: usize, tile: Val, buffer: Val) -> Option<(Copy, SmemTy
     }
     let bytes = ty.dtype.bits() as i64;
     let cols = stored[rank - 1];
-    let width = if ty.swizzle != 0 { legality::swizzle_elems(ty.swizzle, ty.dtype).min(cols) } else { cols };
+    let width = if ty.swizzle.is_some() { legality::swizzle_elems(ty.swizzle, ty.dtype).min(cols) } else { cols };
     let rows: i64 = stored[..rank - 1].iter().product();
     let blocks = (0..cols / width).map(|kb| (kb * width, kb * width * rows * bytes / 8)).collect();
     Some((Copy { tmap: g.tmaps[map].clone(), coords, smem: addr, blocks, rank }, ty))
@@ -104,10 +104,12 @@ pub fn emit_load(g: &mut Gen, map: usize, src: &Expr, dst: &Expr, bar: &Expr, mu
 fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (String, String) {
     let rank = ty.stored.len();
     let rows = ty.stored[rank - 2] / cluster;
-    let row_bytes =
-        ty.stored[rank - 1].min(if ty.swizzle != 0 { legality::swizzle_elems(ty.swizzle, ty.dtype) } else { i64::MAX })
-            * ty.dtype.bits() as i64
-            / 8;
+    let row_bytes = ty.stored[rank - 1].min(if ty.swizzle.is_some() {
+        legality::swizzle_elems(ty.swizzle, ty.dtype)
+    } else {
+        i64::MAX
+    }) * ty.dtype.bits() as i64
+        / 8;
     let r = g.w.reg(Class::B32);
     g.w.ins(format!("mov.u32 {r}, %cluster_ctarank"));
     let (row_off, byte_off) = (g.w.reg(Class::B32), g.w.reg(Class::B32));

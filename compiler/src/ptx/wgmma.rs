@@ -90,7 +90,7 @@ impl<'o> Descriptors<'o> {
     /// The byte offset of the slab at (`mn`, `k`) from the operand's address.
     fn start(&self, mn: i64, k: i64) -> i64 {
         let op = self.op;
-        let s = op.ty.swizzle as i64;
+        let s = i64::from(op.ty.swizzle.bytes());
         let eb = op.ty.dtype.bits() as i64 / 8;
         let w = legality::swizzle_elems(op.ty.swizzle, op.ty.dtype);
         let block = op.alloc_rows * s; // bytes of one column block of the stored tile
@@ -106,12 +106,12 @@ impl<'o> Descriptors<'o> {
     /// The descriptor at byte offset `start`, built from the address.
     fn build(&self, g: &mut Gen, start: i64) -> String {
         let op = self.op;
-        let s = op.ty.swizzle as i64;
+        let s = i64::from(op.ty.swizzle.bytes());
         let block = op.alloc_rows * s;
         // K-major: LBO is unused (16); MN-major: LBO steps between column blocks of M/N. SBO steps
         // between 8-row groups either way.
         let (lbo, sbo) = if op.k_major { (16, 8 * s) } else { (block, 8 * s) };
-        let layout = legality::swizzle_row(op.ty.swizzle).map_or(0, |r| r.descriptor_layout);
+        let layout = legality::swizzle_row(op.ty.swizzle.bytes()).map_or(0, |r| r.descriptor_layout);
         let high: u64 = (((lbo as u64) >> 4) << 16) | (((sbo as u64) >> 4) << 32) | (layout << 62);
         let a = g.w.reg(Class::B32);
         g.w.ins(format!("add.u32 {a}, {}, {start}", op.addr));

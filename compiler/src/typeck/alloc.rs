@@ -5,7 +5,7 @@ use super::{acc, AccTy, Alloc, AllocKind, BarrierTy, Checker, SmemTy, Ty};
 use crate::diag::{Diag, Loc};
 use crate::legality::{self, MAX_SMEM_BYTES, MBARRIER_BYTES, SMEM_ALIGN_PLAIN, SMEM_ALIGN_SWIZZLED};
 use crate::syntax::ast::{Block, CollectiveAxes, Expr, Spanned, Transform, TypeExpr};
-use crate::types::DType;
+use crate::types::{DType, Swizzle};
 use proc_macro2::Span;
 use std::collections::HashMap;
 
@@ -87,7 +87,7 @@ fn allocate(ck: &mut Checker, name: &syn::Ident, ty: &TypeExpr, collective: bool
             let Some(stored) = ck.static_shape(shape) else { return Ty::Error };
             let Some(smem) = smem_type(ck, dtype.value, stored, transforms) else { return Ty::Error };
             let bytes = buffer_bytes(&smem.stored, dtype.value);
-            let align = if smem.swizzle != 0 { SMEM_ALIGN_SWIZZLED } else { SMEM_ALIGN_PLAIN };
+            let align = if smem.swizzle.is_some() { SMEM_ALIGN_SWIZZLED } else { SMEM_ALIGN_PLAIN };
             let kind = AllocKind::Smem {
                 dtype: dtype.value,
                 stored: smem.stored.clone(),
@@ -184,9 +184,10 @@ fn smem_type(ck: &mut Checker, dtype: DType, mut stored: Vec<i64>, transforms: &
     if let Some((tile, _, span)) = &t.tile {
         check_tile_fits(ck, tile, &stored, *span)?;
     }
-    let swizzle = t.swizzle.as_ref().map_or(0, |s| s.value);
-    if let Some(s) = t.swizzle.as_ref().filter(|s| s.value != 0) {
-        check_swizzle_width(ck, dtype, &stored, s, t.tile.as_ref())?;
+    // A swizzle no row of the table has was reported (`BadSwizzle`): the buffer goes on unswizzled.
+    let swizzle = t.swizzle.as_ref().and_then(|s| Swizzle::from_span_bytes(s.value)).unwrap_or(Swizzle::None);
+    if let Some(s) = t.swizzle.as_ref().filter(|_| swizzle.is_some()) {
+        check_swizzle_width(ck, dtype, &stored, (swizzle, s.span), t.tile.as_ref())?;
     }
     Some(SmemTy { alloc: 0, dtype, stored, transposed: t.transposed.is_some(), swizzle, sliced: false })
 }
@@ -252,17 +253,17 @@ fn check_swizzle_width(
     ck: &mut Checker,
     dtype: DType,
     stored: &[i64],
-    swizzle: &Spanned<u32>,
+    (swizzle, written): (Swizzle, Span),
     tile: Option<&(Vec<i64>, Span, Span)>,
 ) -> Option<()> {
-    let n = legality::swizzle_elems(swizzle.value, dtype);
+    let n = legality::swizzle_elems(swizzle, dtype);
     let (shape, span) = match tile {
         Some((tile, _, last)) if tile.last() != Some(&n) => (tile.clone(), *last),
         Some(_) => return Some(()),
         None if stored.last().is_some_and(|last| last % n == 0) => return Some(()),
-        None => (stored.to_vec(), swizzle.span),
+        None => (stored.to_vec(), written),
     };
-    ck.ctx.error(span, Diag::SwizzleTrailingDim { swizzle: swizzle.value, n, shape });
+    ck.ctx.error(span, Diag::SwizzleTrailingDim { swizzle: swizzle.bytes(), n, shape });
     None
 }
 

@@ -175,7 +175,10 @@ pub(super) fn accepts(declared: &Declared, ty: &Ty) -> Option<Ty> {
         }
         (Declared::Acc { dtype, shape }, Ty::Acc(a)) => *dtype == a.dtype && extents_fit(shape, &a.shape),
         (Declared::Smem { dtype, shape, swizzle, transposed }, Ty::Smem(s)) => {
-            *dtype == s.dtype && extents_fit(shape, &s.shape()) && *swizzle == s.swizzle && *transposed == s.transposed
+            *dtype == s.dtype
+                && extents_fit(shape, &s.shape())
+                && *swizzle == s.swizzle.bytes()
+                && *transposed == s.transposed
         }
         (Declared::Barrier { arrivals, count }, Ty::Barrier(b)) => {
             extent_fits(arrivals, i64::from(b.arrivals))

@@ -93,7 +93,7 @@ fn use_tensor_map(ck: &mut Checker, call: &Expr, g: &GmemTy, s: &SmemTy, multica
     if multicast > 1 && n >= 2 {
         box_shape[n - 2] /= multicast as i64;
     }
-    if s.swizzle != 0 {
+    if s.swizzle.is_some() {
         let width = crate::legality::swizzle_elems(s.swizzle, s.dtype);
         if let Some(last) = box_shape.last_mut() {
             *last = (*last).min(width);
@@ -252,7 +252,7 @@ fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -
         (false, 1) => (0, None),
         (false, _) => (n - 1, Some(n - 2)),
     };
-    if s.swizzle != 0 {
+    if s.swizzle.is_some() {
         if let Some(w) = touched.iter().find(|w| w.axis == minor_axis) {
             ck.ctx.error(w.at, Diag::SliceSwizzled);
             return Ty::Error;
@@ -318,7 +318,7 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
         None => true,
         Some(p) => match perm_kind(&p.value, n) {
             Some(swap) => swap,
-            None if s.swizzle != 0 && p.value.len() == n && moves_minor(&p.value, n) => {
+            None if s.swizzle.is_some() && p.value.len() == n && moves_minor(&p.value, n) => {
                 ck.ctx.error(p.span, Diag::TransposeSwizzled);
                 return Ty::Error;
             }
@@ -541,7 +541,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
         ok = false;
     }
     let outer_too_big = stored[..stored.len() - 1].iter().any(|d| *d > TMA_MAX_BOX);
-    let inner_too_big = s.swizzle == 0 && stored[stored.len() - 1] > TMA_MAX_BOX;
+    let inner_too_big = !s.swizzle.is_some() && stored[stored.len() - 1] > TMA_MAX_BOX;
     if outer_too_big || inner_too_big {
         ck.ctx.type_error(
             sspan,

@@ -202,7 +202,7 @@ fn check_shapes(
 fn check_smem_layouts(ck: &mut Checker, a: &Expr, a_op: &Operand, b: &Expr, b_op: &Operand, row: &WgmmaRow) {
     for (e, op) in [(a, a_op), (b, b_op)] {
         if let Operand::Smem(s) = op {
-            if s.swizzle == 0 {
+            if !s.swizzle.is_some() {
                 ck.ctx.error(e, Diag::NoSwizzle);
                 return;
             }
@@ -210,7 +210,7 @@ fn check_smem_layouts(ck: &mut Checker, a: &Expr, a_op: &Operand, b: &Expr, b_op
     }
     if let (Operand::Smem(sa), Operand::Smem(sb)) = (a_op, b_op) {
         if sa.swizzle != sb.swizzle {
-            ck.ctx.error(b, Diag::WgmmaSwizzleMismatch { a: sa.swizzle, b: sb.swizzle });
+            ck.ctx.error(b, Diag::WgmmaSwizzleMismatch { a: sa.swizzle.bytes(), b: sb.swizzle.bytes() });
             return;
         }
     }

@@ -16,7 +16,7 @@ use super::numeric::{error, round};
 use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
-use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, Swizzle, TensorMapLayout};
+use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, TensorMapLayout};
 use tessel_ir::program::{DimSpec, Expr, ExprKind, LitValue, Literal, ParamInfo, ParamKind, Program};
 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
@@ -84,10 +84,9 @@ fn check_tensor_maps(prog: &'static Program, args: &[Arg<'_>]) -> Result<()> {
         };
         let elem_bytes = dtype.elem_bytes() as usize;
         let internal = || Error::Internal(format!("the tensor map over `{}`: {map:?}", p.name));
-        let swizzle = Swizzle::from_span_bytes(map.swizzle).ok_or_else(internal)?;
         let box_shape = map.box_shape.iter().map(|&b| u32::try_from(b).ok()).collect::<Option<Vec<u32>>>();
         let box_shape = box_shape.ok_or_else(internal)?;
-        TensorMapLayout::row_major(&p.name, 0, shape, elem_bytes, &box_shape, swizzle)?.validate(&p.name)?;
+        TensorMapLayout::row_major(&p.name, 0, shape, elem_bytes, &box_shape, map.swizzle)?.validate(&p.name)?;
     }
     Ok(())
 }

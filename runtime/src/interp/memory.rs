@@ -272,7 +272,7 @@ mod tests {
     fn buffer(stored: Vec<i64>, transposed: bool) -> SmemView {
         let alloc = Alloc {
             name: "x".into(),
-            kind: AllocKind::Smem { dtype: DType::F32, stored, swizzle: 0, transposed },
+            kind: AllocKind::Smem { dtype: DType::F32, stored, swizzle: tessel_ir::types::Swizzle::None, transposed },
             offset: 128,
             bytes: 0,
         };
