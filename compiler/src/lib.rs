@@ -8,7 +8,9 @@
 //!
 //! `module` is `#[kernels]`: it reads a module's kernel functions once and runs each of its kernels
 //! through the same stages, `syntax` inlining the calls of those functions (`syntax::inline`) and
-//! `typeck` checking each call (`typeck::call`).
+//! `typeck` checking each call (`typeck::call`). `generic` is a kernel with generic parameters: each
+//! instance of its `instances(..)`, the values written in, runs through the same stages, and its
+//! items are gathered under one generic struct (`host::generic`).
 
 pub mod diag;
 mod generic;
