@@ -43,7 +43,7 @@ impl Lowerer<'_> {
             K::WaitSmemToGmem(n) => ExprKind::WaitSmemToGmem(n.value),
             K::SetMaxRegisters(n) => ExprKind::SetMaxRegisters(n.value),
             K::RunScoped { collective_axes, params, body } => {
-                self.run_scoped(collective_axes.is_some(), params, body)?
+                self.run_scoped(e, collective_axes.is_some(), params, body)?
             }
             K::RunState { init, param, body } => self.run_state(init, param, body)?,
             K::AccFromRegs(_) => return Err(internal("Acc::from_regs outside run_state passed checking")),
@@ -259,14 +259,18 @@ impl Lowerer<'_> {
 
     fn run_scoped(
         &mut self,
+        call: &ast::Expr,
         collective: bool,
         params: &[(syn::Ident, TypeExpr)],
         body: &ast::Block,
     ) -> Result<ExprKind> {
+        // A kernel function's call is a scope without parameters, which typeck checks as a call.
+        let recorded = self.facts.scope_allocs.get(&call.id).map_or(&[][..], Vec::as_slice);
+        if recorded.len() != params.len() {
+            return Err(internal(format!("{} allocations recorded for {} parameters", recorded.len(), params.len())));
+        }
         let mut allocs = Vec::new();
-        for (name, ty) in params {
-            let index = self.next_alloc;
-            self.next_alloc += 1;
+        for ((name, ty), &index) in params.iter().zip(recorded) {
             let alloc = self.facts.allocs.get(index).filter(|a| *name == a.name);
             let alloc = alloc.ok_or_else(|| internal(format!("no allocation recorded for `{name}`")))?;
             let how = match (&alloc.kind, ty) {

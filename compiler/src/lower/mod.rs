@@ -4,8 +4,8 @@
 //! The one place that resolves names, folds constants and binds allocations: names are resolved as
 //! `typeck` resolves them (innermost `let` or parameter, then consts, then runtime dimensions), each
 //! binding getting its own frame slot; compile-time quantities (slice starts, shapes, dtypes) are
-//! read from `Facts::types` or folded; each `run_scoped` parameter is bound to its entry of
-//! `Facts::allocs`, which `typeck` records in program order, and each TMA copy to its tensor map.
+//! read from `Facts::types` or folded; each `run_scoped` parameter is bound to the allocation
+//! `typeck` recorded for it (`Facts::scope_allocs`), and each TMA copy to its tensor map.
 //! Every expression carries the type `typeck` gave it. The kernel passed checking, so anything
 //! unexpected here is an internal error.
 
@@ -44,8 +44,6 @@ struct Lowerer<'a> {
     facts: &'a Facts,
     scopes: Vec<HashMap<String, Binding>>,
     slots: usize,
-    /// The next `Facts::allocs` entry: `typeck` records allocations in program order.
-    next_alloc: usize,
     /// Whether the kernel has a `semaphore_wait`.
     waits: bool,
     /// Whether the kernel runs in clusters of more than one program.
@@ -54,7 +52,7 @@ struct Lowerer<'a> {
 
 fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
     let clustered = k.attr.cluster_size() > 1;
-    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, next_alloc: 0, waits: false, clustered };
+    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, waits: false, clustered };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }

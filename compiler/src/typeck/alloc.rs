@@ -12,7 +12,7 @@ use std::collections::HashMap;
 /// `run_scoped(collective_axes = [..]?, |x: T, ..| body)`.
 pub(super) fn check_run_scoped(
     ck: &mut Checker,
-    _call: &Expr,
+    call: &Expr,
     collective: Option<&CollectiveAxes>,
     params: &[(syn::Ident, TypeExpr)],
     body: &Block,
@@ -23,11 +23,14 @@ pub(super) fn check_run_scoped(
         ck.ctx.error(c.loc, Diag::AccCollective);
     }
     let saved_cursor = ck.smem_cursor;
+    let first = ck.facts.allocs.len();
     let mut bound = Vec::new();
     for (name, ty) in params {
         let value = allocate(ck, name, ty, collective.is_some());
         bound.push((name.clone(), value));
     }
+    // One allocation per parameter, unless one was rejected (and reported).
+    ck.facts.scope_allocs.insert(call.id, (first..ck.facts.allocs.len()).collect());
     ck.scopes.push(HashMap::new());
     for (name, ty) in bound {
         ck.bind(&name, ty, false);

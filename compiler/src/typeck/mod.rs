@@ -43,6 +43,9 @@ pub struct Facts {
     pub runtime_dims: Vec<String>,
     /// Every allocation of every `run_scoped`, in program order.
     pub allocs: Vec<Alloc>,
+    /// The allocation of each closure parameter of each `run_scoped`, by the call's id: indices
+    /// into `allocs`, one per parameter, in order.
+    pub scope_allocs: HashMap<ExprId, Vec<usize>>,
     /// Peak shared memory of the allocations in bytes, alignment padding included.
     pub smem_bytes: u64,
     /// Scratch each warpgroup needs for `to_layout` and column reductions (see `scratch`).
@@ -119,6 +122,7 @@ pub fn check(ctx: &Ctxt, kernel: &Kernel) -> Facts {
             divisibility: Vec::new(),
             ragged: Vec::new(),
             slice_bounds: HashMap::new(),
+            scope_allocs: HashMap::new(),
         },
         smem_cursor: 0,
         smem_peak_span: None,
