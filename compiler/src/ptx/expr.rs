@@ -24,7 +24,7 @@ impl Gen<'_> {
             K::Unary { op, operand } => self.unary(e, *op, operand),
             K::Binary { op, lhs, rhs } => self.binary(e, *op, lhs, rhs),
             K::ScalarCast { value, dtype } => {
-                let from = match self.ty(value) {
+                let from = match &value.ty {
                     Ty::Scalar(d) => *d,
                     _ => DType::I32,
                 };
@@ -90,7 +90,7 @@ impl Gen<'_> {
     /// A literal: an `i32` integer stays a constant until its use decides (an immediate, or a
     /// register of the dtype the use needs); others are registers of their type.
     fn literal(&mut self, e: &Expr, lit: Literal) -> Val {
-        match (lit.value, self.ty(e)) {
+        match (lit.value, &e.ty) {
             (LitValue::Int(v), Ty::Scalar(d)) if *d != DType::I32 => {
                 Val::Scalar { reg: self.const_reg(*d, v as f64), dtype: *d }
             }
@@ -116,7 +116,7 @@ impl Gen<'_> {
 
     fn unary(&mut self, e: &Expr, op: UnOp, operand: &Expr) -> Val {
         let v = self.expr(operand);
-        match (v, self.ty(e)) {
+        match (v, &e.ty) {
             (Val::Const(c), ty) if op == UnOp::Neg => {
                 let width = match ty {
                     Ty::Scalar(d) => *d,
@@ -133,7 +133,7 @@ impl Gen<'_> {
     }
 
     fn binary(&mut self, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Val {
-        if matches!(self.ty(e), Ty::Regs(_)) {
+        if matches!(&e.ty, Ty::Regs(_)) {
             return regs::emit_binary(self, e, op, lhs, rhs);
         }
         use BinOp::{And, Or};

@@ -71,11 +71,6 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// The type typeck gave an expression.
-    pub fn ty<'e>(&self, e: &'e Expr) -> &'e Ty {
-        &e.ty
-    }
-
     /// Records that the program is not what checking guarantees (an internal error), and gives
     /// the value the writer goes on with.
     pub fn internal(&mut self, what: impl Into<String>) -> Val {
@@ -140,7 +135,7 @@ impl<'a> Gen<'a> {
         match s {
             Stmt::Let { targets, init } => {
                 let v = self.expr(init);
-                let v = self.materialize(v, self.ty(init));
+                let v = self.materialize(v, &init.ty);
                 // Assignments write into a mutable name's registers, so a mutable name gets registers
                 // of its own, and so does a name bound to another name or to any value that shares a
                 // register with a mutable name (`let v = k as i32;` of an i32 `k` is k's register).
@@ -162,7 +157,7 @@ impl<'a> Gen<'a> {
             }
             Stmt::Assign { slot, value } => {
                 let v = self.expr(value);
-                let v = self.materialize(v, self.ty(value));
+                let v = self.materialize(v, &value.ty);
                 self.assign(*slot, v);
             }
             Stmt::For { slot, start, end, body } => self.for_loop(*slot, start, end, body),
@@ -338,7 +333,7 @@ impl<'a> Gen<'a> {
             Err(known) => return self.block(if known { then } else { otherwise }),
             Ok(p) => p,
         };
-        let ty = self.ty(e).clone();
+        let ty = e.ty.clone();
         let (else_l, end_l) = (self.w.label("else"), self.w.label("endif"));
         self.w.ins(format!("@!{p} bra {else_l}"));
         let v = self.block(then);

@@ -59,7 +59,7 @@ pub fn emit_at(g: &mut Gen, base: &Expr, index: &Expr) -> Val {
 pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, starts: &[usize]) -> Val {
     let b = g.expr(base);
     let starts: Vec<i64> = starts.iter().map(|&s| s as i64).collect();
-    match (b, g.ty(e).clone()) {
+    match (b, e.ty.clone()) {
         (Val::Smem { addr, ty }, Ty::Smem(new_ty)) => {
             let n = starts.len();
             let mut stored_starts = starts.clone();
@@ -127,7 +127,7 @@ fn select_wgmma(n: i64, shape: &[i64], starts: &[i64]) -> Vec<usize> {
 }
 
 pub fn emit_transpose(g: &mut Gen, e: &Expr, base: &Expr) -> Val {
-    match (g.expr(base), g.ty(e).clone()) {
+    match (g.expr(base), e.ty.clone()) {
         (Val::Smem { addr, .. }, Ty::Smem(ty)) => Val::Smem { addr, ty },
         (other, _) => other,
     }
@@ -315,11 +315,11 @@ fn guard(g: &mut Gen, exists: Option<String>, inside: Option<String>) -> Option<
 
 /// `src.load(layout)`: from an accumulator, shared memory or a global tile.
 pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
-    let Ty::Regs(rt) = g.ty(e).clone() else { return g.internal(format!("a load typed {}", e.ty)) };
+    let Ty::Regs(rt) = e.ty.clone() else { return g.internal(format!("a load typed {}", e.ty)) };
     let place = match g.expr(src) {
         Val::Acc { regs, ty } => return Val::Regs { regs: acc_to_regs(g, &ty, &regs), ty: rt },
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
-        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, src, &rt.shape) },
+        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(src, &rt.shape) },
         other => return g.internal(format!("a load from {other:?}")),
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
@@ -342,8 +342,8 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
 
 /// The shape of a global tile that registers of shape `regs` move to or from: as written (with
 /// leading extents of 1 that the registers do not have), or the registers' own.
-fn tile_shape(g: &Gen, tile: &Expr, regs: &[i64]) -> Vec<i64> {
-    match g.ty(tile) {
+fn tile_shape(tile: &Expr, regs: &[i64]) -> Vec<i64> {
+    match &tile.ty {
         Ty::Tile(_, Some(shape)) => shape.clone(),
         _ => regs.to_vec(),
     }
@@ -392,7 +392,7 @@ fn load_elements(
 
 /// `dst.store(value)`.
 pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
-    let Ty::Regs(vt) = g.ty(value).clone() else { return g.internal(format!("a store of a value typed {}", value.ty)) };
+    let Ty::Regs(vt) = value.ty.clone() else { return g.internal(format!("a store of a value typed {}", value.ty)) };
     let d = g.expr(dst);
     let Val::Regs { regs, .. } = g.expr(value) else {
         return g.internal("a store of a value that is not a register array");
@@ -408,7 +408,7 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
             return Val::Unit;
         }
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
-        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(g, dst, &vt.shape) },
+        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(dst, &vt.shape) },
         other => return g.internal(format!("a store into {other:?}")),
     };
     if vt.layout == Layout::Splat {

@@ -68,7 +68,7 @@ fn plan(acc: DType, operand: DType, shape: &[i64], k: i64) -> Option<Plan> {
 }
 
 pub fn emit_mma(g: &mut Gen, e: &Expr, acc: &Expr, a: &Expr, b: &Expr) -> Val {
-    let Ty::Regs(out) = g.ty(e).clone() else { return g.internal(format!("an mma typed {}", e.ty)) };
+    let Ty::Regs(out) = e.ty.clone() else { return g.internal(format!("an mma typed {}", e.ty)) };
     let (cv, av, bv) = (g.expr(acc), g.expr(a), g.expr(b));
     let (Val::Regs { regs: c, .. }, Val::Regs { regs: ar, ty: at }, Val::Regs { regs: br, .. }) = (cv, av, bv) else {
         return g.internal("an mma of operands that are not register arrays");

@@ -29,7 +29,7 @@ use tessel_ir::ops::ReduceOp;
 use tessel_ir::program::Expr;
 
 pub fn emit(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val {
-    let Ty::Regs(out) = g.ty(e).clone() else { return g.internal(format!("a reduction typed {}", e.ty)) };
+    let Ty::Regs(out) = e.ty.clone() else { return g.internal(format!("a reduction typed {}", e.ty)) };
     let Val::Regs { regs, ty } = g.expr(value) else {
         return g.internal("a reduction of something other than a register array");
     };

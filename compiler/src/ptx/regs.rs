@@ -12,8 +12,8 @@ use crate::types::Layout;
 use tessel_ir::ops::{BinOp, MathFn, MathFn2, ReduceOp, UnOp};
 use tessel_ir::program::Expr;
 
-fn result_ty(g: &Gen, e: &Expr) -> Option<RegsTy> {
-    match g.ty(e) {
+fn result_ty(e: &Expr) -> Option<RegsTy> {
+    match &e.ty {
         Ty::Regs(r) => Some(r.clone()),
         _ => None,
     }
@@ -39,7 +39,7 @@ fn operand_regs(g: &mut Gen, e: &Expr, dtype: DType, layout: Layout, shape: &[i6
 }
 
 pub fn emit_splat(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
-    let Some(ty) = result_ty(g, e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
+    let Some(ty) = result_ty(e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
     let v = g.scalar_operand(value, ty.dtype);
     let reg = match v {
         Val::Const(c) => g.const_reg(ty.dtype, c as f64),
@@ -56,8 +56,8 @@ pub fn emit_splat(g: &mut Gen, e: &Expr, value: &Expr) -> Val {
 }
 
 pub fn emit_binary(g: &mut Gen, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -> Val {
-    let Some(ty) = result_ty(g, e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
-    let operand_dtype = match (g.ty(lhs), g.ty(rhs)) {
+    let Some(ty) = result_ty(e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
+    let operand_dtype = match (&lhs.ty, &rhs.ty) {
         (Ty::Regs(r), _) | (_, Ty::Regs(r)) => r.dtype,
         _ => ty.dtype,
     };
@@ -134,7 +134,7 @@ pub fn emit_math(g: &mut Gen, e: &Expr, func: MathFn, arg: &Expr) -> Val {
         }
         Val::Scalar { reg, dtype } => Val::Scalar { reg: math_one(g, func, dtype, &reg), dtype },
         Val::Const(c) => {
-            let d = match g.ty(e) {
+            let d = match &e.ty {
                 Ty::Scalar(d) => *d,
                 _ => DType::F32,
             };
@@ -159,7 +159,7 @@ fn minmax(g: &mut Gen, func: MathFn2, dtype: DType, a: &str, b: &str) -> String 
 }
 
 pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) -> Val {
-    match g.ty(e).clone() {
+    match e.ty.clone() {
         Ty::Regs(ty) => {
             let a = operand_regs(g, lhs, ty.dtype, ty.layout, &ty.shape);
             let b = operand_regs(g, rhs, ty.dtype, ty.layout, &ty.shape);
@@ -180,7 +180,7 @@ pub fn emit_math2(g: &mut Gen, e: &Expr, func: MathFn2, lhs: &Expr, rhs: &Expr) 
 /// `fma(a, b, c)`: `fma.rn.f32` per element, one rounding (f16 and bf16 through f32, like the
 /// math functions).
 pub fn emit_fma(g: &mut Gen, e: &Expr, operands: [&Expr; 3]) -> Val {
-    match g.ty(e).clone() {
+    match e.ty.clone() {
         Ty::Regs(ty) => {
             let [a, b, c] = operands.map(|x| operand_regs(g, x, ty.dtype, ty.layout, &ty.shape));
             let regs = a.iter().zip(&b).zip(&c).map(|((x, y), z)| fma_one(g, ty.dtype, [x, y, z])).collect();
@@ -205,7 +205,7 @@ fn fma_one(g: &mut Gen, dtype: DType, operands: [&String; 3]) -> String {
 }
 
 pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
-    match (g.expr(value), g.ty(e).clone()) {
+    match (g.expr(value), e.ty.clone()) {
         (Val::Regs { regs, ty: from }, Ty::Regs(ty)) => {
             let regs = match (from.dtype, to) {
                 (DType::F32, DType::Bf16 | DType::F16) if regs.len() % 2 == 0 => narrow_pairs(g, to, &regs),
@@ -221,7 +221,7 @@ pub fn emit_cast(g: &mut Gen, e: &Expr, value: &Expr, to: DType) -> Val {
 
 /// `x.bitcast::<to>()`, register by register (`bits_as`).
 pub fn emit_bitcast(g: &mut Gen, value: &Expr, to: DType) -> Val {
-    let Some(from) = g.ty(value).elem_dtype() else {
+    let Some(from) = value.ty.elem_dtype() else {
         return g.internal(format!("a bitcast of a value typed {}", value.ty));
     };
     match g.expr(value) {
@@ -285,7 +285,7 @@ fn narrow_pairs(g: &mut Gen, to: DType, regs: &[String]) -> Vec<String> {
 }
 
 pub fn emit_iota(g: &mut Gen, e: &Expr, axis: u32) -> Val {
-    let Some(ty) = result_ty(g, e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
+    let Some(ty) = result_ty(e) else { return g.internal(format!("a register-array op typed {}", e.ty)) };
     let frag = g.fragment(ty.layout, &ty.shape, ty.dtype);
     let regs = (0..frag.len())
         .map(|el| {

@@ -17,7 +17,7 @@ use tessel_ir::program::Expr;
 
 /// The operand and result of a layout op, when both are register arrays.
 fn operands(g: &mut Gen, e: &Expr, value: &Expr) -> Option<(Vec<String>, RegsTy, RegsTy)> {
-    let Ty::Regs(to) = g.ty(e).clone() else { return None };
+    let Ty::Regs(to) = e.ty.clone() else { return None };
     match g.expr(value) {
         Val::Regs { regs, ty } => Some((regs, ty, to)),
         _ => None,
