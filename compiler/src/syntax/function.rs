@@ -8,8 +8,8 @@
 //! its errors are reported once, at its own tokens. Types are checked at each call (`typeck::call`),
 //! with that call's arguments.
 
-use super::ast::{Block, Layout};
-use super::types::{dtype_of, layout_path};
+use super::ast::{self, Block, Layout};
+use super::types::{dtype_of, layout_path, path_parts};
 use crate::diag::{Ctxt, Loc};
 use crate::types::DType;
 use std::cell::Cell;
@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::rc::Rc;
 use syn::spanned::Spanned as _;
-use syn::{GenericArgument, PathArguments, Type};
+use syn::{GenericArgument, Type};
 
 /// The kernel functions of a module and the names of its kernels, as the calls in a body see them.
 #[derive(Default)]
@@ -283,21 +283,6 @@ fn returned(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
     }
 }
 
-/// The generic arguments of a one-segment path type, with its name.
-fn path_parts(ty: &Type) -> Option<(&syn::Ident, Vec<&GenericArgument>)> {
-    let Type::Path(tp) = ty else { return None };
-    if tp.qself.is_some() || tp.path.leading_colon.is_some() || tp.path.segments.len() != 1 {
-        return None;
-    }
-    let seg = &tp.path.segments[0];
-    let args = match &seg.arguments {
-        PathArguments::None => Vec::new(),
-        PathArguments::AngleBracketed(a) => a.args.iter().collect(),
-        PathArguments::Parenthesized(_) => return None,
-    };
-    Some((&seg.ident, args))
-}
-
 const KINDS: &str = "a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`";
 
 /// A type of the language: `i32`, `Acc<f32, 64, _>`, `Smem<bf16, 64, 64, Swizzle128>`, ..
@@ -423,38 +408,21 @@ fn smem(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<Decl
     let shape = shape(ctx, dims, false, name.span());
     let (mut swizzle, mut transposed, mut ok) = (0, false, true);
     for t in transforms {
-        match transform(t) {
-            Some(Transform::Swizzle(bytes)) => swizzle = bytes,
-            Some(Transform::Transposed) => transposed = true,
-            None => {
+        match super::types::transform(ctx, t) {
+            Some(ast::Transform::Swizzle(bytes)) => swizzle = bytes.value,
+            Some(ast::Transform::Transposed(_)) => transposed = true,
+            Some(ast::Transform::Tiled(_)) => {
                 let what = "this shared-memory transform in a kernel function's parameter (Swizzle32/64/128, \
                             Swizzle<bytes>, NoSwizzle, Transposed)";
                 ctx.unsupported(t.span(), what);
                 ok = false;
             }
+            // Reported where the transform was read.
+            None => ok = false,
         }
     }
     let smem = Declared::Smem { dtype: dtype?, shape: shape?, swizzle, transposed };
     ok.then_some(smem)
-}
-
-enum Transform {
-    Swizzle(u32),
-    Transposed,
-}
-
-fn transform(arg: &GenericArgument) -> Option<Transform> {
-    let GenericArgument::Type(ty) = arg else { return None };
-    let (name, args) = path_parts(ty)?;
-    match (name.to_string().as_str(), args.as_slice()) {
-        ("Swizzle32", []) => Some(Transform::Swizzle(32)),
-        ("Swizzle64", []) => Some(Transform::Swizzle(64)),
-        ("Swizzle128", []) => Some(Transform::Swizzle(128)),
-        ("NoSwizzle", []) => Some(Transform::Swizzle(0)),
-        ("Transposed", []) => Some(Transform::Transposed),
-        ("Swizzle", [GenericArgument::Const(e)]) => super::int_literal(e).map(|v| Transform::Swizzle(v.value)),
-        _ => None,
-    }
 }
 
 /// Reads a function's body as a kernel body is read, with the functions it calls inlined (those

@@ -18,8 +18,9 @@ use crate::types::DType;
 use syn::spanned::Spanned as _;
 use syn::{GenericArgument, PathArguments, Type};
 
-/// The generic arguments of a single-segment path type, with its name.
-fn path_parts(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
+/// The generic arguments of a single-segment path type (through a `macro_rules!` fragment's
+/// group), with its name.
+pub(super) fn path_parts(ty: &Type) -> Option<(&syn::Ident, Vec<&GenericArgument>)> {
     let Type::Path(tp) = peel_ty(ty) else { return None };
     if tp.qself.is_some() || tp.path.segments.len() != 1 {
         return None;
@@ -30,14 +31,14 @@ fn path_parts(ty: &Type) -> Option<(String, Vec<&GenericArgument>)> {
         PathArguments::AngleBracketed(a) => a.args.iter().collect(),
         PathArguments::Parenthesized(_) => return None,
     };
-    Some((seg.ident.to_string(), args))
+    Some((&seg.ident, args))
 }
 
 /// A dtype argument: `bf16`.
 pub fn dtype_of(ctx: &Ctxt, ty: &Type) -> Option<Spanned<DType>> {
     let ty = peel_ty(ty);
     let name = match path_parts(ty) {
-        Some((name, args)) if args.is_empty() => name,
+        Some((name, args)) if args.is_empty() => name.to_string(),
         _ => {
             ctx.unsupported(ty.span(), "expected a dtype (bf16, f16, f32, tf32, f8e4m3, f8e5m2, i4, i8, u8, i16, u16, i32, u32, i64, u64, bool)");
             return None;
@@ -227,6 +228,7 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
         ctx.unsupported(span, "this type; kernels use Acc, Smem, Barrier, Regs and scalar dtypes");
         return None;
     };
+    let name = name.to_string();
     match name.as_str() {
         "Acc" => {
             let dtype = arg_dtype(ctx, args.first(), span);
@@ -328,7 +330,7 @@ pub fn layout_path(ctx: &Ctxt, path: &syn::Path) -> Option<Spanned<Layout>> {
 }
 
 /// A shared-memory transform: `Swizzle128`, `Swizzle<16>`, `NoSwizzle`, `Tiled<8, 64>`, `Transposed`.
-fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
+pub(super) fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
     let span = arg_span(arg);
     let GenericArgument::Type(ty) = arg else {
         ctx.unsupported(span, "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)");
@@ -338,6 +340,7 @@ fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
         ctx.unsupported(span, "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)");
         return None;
     };
+    let name = name.to_string();
     let fixed = |bytes| Some(Transform::Swizzle(Spanned::new(bytes, span)));
     // `Swizzle<128>`'s literal (also one that a `macro_rules!` passed on).
     let bytes = match args.as_slice() {
