@@ -403,22 +403,7 @@ fn mutants_never_panic_and_point_inside() {
         tally.back_end_errors.len()
     );
     assert!(tally.run >= 5000, "only {} mutants", tally.run);
-    let show = |v: &[String]| v.iter().take(5).cloned().collect::<Vec<_>>().join("\n-----\n");
-    assert!(tally.panics.is_empty(), "{} mutants panicked, e.g.:\n{}", tally.panics.len(), show(&tally.panics));
-    assert!(
-        tally.bad_spans.is_empty(),
-        "{} errors point outside their kernel, e.g.:\n{}",
-        tally.bad_spans.len(),
-        show(&tally.bad_spans)
-    );
-    // The back ends cannot fail on a kernel that passed checking (DESIGN.md): such a failure is a
-    // check missing from `typeck` or a bug of the back end.
-    assert!(
-        tally.back_end_errors.is_empty(),
-        "{} checked mutants failed in the back end, e.g.:\n{}",
-        tally.back_end_errors.len(),
-        show(&tally.back_end_errors)
-    );
+    tally.assert_clean("kernel");
 }
 
 /// Splits `#[kernels] ITEM` parsed from `text` back into the module.
@@ -491,18 +476,27 @@ fn module_mutants_never_panic_and_point_inside() {
         tally.back_end_errors.len()
     );
     assert!(modules > 0 && tally.run >= 500, "only {} mutants of {modules} modules", tally.run);
-    let show = |v: &[String]| v.iter().take(5).cloned().collect::<Vec<_>>().join("\n-----\n");
-    assert!(tally.panics.is_empty(), "{} mutants panicked, e.g.:\n{}", tally.panics.len(), show(&tally.panics));
-    assert!(
-        tally.bad_spans.is_empty(),
-        "{} errors point outside their module, e.g.:\n{}",
-        tally.bad_spans.len(),
-        show(&tally.bad_spans)
-    );
-    assert!(
-        tally.back_end_errors.is_empty(),
-        "{} checked mutants failed in the back end, e.g.:\n{}",
-        tally.back_end_errors.len(),
-        show(&tally.back_end_errors)
-    );
+    tally.assert_clean("module");
+}
+
+impl Tally {
+    /// No mutant panicked, every error points inside its `item` (kernel or module), and no mutant
+    /// that passed checking failed in a back end: the back ends cannot fail on a checked kernel,
+    /// so such a failure is a check missing from `typeck` or a bug of the back end.
+    fn assert_clean(&self, item: &str) {
+        let show = |v: &[String]| v.iter().take(5).cloned().collect::<Vec<_>>().join("\n-----\n");
+        assert!(self.panics.is_empty(), "{} mutants panicked, e.g.:\n{}", self.panics.len(), show(&self.panics));
+        assert!(
+            self.bad_spans.is_empty(),
+            "{} errors point outside their {item}, e.g.:\n{}",
+            self.bad_spans.len(),
+            show(&self.bad_spans)
+        );
+        assert!(
+            self.back_end_errors.is_empty(),
+            "{} checked mutants failed in the back end, e.g.:\n{}",
+            self.back_end_errors.len(),
+            show(&self.back_end_errors)
+        );
+    }
 }

@@ -14,7 +14,7 @@ use crate::syntax::ast::Kernel;
 use crate::types::Swizzle;
 use proc_macro2::TokenStream;
 use quote::quote;
-use tessel_ir::program::{AbiParam, DimSpec, ParamKind, Program};
+use tessel_ir::program::{AbiParam, ParamKind, Program};
 
 /// `pub fn check_args(<shapes and scalars>) -> Result<LaunchPlan<DIMS>>`.
 pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[HostParam]) -> TokenStream {
@@ -23,7 +23,7 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params:
     let binds = params.iter().zip(&program.params).filter_map(|(p, info)| {
         let ParamKind::Gmem { shape, .. } = &info.kind else { return None };
         let (name, text) = (p.name, p.name.to_string());
-        let shape = shape.iter().map(|d| dim_spec(program, *d));
+        let shape = shape.iter().map(|d| super::signature::dim(program, *d));
         Some(quote!(::tessel::__private::bind_shape(&mut #dims_var, #text, #name, &[#(#shape),*])?;))
     });
     let dim_names = &program.runtime_dims;
@@ -64,20 +64,6 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params:
                 [#(#cluster),*],
                 [#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*],
             )
-        }
-    }
-}
-
-/// A dimension of a parameter's declared shape, as a `Dim` constructor.
-fn dim_spec(program: &Program, d: DimSpec) -> TokenStream {
-    match d {
-        DimSpec::Static(v) => {
-            let v = v as i64;
-            quote!(::tessel::__private::Dim::Static(#v))
-        }
-        DimSpec::Runtime(i) => {
-            let name = &program.runtime_dims[i];
-            quote!(::tessel::__private::Dim::Runtime(#name))
         }
     }
 }

@@ -42,8 +42,9 @@ pub(crate) fn signature(kernel: &Kernel, program: &Program) -> TokenStream {
     }
 }
 
-/// One dimension of a global parameter as a `Dim` constructor.
-fn dim(program: &Program, d: DimSpec) -> TokenStream {
+/// One dimension of a global parameter as a `Dim` constructor (`SIGNATURE`'s, and the shapes
+/// `check_args` binds).
+pub(super) fn dim(program: &Program, d: DimSpec) -> TokenStream {
     match d {
         DimSpec::Static(v) => {
             let v = v as i64;
