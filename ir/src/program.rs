@@ -37,7 +37,7 @@ pub struct Program {
     pub cluster: [usize; 3],
     /// `max_registers = n`: the per-thread register cap at entry.
     pub max_registers: Option<u32>,
-    /// Shared memory of the allocations per program, in bytes (`Facts::smem_bytes`).
+    /// Shared memory of the allocations per program, in bytes.
     pub smem_bytes: u64,
     /// Scratch each warpgroup needs for layout conversions and column reductions.
     pub scratch_bytes: u32,

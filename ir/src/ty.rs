@@ -46,7 +46,7 @@ pub struct GmemTy {
 /// A shared-memory buffer or a view of one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SmemTy {
-    /// Index into `Facts::allocs`.
+    /// Index into the allocations (`Program::allocs`).
     pub alloc: usize,
     pub dtype: DType,
     /// The shape in stored order (the last dimension is contiguous).

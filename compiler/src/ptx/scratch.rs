@@ -1,8 +1,8 @@
 //! Addressing the per-warpgroup scratch shared memory that `typeck::scratch` sized: the register
 //! ops that move data between threads (`to_layout`, column reductions) store and load through it.
 //!
-//! A warpgroup's area is `smem_base + align_up(Facts::smem_bytes, 1024) + warpgroup *
-//! Facts::scratch_bytes`, after the program's allocations, so it never overlaps a live buffer;
+//! A warpgroup's area is `smem_base + align_up(Program::smem_bytes, 1024) + warpgroup *
+//! Program::scratch_bytes`, after the program's allocations, so it never overlaps a live buffer;
 //! each warpgroup has its own, so warpgroups never wait for each other (`bar.sync 1 + wg, 128`).
 
 use super::gen::Gen;
