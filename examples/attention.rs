@@ -9,7 +9,7 @@
 //! of 256 queries over 384 keys in the CPU interpreter.
 
 use tessel_kernels::attention as kernels;
-#[path = "bench_support/attention_ref.rs"]
+#[path = "support/attention_ref.rs"]
 mod reference;
 
 use kernels::{Interpret, Launch};
@@ -41,7 +41,7 @@ fn run<T: Element>(
             dout.poison(T::from_f64(f64::NAN))?;
             launch(dev, &dq, &dk, &dv, &mut dout, scale, causal)?;
             o = dout.to_host()?;
-            // A rough wall-clock rate over 20 launches; examples/bench_attention.rs measures properly.
+            // A rough wall-clock rate over 20 launches; bench/examples/bench_attention.rs measures properly.
             let start = std::time::Instant::now();
             for _ in 0..20 {
                 launch(dev, &dq, &dk, &dv, &mut dout, scale, causal)?;

@@ -55,7 +55,7 @@ fn shape(gpu: Option<&Device>) -> (usize, usize, usize) {
 }
 
 /// Runs `launch` 20 times more and prints its rate, `ops` (twice the multiply-adds) per second in
-/// `unit` (TFLOP/s, or TOP/s for integers): a rough wall-clock figure (examples/bench_matmul.rs
+/// `unit` (TFLOP/s, or TOP/s for integers): a rough wall-clock figure (bench/examples/bench_matmul.rs
 /// and bench_qmatmul.rs measure properly).
 fn rate(name: &str, unit: &str, dev: &Device, ops: usize, mut launch: impl FnMut() -> Result<()>) -> Result<()> {
     let start = std::time::Instant::now();

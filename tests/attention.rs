@@ -3,7 +3,7 @@
 //! reference and the interpreter), and the checks its dispatcher makes beyond the launch's own.
 
 use tessel_kernels::attention as kernels;
-#[path = "../examples/bench_support/attention_ref.rs"]
+#[path = "../examples/support/attention_ref.rs"]
 #[allow(dead_code)]
 mod reference;
 

@@ -4,7 +4,7 @@ A quick check of the PTX writer's fragment math (mma, wgmma A from registers, re
 changes, swizzled shared memory) without building the Rust launch path: pure Python + ctypes over the
 CUDA driver API (no numpy). Usage, on a machine with an NVIDIA GPU (sm_90):
 
-    python3 tests/ptx/gpu_check.py [check names...]
+    python3 compiler-tests/tests/ptx/gpu_check.py [check names...]
 
 Each launch follows the kernel ABI of compiler/src/ptx/mod.rs: the parameters in order, then the
 runtime dimensions; outputs are poisoned first. Exits non-zero on any mismatch.

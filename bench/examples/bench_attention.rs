@@ -2,7 +2,8 @@
 //! with CUDA events and checked against an f64 reference.
 //!
 //! ```text
-//! cargo build --release --example bench_attention   # then run it on the GPU machine: bench/README.md
+//! cargo build --release -p tessel-bench --example bench_attention
+//! # then, on the GPU machine (bench/README.md):
 //! BENCH_SEQS=4096 BENCH_DIMS=128 BENCH_OUT=/tmp target/release/examples/bench_attention
 //! ```
 //!
@@ -27,7 +28,7 @@
 //! failed.
 
 use tessel_kernels::attention as kernels;
-#[path = "bench_support/attention_ref.rs"]
+#[path = "../../examples/support/attention_ref.rs"]
 mod reference;
 #[path = "bench_support/timing.rs"]
 mod timing;

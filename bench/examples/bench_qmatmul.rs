@@ -3,7 +3,8 @@
 //! process, on the same inputs.
 //!
 //! ```text
-//! cargo build --release --example bench_qmatmul     # then run it on the GPU machine: bench/README.md
+//! cargo build --release -p tessel-bench --example bench_qmatmul
+//! # then, on the GPU machine (bench/README.md):
 //! BENCH_SHAPES=8192x8192x8192 BENCH_OUT=$OUT target/release/examples/bench_qmatmul
 //! ```
 //!

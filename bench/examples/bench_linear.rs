@@ -4,7 +4,8 @@
 //! same buffers.
 //!
 //! ```text
-//! cargo build --release --example bench_linear      # then run it on the GPU machine
+//! cargo build --release -p tessel-bench --example bench_linear
+//! # then, on the GPU machine:
 //! BENCH_SHAPES=8192x14336x4096 BENCH_OUT=/tmp target/release/examples/bench_linear
 //! ```
 //!

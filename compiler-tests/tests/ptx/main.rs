@@ -1,6 +1,7 @@
 //! Golden PTX: each kernel file `tests/ptx/in/<name>.rs` compiles to `tests/ptx/out/<name>.ptx`
-//! (all its kernels, in order), compared exactly. `TESSEL_BLESS=1 cargo test --test ptx` rewrites
-//! the outputs; review the diff before committing it.
+//! (all its kernels, in order), compared exactly.
+//! `TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test ptx` rewrites the outputs; review the
+//! diff before committing it.
 //!
 //! Each input also states what its PTX must contain, as `// expect: <text>` lines, checked whether
 //! or not the golden file matches, so a blessed regression in a construct still fails.
@@ -8,7 +9,7 @@
 mod support;
 
 use std::path::Path;
-use support::{kernels_in, root, rust_files};
+use support::{kernels_in, root, rust_files, EXAMPLES};
 
 /// The PTX of every kernel of a file, separated by a blank line.
 fn file_ptx(path: &Path) -> Result<String, String> {
@@ -70,11 +71,11 @@ fn golden_ptx() {
         match std::fs::read_to_string(&out) {
             Ok(golden) if golden == ptx => {}
             Ok(golden) => failures.push(format!(
-                "{stem}: the PTX differs from {} at {}\n  (if the change is intended: TESSEL_BLESS=1 cargo test --test ptx)",
+                "{stem}: the PTX differs from {} at {}\n  (if the change is intended: TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test ptx)",
                 out.display(),
                 first_difference(&golden, &ptx)
             )),
-            Err(_) => failures.push(format!("{stem}: no {} yet (TESSEL_BLESS=1 cargo test --test ptx)", out.display())),
+            Err(_) => failures.push(format!("{stem}: no {} yet (TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test ptx)", out.display())),
         }
     }
     assert!(failures.is_empty(), "{} golden PTX failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
@@ -135,7 +136,7 @@ fn scratch_follows_the_buffers_once_per_warpgroup() {
 /// what the interpreter runs is what the PTX was written from.
 #[test]
 fn every_program_survives_its_encoding() {
-    let files: Vec<_> = ["tests/ui/pass", "tests/ptx/in", "examples"].iter().flat_map(|d| rust_files(d)).collect();
+    let files: Vec<_> = ["tests/ui/pass", "tests/ptx/in", EXAMPLES].iter().flat_map(|d| rust_files(d)).collect();
     let mut count = 0;
     for k in files.iter().flat_map(|f| kernels_in(f)) {
         let compiled = k.compiled().unwrap_or_else(|e| panic!("{}: {e}", k.label()));

@@ -3,8 +3,8 @@
 //! the median of 20 runs each.
 //!
 //! The budget is 20 ms for both together in a release build
-//! (`cargo test --release --test compile_time -- --nocapture`); a debug build, whose proc macros
-//! run unoptimized only in this test, gets ten times that.
+//! (`cargo test --release -p tessel-compiler-tests --test compile_time -- --nocapture`); a debug
+//! build, whose proc macros run unoptimized only in this test, gets ten times that.
 
 #[path = "ui/support.rs"]
 mod support;

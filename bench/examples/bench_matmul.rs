@@ -2,7 +2,8 @@
 //! and cuBLASLt, in one process, on the same buffers.
 //!
 //! ```text
-//! cargo build --release --example bench_matmul      # then run it on the GPU machine: bench/README.md
+//! cargo build --release -p tessel-bench --example bench_matmul
+//! # then, on the GPU machine (bench/README.md):
 //! BENCH_SHAPES=8192x8192x8192 BENCH_OUT=/tmp target/release/examples/bench_matmul
 //! ```
 //!

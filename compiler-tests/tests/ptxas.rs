@@ -1,5 +1,5 @@
 //! ptxas validation: every kernel of the pass cases (`tests/ui/pass`), the golden PTX inputs
-//! (`tests/ptx/in`) and the examples, every instance of a generic one, is compiled to PTX and
+//! (`tests/ptx/in`) and the facade's examples (`../examples`), every instance of a generic one, is compiled to PTX and
 //! assembled with `ptxas -arch=sm_90a`, which must exit 0 without warnings and without wgmma
 //! serialization notes (`C75xx`). The kernels of a `#[kernels]` module are found too, and compiled
 //! with their module's kernel functions.
@@ -12,7 +12,9 @@
 mod support;
 
 use std::path::Path;
-use support::{assemble, assemble_without_spills, find_ptxas, kernels_in, ptxas_required, rust_files, KernelSource};
+use support::{
+    assemble, assemble_without_spills, find_ptxas, kernels_in, ptxas_required, rust_files, KernelSource, EXAMPLES,
+};
 
 /// Compiles one kernel and assembles its PTX; `Err` says which kernel and why.
 fn check(ptxas: &Path, k: &KernelSource) -> Result<(), String> {
@@ -35,7 +37,7 @@ fn every_kernel_assembles() {
         eprintln!("\n!!!!! SKIPPED ptxas validation: no ptxas (set TESSEL_PTXAS or put ptxas on PATH) !!!!!\n");
         return;
     };
-    let files: Vec<_> = ["tests/ui/pass", "tests/ptx/in", "examples"].iter().flat_map(|d| rust_files(d)).collect();
+    let files: Vec<_> = ["tests/ui/pass", "tests/ptx/in", EXAMPLES].iter().flat_map(|d| rust_files(d)).collect();
     // ptxas runs are independent: spread the files over the machine's cores (token streams are not
     // `Send`, so each worker reads its own files).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

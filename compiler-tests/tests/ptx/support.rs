@@ -55,14 +55,19 @@ fn render(e: &syn::Error) -> String {
     e.clone().into_iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
 }
 
-/// The repository root (this package's manifest directory).
+/// The root of this test package (`compiler-tests/`), which the directories below are relative to.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `.rs` files of a directory of the repository, sorted; none if it does not exist.
+/// The facade's examples (`examples/` of the repository), whose kernels are checked like the cases'.
+pub const EXAMPLES: &str = "../examples";
+
+/// The `.rs` files of a directory (relative to [`root`]), sorted. A directory that cannot be read
+/// is a failure, not an empty list: a moved directory must not silently drop its kernels.
 pub fn rust_files(dir: &str) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(root().join(dir)) else { return Vec::new() };
+    let path = root().join(dir);
+    let entries = std::fs::read_dir(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut files: Vec<PathBuf> =
         entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "rs")).collect();
     files.sort();

@@ -22,7 +22,7 @@ pub struct Kernel {
     pub item: TokenStream,
 }
 
-/// The root of the `tessel` package.
+/// The root of this test package (`compiler-tests/`), which holds `tests/ui`.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
