@@ -28,7 +28,7 @@
 //! failed.
 
 use tessel_kernels::attention as kernels;
-#[path = "../../examples/support/attention_ref.rs"]
+#[path = "../../kernels/examples/support/attention_ref.rs"]
 mod reference;
 #[path = "bench_support/timing.rs"]
 mod timing;

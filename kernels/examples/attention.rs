@@ -3,7 +3,7 @@
 //! reference on sampled rows.
 //!
 //! ```text
-//! cargo run --release --example attention
+//! cargo run --release -p tessel-kernels --example attention
 //! ```
 //! With a GPU it runs 32 heads of 4096 queries over 4096 keys on it; without one it runs 2 heads
 //! of 256 queries over 384 keys in the CPU interpreter.

@@ -3,7 +3,7 @@
 //! reference on sampled elements.
 //!
 //! ```text
-//! cargo run --release --example matmul
+//! cargo run --release -p tessel-kernels --example matmul
 //! ```
 //! With a GPU it runs 4096 x 4096 x 4096 on it (`MATMUL_SIZE=n` for n^3: any multiple of 16, the
 //! 8-bit operands' 16-byte rows, e.g. 1008, whose last tiles overhang every dimension); without
