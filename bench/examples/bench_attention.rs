@@ -70,7 +70,7 @@ impl Config {
             }
         };
         let seqs = numbers("BENCH_SEQS", &[1024, 2048, 4096, 8192, 16384])?;
-        if let Some(&s) = seqs.iter().find(|&&s| s == 0 || TOKENS % s != 0) {
+        if let Some(&s) = seqs.iter().find(|&&s| s == 0 || !TOKENS.is_multiple_of(s)) {
             return Err(format!("BENCH_SEQS: {s} does not divide {TOKENS} (the heads are {TOKENS} / S)").into());
         }
         let dims = numbers("BENCH_DIMS", &[64, 128])?;
