@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Medians and ranges over several runs of the benchmarks: the summary table of README.md.
+"""Medians and ranges over several runs of the benchmarks: the summary of docs/performance.md.
 
     python3 bench/summarize.py bench/results/summary
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runs behind README.md's summary table: the benchmarks on a few shapes, ROUNDS times each,
+# The runs behind the summary of docs/performance.md: the benchmarks on a few shapes, ROUNDS times each,
 # every run's CSVs in its own folder under OUT_DIR; then `python3 bench/summarize.py OUT_DIR`.
 #
 #   cargo build --release -p tessel-bench --examples
