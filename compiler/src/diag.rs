@@ -4,7 +4,8 @@
 //! Messages mirror JAX Pallas's Mosaic GPU backend word for word for the rows of the error catalog
 //! (listed, each with its compile-fail case, in `tests/ui/README.md`); the row id is given on each
 //! variant.
-//! Help lines give a fix that is correct for PTX.
+//! Help lines give a fix that is correct for PTX. Every diagnostic has a stable code (`Diag::code`,
+//! from the table in `codes`), which `Ctxt::into_errors` puts in front of its message.
 
 pub use crate::codes::Code;
 use crate::syntax::ast::Layout;
