@@ -51,11 +51,11 @@ macro_rules! codes {
 // - a new `ctx.type_error(at, Code::X, ..)` or `ctx.unsupported(at, Code::X, ..)` names the rule
 //   it checks: an existing row if the message is one more case of that rule, else a new row
 //   `Name = N,`;
-// then give the new code its entry in `docs/errors.md` (`cargo test --test errors` says which are
-// missing). N is the largest number in use plus one, whatever the area: a code never changes its
-// number, and a code no message gives any more leaves the table for `Code::RETIRED` (below), its
-// number never reused.
-// The rows are grouped by area (A to K, as the catalog's ids), then numbered in the order added.
+// then give the new code its entry in `docs/errors.md`, at the same place in its area as the row
+// (`cargo test --test errors` says which are missing or out of order). N is the largest number in
+// use plus one, whatever the area: a code never changes its number, and a code no message gives any
+// more leaves the table for `Code::RETIRED` (below), its number never reused, its entry kept and
+// marked retired. The rows are grouped by area (A to K, as the catalog's ids).
 codes! {
     // ---- A. accumulator allocation, shared memory and registers ----------------------------------
     /// SEED 000: an accumulator of an unsigned dtype.
@@ -325,7 +325,7 @@ impl std::fmt::Display for Code {
 }
 
 /// An internal error (a bug in tessel, not in the kernel) at `at`, as `Internal`'s compile error.
-pub fn internal_error(at: proc_macro2::Span, text: impl std::fmt::Display) -> syn::Error {
+pub(crate) fn internal_error(at: proc_macro2::Span, text: impl std::fmt::Display) -> syn::Error {
     syn::Error::new(at, Code::Internal.label(format_args!("internal tessel error: {text}")))
 }
 
