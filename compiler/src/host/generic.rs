@@ -34,6 +34,7 @@
 
 use super::params::{element_type, Scalar};
 use super::{forwarded_attrs, local};
+use crate::codes::Code;
 use crate::generic::decl::{Instance, Kind, Param, Value};
 use crate::syntax::ast::{Kernel, ParamTy};
 use crate::typeck::Facts;
@@ -410,6 +411,7 @@ fn instance_trait(func: &syn::ItemFn, generics: &[Param], shape: &Shape, names: 
     // `{T}` and `{BN}` are rustc's: the trait's arguments at the failing call.
     let placeholders: Vec<String> = generics.iter().map(|g| format!("{{{}}}", g.name)).collect();
     let message = format!("`{name}::<{}>` is not an instance of the generic kernel `{name}`", placeholders.join(", "));
+    let message = Code::UndeclaredInstance.label(message);
     let label = format!("`{name}` is not compiled for these generic arguments");
     let declared: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     let note = format!(

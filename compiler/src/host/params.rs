@@ -2,6 +2,7 @@
 //! scalar), in `interpret` (a host tensor or a scalar) and in `check_args` (a shape), and the
 //! `KernelArg` the kernel ABI (`crate::ptx`) expects for it.
 
+use crate::codes::Code;
 use crate::diag::Ctxt;
 use crate::syntax::ast::{Kernel, Param, ParamTy};
 use crate::types::DType;
@@ -126,7 +127,7 @@ pub(crate) fn host_params<'k>(ctx: &Ctxt, kernel: &'k Kernel) -> Vec<HostParam<'
 pub(crate) fn host_param<'k>(ctx: Option<&Ctxt>, p: &'k Param) -> Option<HostParam<'k>> {
     let report = |span, what: String| {
         if let Some(ctx) = ctx {
-            ctx.unsupported(span, what);
+            ctx.unsupported(span, Code::ParamType, what);
         }
     };
     let kind = match &p.ty {
