@@ -9,7 +9,7 @@ use std::ffi::c_void;
 
 use crate::device::AsStream;
 use crate::driver::{self, RawLaunch};
-use crate::error::{describe, Error, Result};
+use crate::error::{Error, Result};
 use crate::module::Module;
 use crate::tensor_map::TensorMap;
 
@@ -129,7 +129,7 @@ pub unsafe fn launch(stream: &impl AsStream, module: &Module, cfg: &LaunchConfig
     // `params` points into `args`, which outlives the call, one pointer per parameter as this
     // function's caller guarantees; device addresses are live per the same contract.
     unsafe { driver::launch_kernel(module.context(), module.function(), stream.cu_stream(), &raw, &mut params) }
-        .map_err(|err| Error::Launch(format!("`{}`: {}", module.entry(), describe(err))))
+        .map_err(|source| Error::LaunchRejected { reason: format!("`{}`", module.entry()), source })
 }
 
 #[cfg(test)]
