@@ -86,8 +86,10 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
     let abi_args = abi_args(program, params, &plan, &map_args);
     let queue = queue(&stream, &module, &plan, &args, &guards);
     quote! {
-        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). Checks the arguments
-        /// first (`check_args`); every failure is an `Err`, and nothing is launched then. The
+        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). A global array is a
+        /// `&DeviceTensor` or a view of part of a buffer (`&DeviceView`; `&mut DeviceTensor` or
+        /// `&mut DeviceViewMut` where the kernel writes it). Checks the arguments first
+        /// (`check_args`); every failure is an `Err`, and nothing is launched then. The
         /// launch is asynchronous: a fault inside the kernel surfaces at the next synchronizing
         /// call (`Device::synchronize`, `DeviceTensor::to_host`).
         #[allow(clippy::too_many_arguments)]
