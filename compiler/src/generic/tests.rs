@@ -337,8 +337,8 @@ fn a_generic_kernel_expands_to_a_struct_over_its_instances() {
     assert!(text.contains("pub fn launch"));
     assert!(text.contains("diagnostic :: on_unimplemented"));
     // The generic signature: the type parameter where the kernel names it, f32 where it does not.
-    assert!(text.contains("a : & :: tessel :: __private :: DeviceTensor < T >"), "{text}");
-    assert!(text.contains("c : & mut :: tessel :: __private :: DeviceTensor < :: core :: primitive :: f32 >"));
+    assert!(text.contains("a : & impl :: tessel :: __private :: AsDeviceView < T >"), "{text}");
+    assert!(text.contains("c : & mut impl :: tessel :: __private :: AsDeviceViewMut < :: core :: primitive :: f32 >"));
 }
 
 #[test]
