@@ -169,5 +169,7 @@ mod tests {
         let text = Error::NoDriver.to_string();
         assert!(text.contains("libcuda"), "{text}");
         assert!(text.contains("interpret"), "{text}");
+        // What `fn main() -> tessel::Result<()>` prints after "Error: ".
+        assert_eq!(format!("{:?}", Error::NoDriver), text);
     }
 }

@@ -29,7 +29,7 @@ use crate::driver;
 /// assert!(out_of_memory(&err));
 /// assert!(!out_of_memory(&Error::NoDriver));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
     /// `libcuda` could not be loaded: there is no NVIDIA driver on this machine (or it is not on
@@ -316,6 +316,15 @@ impl fmt::Display for Error {
                 write!(f, "internal tessel error: {msg} (this is a bug in tessel; please report it)")
             }
         }
+    }
+}
+
+/// `Debug` writes the message, as `Display` does, so that `fn main() -> tessel::Result<()>` ends
+/// with "Error: no NVIDIA driver ..." rather than a variant's name; match on the variant (or
+/// [`Error::driver_error`]) for the structure.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
