@@ -9,8 +9,10 @@
 //!   it accepts (`tessel_compiler::expand`), which also reports no error: the back ends cannot fail
 //!   on a checked kernel;
 //! - every error of a rejected mutant points inside the mutant: a span of its text, on its lines,
-//!   never the call site. Mutants whose function is no longer a Rust item are only checked for
-//!   panics: rustc rejects them before `#[kernel]` runs.
+//!   never the call site. Mutants whose function is no longer a Rust item are not checked for
+//!   spans: rustc rejects them before `#[kernel]` runs;
+//! - every error of a rejected mutant starts with a code of the error index (`[T0001] ..`,
+//!   `tessel_compiler::codes`).
 //!
 //! Mutants are printed and parsed back from a string (`"\n#[kernel(ATTR)]\nITEM\n"`) so that, with
 //! proc-macro2's `span-locations`, their spans have lines and columns.
@@ -22,6 +24,7 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use tessel_compiler::codes::Code;
 
 /// Mutants made from each pass kernel.
 const MUTANTS_PER_KERNEL: usize = 150;
@@ -194,6 +197,8 @@ struct Tally {
     bad_spans: Vec<String>,
     /// Mutants the front end accepted but the back end rejected: internal errors.
     back_end_errors: Vec<String>,
+    /// Errors whose message does not start with a code of the error index (`[T0001] ..`).
+    uncoded: Vec<String>,
 }
 
 thread_local! {
@@ -288,13 +293,15 @@ fn record(
                 Ok(_) => {}
             }
         }
-        Ok(Err(_)) if not_rust => {
+        Ok(Err(errors)) if not_rust => {
             tally.rejected += 1;
             tally.not_rust += 1;
+            check_codes(&errors, text, tally);
         }
         Ok(Err(errors)) => {
             tally.rejected += 1;
             check_spans(&errors, text.lines().count(), text, tally);
+            check_codes(&errors, text, tally);
         }
     }
     true
@@ -314,6 +321,18 @@ fn check_spans(errors: &syn::Error, lines: usize, text: &str, tally: &mut Tally)
             tally
                 .bad_spans
                 .push(format!("{}:{}..{}:{} `{first}`\n{text}", start.line, start.column, end.line, end.column));
+        }
+    }
+}
+
+/// Records each error whose first line does not start with `[Txxxx] `, a code of the error index.
+fn check_codes(errors: &syn::Error, text: &str, tally: &mut Tally) {
+    for e in errors.clone() {
+        let message = e.to_string();
+        let coded = Code::ALL.iter().any(|c| message.starts_with(&format!("[{c}] ")));
+        if !coded {
+            let first = message.lines().next().unwrap_or_default().to_string();
+            tally.uncoded.push(format!("`{first}`\n{text}"));
         }
     }
 }
@@ -367,6 +386,7 @@ impl Tally {
         self.panics.extend(other.panics);
         self.bad_spans.extend(other.bad_spans);
         self.back_end_errors.extend(other.back_end_errors);
+        self.uncoded.extend(other.uncoded);
     }
 }
 
@@ -498,5 +518,6 @@ impl Tally {
             self.back_end_errors.len(),
             show(&self.back_end_errors)
         );
+        assert!(self.uncoded.is_empty(), "{} errors have no code, e.g.:\n{}", self.uncoded.len(), show(&self.uncoded));
     }
 }

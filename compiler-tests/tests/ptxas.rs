@@ -1,8 +1,8 @@
 //! ptxas validation: every kernel of the pass cases (`tests/ui/pass`), the golden PTX inputs
-//! (`tests/ptx/in`) and the facade's examples (`../examples`), every instance of a generic one, is compiled to PTX and
-//! assembled with `ptxas -arch=sm_90a`, which must exit 0 without warnings and without wgmma
-//! serialization notes (`C75xx`). The kernels of a `#[kernels]` module are found too, and compiled
-//! with their module's kernel functions.
+//! (`tests/ptx/in`) and the facade's examples (`../examples`), every instance of a generic one, is
+//! compiled to PTX and assembled with `ptxas -arch=sm_90a`, which must exit 0 without warnings and
+//! without wgmma serialization notes (`C75xx`). The kernels of a `#[kernels]` module are found too,
+//! and compiled with their module's kernel functions.
 //!
 //! ptxas comes from `TESSEL_PTXAS` or `PATH` (the `nvidia-cuda-nvcc-cu12` wheel ships it in
 //! `nvidia/cuda_nvcc/bin`). Without it the test says loudly that it skipped, unless

@@ -4,8 +4,10 @@
 //! Messages mirror JAX Pallas's Mosaic GPU backend word for word for the rows of the error catalog
 //! (listed, each with its compile-fail case, in `compiler-tests/tests/ui/README.md`); the row id is given on each
 //! variant.
-//! Help lines give a fix that is correct for PTX.
+//! Help lines give a fix that is correct for PTX. Every diagnostic has a stable code (`Diag::code`,
+//! from the table in `codes`), which `Ctxt::into_errors` puts in front of its message.
 
+pub use crate::codes::Code;
 use crate::syntax::ast::Layout;
 use crate::types::DType;
 use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
@@ -134,10 +136,10 @@ pub enum Diag {
     MatmulShapes { a: Vec<i64>, b: Vec<i64>, acc: Vec<i64> },
 
     // ---- tessel's own rules ----------------------------------------------------------------------
-    /// Syntax the language does not have.
-    Unsupported { what: String },
-    /// A type, arity or kind error that the catalog does not name.
-    Type { message: String, help: String },
+    /// Syntax the language does not have; `code` is the rule (`codes::Code`).
+    Unsupported { code: Code, what: String },
+    /// A type, arity or kind error that the catalog does not name; `code` is the rule it breaks.
+    Type { code: Code, message: String, help: String },
     /// At a call of a kernel function: the errors reported in its body come from this call, or
     /// (`broken`) the function has errors of its own, so the call is not compiled.
     InCall { function: String, broken: bool },
@@ -261,7 +263,7 @@ impl Diag {
                 shape_str(b),
                 shape_str(acc)
             ),
-            Unsupported { what } => format!("unsupported in a tessel kernel: {what}"),
+            Unsupported { what, .. } => format!("unsupported in a tessel kernel: {what}"),
             Type { message, .. } => message.clone(),
             InCall { function, .. } => format!("in this call of `{function}`"),
         }
@@ -674,22 +676,24 @@ impl Ctxt {
         self.unrolled.borrow().iter().rev().find(|(n, _)| name == n).map(|(_, v)| *v)
     }
 
-    /// Shorthand for a tessel-specific type error.
-    pub fn type_error(&self, at: impl Into<Loc>, message: impl Into<String>, help: impl Into<String>) {
-        self.error(at, Diag::Type { message: message.into(), help: help.into() });
+    /// Shorthand for an error of tessel's own rule `code`.
+    pub fn type_error(&self, at: impl Into<Loc>, code: Code, message: impl Into<String>, help: impl Into<String>) {
+        self.error(at, Diag::Type { code, message: message.into(), help: help.into() });
     }
 
     /// A state checking rules out: a bug in tessel, reported as one.
     pub fn internal(&self, at: impl Into<Loc>, what: impl Into<String>) {
         self.type_error(
             at,
+            Code::Internal,
             format!("internal tessel error: {}", what.into()),
             "this is a bug in tessel; please report it",
         );
     }
 
-    pub fn unsupported(&self, at: impl Into<Loc>, what: impl Into<String>) {
-        self.error(at, Diag::Unsupported { what: what.into() });
+    /// Syntax the language does not have; `code` is the rule.
+    pub fn unsupported(&self, at: impl Into<Loc>, code: Code, what: impl Into<String>) {
+        self.error(at, Diag::Unsupported { code, what: what.into() });
     }
 
     /// Records that the declaration of `name` was rejected (with an error of its own).
@@ -711,12 +715,12 @@ impl Ctxt {
         self.errors.borrow().iter().map(|(loc, d, _)| (loc.start, d.clone())).collect()
     }
 
-    /// Every error as where it points and its text (message, then the `help:` line), in the order
+    /// Every error as where it points and its text (code and message, then the `help:` line), in the order
     /// they were found, an error found in the body of a call of a kernel function followed by a
     /// note at that call (and at the calls around it), once per call: what `finish` combines, for
     /// callers that reword errors before reporting them (a generic kernel's instances).
     pub fn into_errors(self) -> Vec<(Loc, String)> {
-        let text = |d: &Diag| format!("{}\nhelp: {}", d.message(), d.help());
+        let text = |d: &Diag| format!("{}\nhelp: {}", d.code().label(d.message()), d.help());
         let mut out = Vec::new();
         // The calls noted, by place: the copies of an unrolled loop's body are calls at one place.
         let mut noted = Vec::new();

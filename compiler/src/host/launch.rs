@@ -5,6 +5,8 @@
 //! bind runtime dimensions, check divisibility, evaluate the grid (`check_args`, which needs no
 //! GPU); then check devices, encode tensor maps, load the module, take device pointers (holding
 //! their guards), and launch with the arguments in the order of the kernel ABI (`crate::ptx`).
+//! Tensors arrive as anything that lends a view (`AsDeviceView`: a `DeviceTensor`, a `DeviceView`,
+//! a `DeviceViewMut`), and every step reads the view.
 
 use super::grid;
 use super::local;
@@ -73,6 +75,7 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
     let decls = params.iter().map(|p| p.declare(p.device_type()));
     let (stream, cu_stream, plan, module, args) =
         (local("stream"), local("cu_stream"), local("plan"), local("module"), local("args"));
+    let views = tensors(params).map(|(p, mutable)| view(p.name, mutable));
     let shapes = params.iter().map(|p| shape_of(p));
     let checks = tensors(params).map(|(p, _)| {
         let (name, text) = (p.name, p.name.to_string());
@@ -83,8 +86,10 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
     let abi_args = abi_args(program, params, &plan, &map_args);
     let queue = queue(&stream, &module, &plan, &args, &guards);
     quote! {
-        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). Checks the arguments
-        /// first (`check_args`); every failure is an `Err`, and nothing is launched then. The
+        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). A global array is a
+        /// `&DeviceTensor` or a view of part of a buffer (`&DeviceView`; `&mut DeviceTensor` or
+        /// `&mut DeviceViewMut` where the kernel writes it). Checks the arguments first
+        /// (`check_args`); every failure is an `Err`, and nothing is launched then. The
         /// launch is asynchronous: a fault inside the kernel surfaces at the next synchronizing
         /// call (`Device::synchronize`, `DeviceTensor::to_host`).
         #[allow(clippy::too_many_arguments)]
@@ -92,6 +97,7 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
             #stream: &impl ::tessel::__private::AsStream,
             #(#decls),*
         ) -> ::tessel::Result<()> {
+            #(#views)*
             let #plan = self::check_args(#(#shapes),*)?;
             let #cu_stream = ::tessel::__private::AsStream::as_stream(#stream);
             #(#checks)*
@@ -101,6 +107,16 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
             let #args = [#(#abi_args),*];
             #queue
         }
+    }
+}
+
+/// The statement rebinding a tensor parameter to the view it lends (`AsDeviceView`): what the rest
+/// of `launch` reads its shape, device, tensor maps and address from.
+fn view(name: &syn::Ident, mutable: bool) -> TokenStream {
+    if mutable {
+        quote!(let mut #name = ::tessel::__private::AsDeviceViewMut::as_view_mut(#name);)
+    } else {
+        quote!(let #name = ::tessel::__private::AsDeviceView::as_view(#name);)
     }
 }
 
@@ -130,9 +146,9 @@ fn queue(
     // - argument number, order and types: `abi_args` follows `Program::abi`, the order in which
     //   the PTX writer declared the entry's parameters in `PTX` from the same program; scalars have
     //   the ABI's types by construction;
-    // - live allocations: every pointer comes from `device_ptr`/`device_ptr_mut` of a tensor
-    //   borrowed for the whole call, on the launch stream's device (`check_device`), and its guard
-    //   is dropped only after the launch is queued;
+    // - live allocations: every pointer comes from `device_ptr`/`device_ptr_mut` of a view whose
+    //   buffer is borrowed for the whole call, on the launch stream's device (`check_device`), and
+    //   its guard is dropped only after the launch is queued;
     // - bounds: each tensor's shape was checked against the signature (`check_args`), tiles cover
     //   the runtime dimensions exactly (or overhang the ragged ones), and those dimensions are
     //   passed to the kernel; TMA clips boxes at the tensor map's bounds. A grid the user wrote
@@ -141,7 +157,9 @@ fn queue(
     //   outside its array, unless the PTX predicates them on the dimensions: that is the PTX
     //   writer's obligation;
     // - no aliasing of written buffers: the kernel writes only `GmemMut` parameters, which are
-    //   `&mut DeviceTensor`s, so Rust's borrows forbid passing a written buffer twice;
+    //   `&mut impl AsDeviceViewMut`: a `DeviceTensor` or a `DeviceViewMut`, which borrows its
+    //   buffer mutably, so Rust's borrows forbid passing a written buffer (or part of it) twice;
+    //   every view's shape was checked to hold exactly its elements when it was made;
     // - tensor maps: encoded here over the same tensors, with the box and swizzle the checker
     //   recorded for the PTX (`Program::tensor_maps`).
     let call = quote!(unsafe { ::tessel::__private::launch(#stream, &#module, &#plan.config, &#args) });

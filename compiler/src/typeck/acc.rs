@@ -2,6 +2,7 @@
 //! tiles to and from register arrays.
 
 use super::{regs, Checker, RegsTy, Ty};
+use crate::codes::Code;
 use crate::diag::{Diag, Loc};
 use crate::syntax::ast::{Expr, Layout, Spanned};
 
@@ -29,6 +30,7 @@ pub(super) fn check_from_regs(ck: &mut Checker, regs: &Expr) -> Ty {
         other => {
             ck.ctx.type_error(
                 regs,
+                Code::OperandKind,
                 format!("Acc::from_regs takes a register array, got {other}"),
                 "load or compute a `Regs<..>` first",
             );
@@ -65,6 +67,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         Ty::Tile(_, None) => {
             ck.ctx.type_error(
                 src,
+                Code::OperationForm,
                 "loading a global tile into registers needs its shape",
                 "write `x.tile([i, j], [rows, cols]).load(Layout::Strided)`",
             );
@@ -73,6 +76,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         other => {
             ck.ctx.type_error(
                 src,
+                Code::OperandKind,
                 format!("cannot load from {other}"),
                 "load from an accumulator, a shared-memory buffer or a global tile",
             );
@@ -83,6 +87,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         (Some(l), Ty::Acc(_)) if l.value != Layout::Wgmma => {
             ck.ctx.type_error(
                 l.span,
+                Code::AccLoadLayout,
                 format!("an accumulator loads in Layout::Wgmma, not {}", l.value),
                 "write `acc.load()` and convert the result with `.to_layout(..)`",
             );
@@ -111,6 +116,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         (_, other) => {
             ck.ctx.type_error(
                 value,
+                Code::OperandKind,
                 format!("stores take a register array, got {other}"),
                 "build the value with `splat`, loads or arithmetic",
             );
@@ -124,6 +130,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
             if !g.mutable {
                 ck.ctx.type_error(
                     dst,
+                    Code::ReadOnly,
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
@@ -134,6 +141,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
             } else if v.shape.len() != g.shape.len() {
                 ck.ctx.type_error(
                     value,
+                    Code::StoreMismatch,
                     format!(
                         "a tile of a {}-D array takes a {}-D value, got {}",
                         g.shape.len(),
@@ -148,6 +156,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         }
         other => ck.ctx.type_error(
             dst,
+            Code::OperandKind,
             format!("cannot store into {other}"),
             "store into an accumulator, a shared-memory buffer or a `GmemMut` tile",
         ),
@@ -176,6 +185,7 @@ fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64]
     } else if v.shape != shape {
         ck.ctx.type_error(
             value,
+            Code::StoreMismatch,
             format!(
                 "the destination is {} but the value is {}",
                 crate::diag::shape_str(shape),
@@ -189,6 +199,7 @@ fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64]
 fn dtype_mismatch(ck: &mut Checker, dtype: crate::types::DType, value: &Expr, v: &RegsTy) {
     ck.ctx.type_error(
         value,
+        Code::StoreMismatch,
         format!("the destination holds {dtype} but the value is {}", v.dtype),
         format!("cast the value first: `.cast::<{dtype}>()`"),
     );
