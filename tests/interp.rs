@@ -14,8 +14,8 @@ use common::{assert_close, matmul, values, Rng};
 use kernels::{
     bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
     pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref, roundings, roundings_case,
-    scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS,
-    NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, specialized, split_k_pair, tiles_down_a_column,
+    tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};

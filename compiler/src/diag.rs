@@ -295,11 +295,8 @@ impl Diag {
                 reduce_verb(*op),
                 match op {
                     ReduceOp::Sum => String::new(),
-                    _ => format!(
-                        "; the elementwise {} of two values is `{}(x, y)`",
-                        reduce_noun(*op),
-                        reduce_name(*op)
-                    ),
+                    _ =>
+                        format!("; the elementwise {} of two values is `{}(x, y)`", reduce_noun(*op), reduce_name(*op)),
                 }
             ),
             ReduceLayout { layout, shape } => format!(

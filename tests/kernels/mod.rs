@@ -245,8 +245,10 @@ pub fn scalar_reductions_ref(x: &[f32], f: &[f32], n: &[i32]) -> [f64; 7] {
     let row_sums: Vec<f32> = rows.iter().map(|r| fold(&mut r.iter().copied(), |a, b| a + b)).collect();
     let col_max: Vec<f32> = (0..64).map(|c| fold(&mut rows.iter().map(|r| r[c]), f32::max)).collect();
     let to_bf16 = |v: f32| bf16::from_f32(v);
-    let bf16_row_sums: Vec<bf16> =
-        rows.iter().map(|r| r[1..].iter().fold(to_bf16(r[0]), |a, &b| to_bf16(a.to_f32() + to_bf16(b).to_f32()))).collect();
+    let bf16_row_sums: Vec<bf16> = rows
+        .iter()
+        .map(|r| r[1..].iter().fold(to_bf16(r[0]), |a, &b| to_bf16(a.to_f32() + to_bf16(b).to_f32())))
+        .collect();
     let bf16_total = bf16_row_sums[1..].iter().fold(bf16_row_sums[0], |a, &b| to_bf16(a.to_f32() + b.to_f32()));
     [
         f64::from(fold(&mut row_sums.into_iter(), |a, b| a + b)),

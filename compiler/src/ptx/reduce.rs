@@ -33,11 +33,18 @@ pub fn emit(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val
         return g.internal("a reduction of something other than a register array");
     };
     let out = match e.ty.clone() {
-        Ty::Scalar(dtype) => return to_scalar(g, op, &ty, &regs).map_or_else(|| g.internal(format!(
-            "a reduction of {} {} to a scalar",
-            ty.layout,
-            crate::diag::shape_str(&ty.shape)
-        )), |reg| Val::Scalar { reg, dtype }),
+        Ty::Scalar(dtype) => {
+            return to_scalar(g, op, &ty, &regs).map_or_else(
+                || {
+                    g.internal(format!(
+                        "a reduction of {} {} to a scalar",
+                        ty.layout,
+                        crate::diag::shape_str(&ty.shape)
+                    ))
+                },
+                |reg| Val::Scalar { reg, dtype },
+            )
+        }
         Ty::Regs(out) => out,
         other => return g.internal(format!("a reduction typed {other}")),
     };
