@@ -291,12 +291,11 @@ impl Diag {
             ),
             ReduceAxisNotLiteral { op } => format!(
                 "`.{}(axis)` {} along an axis, written as an integer literal{}",
-                reduce_name(*op),
+                op.name(),
                 reduce_verb(*op),
                 match op {
                     ReduceOp::Sum => String::new(),
-                    _ =>
-                        format!("; the elementwise {} of two values is `{}(x, y)`", reduce_noun(*op), reduce_name(*op)),
+                    _ => format!("; the elementwise {} of two values is `{}(x, y)`", reduce_noun(*op), op.name()),
                 }
             ),
             ReduceLayout { layout, shape } => format!(
@@ -488,7 +487,7 @@ impl Diag {
             ReduceAxisNotLiteral { op } => format!(
                 "`v.{name}(1)` is each row's {noun}, `v.{name}(0)` each column's; a ReLU is `max(v + b, 0.0)`, \
                  a clamp `min(v, 6.0)`",
-                name = reduce_name(*op),
+                name = op.name(),
                 noun = reduce_noun(*op)
             ),
             ReduceLayout { layout, shape } => reduce_layout_help(*layout, shape),
@@ -524,14 +523,6 @@ impl Diag {
                 format!("`{function}` has errors of its own (above), so this call of it cannot be compiled")
             }
         }
-    }
-}
-
-fn reduce_name(op: ReduceOp) -> &'static str {
-    match op {
-        ReduceOp::Sum => "sum",
-        ReduceOp::Max => "max",
-        ReduceOp::Min => "min",
     }
 }
 

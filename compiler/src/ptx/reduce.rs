@@ -96,14 +96,6 @@ fn from_work(g: &mut Gen, d: DType, r: &str) -> String {
     }
 }
 
-fn op_name(op: ReduceOp) -> &'static str {
-    match op {
-        ReduceOp::Sum => "sum",
-        ReduceOp::Max => "max",
-        ReduceOp::Min => "min",
-    }
-}
-
 /// `a op b` in the reduction's dtype `w`.
 fn combine(g: &mut Gen, op: ReduceOp, w: DType, a: &str, b: &str) -> String {
     let name = match op {
@@ -178,7 +170,7 @@ fn rows(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<String> 
     let (m, n) = (ty.shape[0] as usize, ty.shape[1] as usize);
     let w = work_dtype(ty.dtype);
     let per_tile = n / 2;
-    g.w.comment(format!("{} over axis 1 of [{m}, {n}]: own elements, then lanes xor 1, 2", op_name(op)));
+    g.w.comment(format!("{} over axis 1 of [{m}, {n}]: own elements, then lanes xor 1, 2", op.name()));
     let mut out = Vec::new();
     for mt in 0..m / 64 {
         for h in 0..2 {
@@ -199,7 +191,7 @@ fn columns(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<Strin
     let (m, n) = (ty.shape[0] as usize, ty.shape[1] as usize);
     let w = work_dtype(ty.dtype);
     let per_tile = n / 2;
-    g.w.comment(format!("{} over axis 0 of [{m}, {n}]: own elements, lanes xor 4, 8, 16, then warps", op_name(op)));
+    g.w.comment(format!("{} over axis 0 of [{m}, {n}]: own elements, lanes xor 4, 8, 16, then warps", op.name()));
     let mut partials = Vec::new();
     for j in 0..n / 8 {
         for c in 0..2 {
@@ -229,7 +221,7 @@ fn columns(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<Strin
 fn to_scalar(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Option<String> {
     let (d, len) = (ty.dtype, ty.shape[0]);
     let w = work_dtype(d);
-    g.w.comment(format!("{} of [{len}] in {} to a scalar", op_name(op), ty.layout));
+    g.w.comment(format!("{} of [{len}] in {} to a scalar", op.name(), ty.layout));
     let v = match ty.layout {
         Layout::Splat => return Some(splat(g, op, d, &regs[0], len)),
         Layout::WgmmaRow => {
