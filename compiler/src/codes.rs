@@ -100,6 +100,8 @@ codes! {
     AccLoadLayout = 19,
     /// A store into a shared buffer or a global tile of another shape or dtype.
     StoreMismatch = 20,
+    /// A store of something that is not a register array (an accumulator not loaded, a buffer).
+    StoreNotRegs = 110 in Diag,
 
     // ---- C. register layouts ---------------------------------------------------------------------
     /// SEED 004: an accumulator made from an array not in `Layout::Wgmma`.
@@ -125,7 +127,11 @@ codes! {
     /// A variable left in different layouts by the two branches of an `if`.
     BranchesDisagree = 31,
     /// A reduction tessel does not have.
-    Reduction = 32,
+    Reduction = 32 in Diag,
+    /// A vector broadcast along the axis it does not cover (a row vector for columns).
+    BroadcastVectorLength = 111 in Diag,
+    /// `.max(x)` / `.min(x)` / `.sum(x)` with an axis that is not an integer literal.
+    ReduceAxisNotLiteral = 112 in Diag,
 
     // ---- D. warp-level mma -----------------------------------------------------------------------
     /// SEED 001: integer `mma` into an accumulator that is not 32-bit.
@@ -198,6 +204,8 @@ codes! {
     SmemTransform = 64,
     /// A slice or a transpose tessel cannot view.
     View = 65,
+    /// `.transpose(..)` with a list that is not a permutation of the view's dimensions.
+    NotAPermutation = 113 in Diag,
     /// A tile of a global array that does not fit it.
     TileShape = 66,
     /// A TMA or bulk copy the hardware cannot make.
