@@ -2,7 +2,7 @@
 
 use super::sealed::Sealed;
 
-pub use crate::{bf16, f16, f8e4m3, f8e5m2};
+use crate::{bf16, f16, f8e4m3, f8e5m2};
 
 /// TensorFloat-32: an `f32` whose low 13 mantissa bits the tensor cores ignore (8 exponent bits,
 /// 10 mantissa bits).
@@ -60,7 +60,17 @@ pub enum i4 {}
 /// - A generic kernel's type parameter stands for a dtype with a host type of its own (not `tf32`,
 ///   `i4` or `bool`).
 ///
-/// The implementors below are the sixteen dtypes.
+/// The implementors below are the sixteen dtypes. `bf16`, `f16`, `f8e4m3` and `f8e5m2` here are
+/// the prelude's host types themselves, so host code may glob both modules:
+///
+/// ```rust
+/// use tessel::lang::*;
+/// use tessel::prelude::*;
+///
+/// let x = f8e4m3::from_f32(0.5); // the same `f8e4m3`, by either path
+/// let y: tessel::lang::bf16 = bf16::from_f32(1.5);
+/// assert_eq!((x.to_f32(), y.to_f32()), (0.5, 1.5));
+/// ```
 pub trait DType: Sealed {}
 
 /// A floating-point dtype: `bf16 f16 f32 tf32 f8e4m3 f8e5m2`.

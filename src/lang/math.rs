@@ -1,9 +1,10 @@
 //! Elementwise math on scalars and register arrays.
 
-use super::dtype::{bf16, f16, f8e4m3, f8e5m2, i4, tf32, DType, Int};
+use super::dtype::{i4, tf32, DType, Int};
 use super::registers::Regs;
 use super::sealed::Sealed;
 use super::{only_in_kernels, Call, InKernel};
+use crate::{bf16, f16, f8e4m3, f8e5m2};
 
 /// What elementwise functions take: a scalar of a dtype, or a register array ([`Regs`]), whose
 /// dtype is [`Numeric::Elem`].

@@ -11,7 +11,8 @@ use std::marker::PhantomData;
 ///
 /// # Forms
 ///
-/// `Gmem<T, d0, d1, ..>` with one to five dimensions. A dimension is an integer literal or a const
+/// `Gmem<T, d0, d1, ..>` with one or more dimensions (a TMA copy's array has at most five). A
+/// dimension is an integer literal or a const
 /// (static: the launch checks the tensor's extent), or an upper-case name, a *runtime dimension*:
 /// read from the tensors at launch, equal wherever it appears, passed to the kernel as a 32-bit
 /// integer, and usable in expressions and in the grid (`grid = (M / 64, N / 64)`).

@@ -44,6 +44,7 @@
 //! | dtypes | [`DType`] (all sixteen), [`tf32`], [`i4`], [`Float`], [`Int`], [`Accumulator`], [`WgmmaOperand`], [`MmaOperand`] |
 //! | layouts | [`Layout`]: [`Wgmma`](Layout::Wgmma), [`WgmmaRow`](Layout::WgmmaRow), [`WgmmaCol`](Layout::WgmmaCol), [`Strided`](Layout::Strided), [`Splat`](Layout::Splat), [`MmaLhs`](Layout::MmaLhs), [`MmaRhs`](Layout::MmaRhs), [`MmaAcc`](Layout::MmaAcc) |
 //! | shared-memory transforms | [`Swizzle128`], [`Swizzle64`], [`Swizzle32`], [`Swizzle`], [`NoSwizzle`], [`Tiled`], [`Transposed`] |
+//! | traits that state the typing | [`Numeric`], [`MathFloat`], [`Signed`], [`WgmmaA`], [`WgmmaB`], [`Allocation`], [`Scope`], [`SemaphoreIndex`], [`RegisterLayout`], [`InKernel`] |
 //!
 //! The kernel attribute (`grid`, `warpgroups`, `cluster`, `consts`, `ragged`, ..), generic
 //! kernels and kernel functions are described in the [crate documentation](crate#kernels-and-programs).
@@ -89,11 +90,14 @@
 //! | `let x = e;`, `let mut x: T = e;`, `let (i, j) = (e0, e1);`, `x = e;`, `x += e;` | registers; a tuple assignment copies every value before it assigns any, so `(j, k) = (k, j)` swaps | Rust's assignment |
 //! | `const BK: usize = 64;` (also `consts(BK = 64)` in the attribute) | nothing: computed in `i64` when the kernel compiles (an overflow is a compile error), used as an `i32` | the same value |
 //! | `for k in a..b { .. }` over `i32` | a counter, `setp` and `bra` | a Rust loop |
-//! | `#[unroll] for q in 0..4 { .. }` | one copy of the body per value, in which `q` is a literal (bounds: integer expressions of literals, consts and enclosing unrolled counters; at most 64 copies) | the copies |
-//! | `if c { .. } else { .. }`; `if c { a } else { b }` as a value (a scalar, a register array or a tuple of them, one type in both branches) | `setp` and `bra`; a condition known when the kernel compiles (`if CAUSAL == 1`) emits only the taken side | Rust's `if` |
+//! | `#[unroll] for q in 0..4 { .. }` | one copy of the body per value, in which `q` is an integer literal, so that `acc.slice([.., 64 * q..64 * q + 64])` has the constant bounds a window needs; the bounds are integer expressions of literals (a `macro_rules!` may pass them), consts and enclosing unrolled counters (`0..BN / 64`); at most 64 copies; an error in the body is reported once | the copies |
+//! | `if c { .. } else { .. }`; `if c { a } else { b }` as a value (a scalar, a register array or a tuple of them, one type in both branches; an unsuffixed literal takes the other branch's type) | `setp` and `bra`, the value left by the branch taken in registers of its own; a condition known when the kernel compiles (`if CAUSAL == 1 && ..` with a const) emits only the taken side | Rust's `if` |
 //! | `+ - * / % << >> & \| ^`, `== != < <= > >=`, `&&`, `\|\|`, `-x`, `!x` on scalars and register arrays | `add`, `sub`, `mul`, `div`, `rem`, `shl`, `shr`, `and`, `or`, `xor`, `setp`, `selp`, `neg`, `not` per element, once per thread on scalars; a result that can leave a narrow integer dtype's range is wrapped back with a `bfe` of its low bits | the same operation in the dtype, with PTX's rounding; integers wrap |
 //! | `x as T` on scalars | `cvt` as [`Regs::cast`] | as [`Regs::cast`] |
-//! | `f(a, b)`, a kernel function of a `#[kernels]` module | the body inlined, arguments bound first | the same |
+//! | `f(a, b)`, a [kernel function](crate#kernel-functions) of a `#[kernels]` module | nothing of itself: the arguments are bound (a literal gets a register) and the body is emitted in place | the arguments evaluated, then the body |
+//!
+//! Window bounds (`.slice([.., a..b])`) may also name immutable `let`s of such values
+//! (`let other = BN - BN * half;` then `acc.slice([.., other..other + BN])`).
 //!
 //! Operators on register arrays need equal shapes, dtypes and layouts (a `Splat` array or a
 //! scalar combines with any layout), and give the operands' layout; comparisons give `bool`
@@ -120,7 +124,11 @@ mod scopes;
 mod sync;
 
 pub use copies::{commit_smem, copy_gmem_to_smem, copy_smem_to_gmem, copy_smem_to_peer, wait_smem_to_gmem};
-pub use dtype::{bf16, f16, f8e4m3, f8e5m2, i4, tf32, Accumulator, DType, Float, Int, MmaOperand, WgmmaOperand};
+pub use dtype::{i4, tf32, Accumulator, DType, Float, Int, MmaOperand, WgmmaOperand};
+// The prelude's host types are the dtypes' names here too: the same items, so that globbing both
+// `tessel::prelude` and `tessel::lang` is no ambiguity.
+#[doc(no_inline)]
+pub use crate::{bf16, f16, f8e4m3, f8e5m2};
 pub use layouts::{Layout, RegisterLayout};
 pub use math::{
     abs, cdiv, ceil, exp, exp2, floor, fma, log, log2, max, min, recip, round, rsqrt, sqrt, tanh, trunc, MathFloat,

@@ -167,7 +167,7 @@ impl<T, S, L> Regs<T, S, L> {
     /// - integer to float: `cvt.rn`;
     /// - integer to a narrower-than-32-bit integer: a `bfe` of the low bits (wrapping: `300 as u8`
     ///   is 44), nothing where every value fits (`i8` to `i16`);
-    /// - to `bool`: a comparison with zero; from `bool`: 0 or 1.
+    /// - to `bool`: `setp.ne` against zero; from `bool`: `selp` of 1 and 0.
     ///
     /// # Interpreter
     ///
