@@ -122,6 +122,10 @@ pub fn copy_smem_to_gmem<T, S, X>(src: Smem<T, S, X>, dst: Tile<T, S>) {
 /// # Interpreter
 ///
 /// Nothing: its copies complete at once.
+///
+/// # Example
+///
+/// [`Smem`]'s stores a tile with TMA and waits for it.
 pub fn wait_smem_to_gmem<'k>(n: u32)
 where
     Call<'k>: InKernel,
@@ -143,6 +147,11 @@ where
 /// # Interpreter
 ///
 /// The warpgroup's threads meet (one host thread runs them all, so nothing waits).
+///
+/// # Examples
+///
+/// [`Smem`]'s commits a buffer before a TMA store; [`Smem::slice`]'s before threads read what
+/// others stored.
 pub fn commit_smem<'k>()
 where
     Call<'k>: InKernel,

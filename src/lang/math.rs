@@ -223,6 +223,27 @@ where
 /// PTX: `fma.rn.f32` per element (f16 and bf16 converted to f32, the result rounded back).
 /// Interpreter: `f32::mul_add`, then rounded to the dtype: the GPU's value bit for bit. For
 /// integers, write `a * b + c`.
+///
+/// # Example
+///
+/// ```rust
+/// use tessel::prelude::*;
+///
+/// /// y = x * scale + bias, rounded once.
+/// #[kernel(grid = (1))]
+/// fn affine(x: Gmem<f32, 64, 64>, y: GmemMut<f32, 64, 64>, scale: f32, bias: f32) {
+///     let v = x.tile([0, 0], [64, 64]).load(Layout::Wgmma);
+///     y.tile([0, 0]).store(fma(v, scale, bias));
+/// }
+///
+/// fn main() -> tessel::Result<()> {
+///     let x = HostTensor::from_fn([64, 64], |ix| ix[0] as f32)?;
+///     let mut y = HostTensor::zeros([64, 64])?;
+///     affine::interpret(&x, &mut y, 0.5, -1.0)?;
+///     assert_eq!(y.get(&[10, 0]), Some(4.0));
+///     Ok(())
+/// }
+/// ```
 pub fn fma<'k, X>(a: X, b: X, c: X) -> X
 where
     X: Numeric,

@@ -159,6 +159,11 @@ impl<T, S> Tile<T, S> {
     /// # Interpreter
     ///
     /// Copies the elements; those outside the array are 0.
+    ///
+    /// # Example
+    ///
+    /// [`Gmem`]'s loads and stores `1 x 64 x 64` tiles of a 3-D array; [`cdiv`](super::cdiv)'s
+    /// tiles overhang a ragged dimension.
     pub fn load<L: RegisterLayout>(self, layout: L) -> Regs<T, S, L> {
         match self.never {}
     }

@@ -151,7 +151,7 @@ pub struct Call<'k>(sealed::Never, PhantomData<&'k ()>);
 /// `where Call<'k>: InKernel`. Nothing implements `InKernel` (it is sealed), so a call from host
 /// code fails to compile:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// let p = tessel::lang::program_id(0); // error: the operations of `tessel::lang` run only inside a `#[kernel]` function
 /// ```
 ///

@@ -101,6 +101,10 @@ where
 /// # Interpreter
 ///
 /// The index of the host thread's warpgroup (one host thread per warpgroup).
+///
+/// # Example
+///
+/// [`run_scoped`](super::run_scoped)'s: one warpgroup fills a buffer, the other reads it.
 pub fn warpgroup_id<'k>() -> i32
 where
     Call<'k>: InKernel,
@@ -122,6 +126,10 @@ where
 /// # Interpreter
 ///
 /// The program's rank in its cluster.
+///
+/// # Example
+///
+/// [`copy_smem_to_peer`](super::copy_smem_to_peer)'s: rank 1 sends its tile to rank 0.
 pub fn cluster_rank<'k>() -> i32
 where
     Call<'k>: InKernel,

@@ -39,6 +39,11 @@ use std::ops::Range;
 /// # Interpreter
 ///
 /// A counter of arrivals and a phase per barrier.
+///
+/// # Examples
+///
+/// [`Smem::at`](super::Smem::at)'s uses an array of two, each completed by a TMA copy;
+/// [`run_scoped`](super::run_scoped)'s one that a warpgroup arrives on.
 pub struct Barrier<const ARRIVALS: u32 = 1, const COUNT: u32 = 1> {
     pub(super) never: Never,
 }
@@ -122,6 +127,10 @@ pub fn barrier_arrive<const ARRIVALS: u32>(bar: Barrier<ARRIVALS>) {
 /// Blocks the warpgroup's host thread until the phase completes; a wait that can never end (no
 /// warpgroup of the launch can make progress) is an
 /// [`Error::Interpreter`](crate::Error::Interpreter) naming the barrier.
+///
+/// # Example
+///
+/// [`run_scoped`](super::run_scoped)'s: a warpgroup waits for the other's arrival.
 pub fn barrier_wait<const ARRIVALS: u32>(bar: Barrier<ARRIVALS>) {
     match bar.never {}
 }
