@@ -25,7 +25,7 @@ use super::{only_in_kernels, Call, InKernel};
 /// - `src` is a tile of a global array (`Gmem` or `GmemMut`) of `dst`'s dtype (`f32` arrays also
 ///   load into `tf32` buffers) and rank; a tile written with its shape has the buffer's shape as
 ///   stored.
-/// - `dst` is a whole buffer or slab (`a_s.at(s)`), not a window or a transposed view.
+/// - `dst` is a whole buffer or slab (`a_s.at(s)`), not a window; the copy fills it as stored.
 /// - A row of the box spans a multiple of 16 bytes, and the box is at most 256 elements along each
 ///   dimension (the swizzled one excepted: it is copied in swizzle-wide columns).
 /// - The array's static dimensions are multiples of the box; runtime ones are checked at launch

@@ -22,9 +22,9 @@ pub enum tf32 {}
 /// A 4-bit signed integer (-8 to 7): the operand dtype of the warp-level [`mma`](super::mma)
 /// `m16n8k64`, accumulated in `i32`.
 ///
-/// `i4` has no host type, so no global array holds it yet: it exists in registers
-/// (`.cast::<i4>()` of an integer array wraps to the low 4 bits). In registers, loads and stores
-/// an `i4` takes a byte; only mma operands are packed.
+/// `i4` has no host type, so no global array holds it yet: it exists in registers, where
+/// `.cast::<i4>()` of an integer array wraps each value to 4 bits. An `i4` takes a byte in
+/// registers; `mma` packs its operands.
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug)]
 pub enum i4 {}
