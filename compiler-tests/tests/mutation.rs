@@ -16,6 +16,12 @@
 //!
 //! Mutants are printed and parsed back from a string (`"\n#[kernel(ATTR)]\nITEM\n"`) so that, with
 //! proc-macro2's `span-locations`, their spans have lines and columns.
+//!
+//! How many: `cargo test` (debug) makes about 9,500 mutants. `TESSEL_MUTATION_SCALE=n` makes n
+//! times as many (the same ones first: each kernel's generator runs on), and CI runs
+//! `TESSEL_MUTATION_SCALE=12 cargo test --release -p tessel-compiler-tests --test mutation`: over
+//! 100,000 mutants.
+//! `TESSEL_MUTATION_SEED` explores other mutants.
 
 #[path = "ui/support.rs"]
 mod support;
@@ -51,6 +57,14 @@ const INTERESTING: &str = "0 1 2 3 7 8 16 24 32 40 48 63 64 65 96 128 255 256 25
 /// The fixed seed, or `TESSEL_MUTATION_SEED` to explore other mutants.
 fn seed() -> u64 {
     std::env::var("TESSEL_MUTATION_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(SEED)
+}
+
+/// How many times the default number of mutants to make: `TESSEL_MUTATION_SCALE`, else 1.
+fn scale() -> usize {
+    match std::env::var("TESSEL_MUTATION_SCALE") {
+        Err(_) => 1,
+        Ok(s) => s.parse().ok().filter(|&n| n >= 1).unwrap_or_else(|| panic!("TESSEL_MUTATION_SCALE={s}: not a count")),
+    }
 }
 
 /// A tiny xorshift generator: deterministic, and no new dependency.
@@ -343,7 +357,7 @@ fn mutate_kernel(index: u64, k: &support::Kernel, odd: &Pool, tally: &mut Tally)
     let original = format!("\n#[kernel({})]\n{}\n", k.attr, k.item);
     let (attr_places, item_places) = (places_of(&k.attr), places_of(&k.item));
     let kernel = Pool::new(attr_places.iter().chain(&item_places).map(|(_, t)| t.clone()));
-    for _ in 0..MUTANTS_PER_KERNEL {
+    for _ in 0..MUTANTS_PER_KERNEL * scale() {
         // Most random edits break Rust's syntax, and rustc rejects such a function before
         // `#[kernel]` sees it: a few tries for a mutant that is still a Rust `fn`.
         for attempt in 0..4 {
@@ -412,9 +426,11 @@ fn mutants_never_panic_and_point_inside() {
     });
     let _ = std::panic::take_hook();
     println!(
-        "{} mutants in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} did not lex back; \
-         {} accepted by the front end but rejected by the back end",
+        "{} mutants (seed {:#x}, scale {}) in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} \
+         did not lex back; {} accepted by the front end but rejected by the back end",
         tally.run,
+        seed(),
+        scale(),
         started.elapsed(),
         tally.accepted,
         tally.rejected,
@@ -422,7 +438,7 @@ fn mutants_never_panic_and_point_inside() {
         tally.unlexable,
         tally.back_end_errors.len()
     );
-    assert!(tally.run >= 5000, "only {} mutants", tally.run);
+    assert!(tally.run >= 5000 * scale(), "only {} mutants", tally.run);
     tally.assert_clean("kernel");
 }
 
@@ -448,7 +464,7 @@ fn mutate_module(index: u64, m: &support::Module, odd: &Pool, tally: &mut Tally)
     let original = format!("\n#[kernels]\n{}\n", m.item);
     let places = places_of(&m.item);
     let module = Pool::new(places.iter().map(|(_, t)| t.clone()));
-    for _ in 0..MUTANTS_PER_MODULE {
+    for _ in 0..MUTANTS_PER_MODULE * scale() {
         for attempt in 0..4 {
             let mut item = m.item.clone();
             for round in 0..1 + rng.below(3) / 2 {
@@ -485,9 +501,11 @@ fn module_mutants_never_panic_and_point_inside() {
     }
     let _ = std::panic::take_hook();
     println!(
-        "{} mutants of {modules} modules in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} did \
-         not lex back; {} accepted by the front end but rejected by the back end",
+        "{} mutants of {modules} modules (seed {:#x}, scale {}) in {:.1?}: {} accepted, {} rejected ({} of them not \
+         Rust items); {} did not lex back; {} accepted by the front end but rejected by the back end",
         tally.run,
+        seed(),
+        scale(),
         started.elapsed(),
         tally.accepted,
         tally.rejected,
@@ -495,7 +513,7 @@ fn module_mutants_never_panic_and_point_inside() {
         tally.unlexable,
         tally.back_end_errors.len()
     );
-    assert!(modules > 0 && tally.run >= 500, "only {} mutants of {modules} modules", tally.run);
+    assert!(modules > 0 && tally.run >= 500 * scale(), "only {} mutants of {modules} modules", tally.run);
     tally.assert_clean("module");
 }
 

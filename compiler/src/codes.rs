@@ -52,10 +52,11 @@ macro_rules! codes {
 //   it checks: an existing row if the message is one more case of that rule, else a new row
 //   `Name = N,`;
 // then give the new code its entry in `docs/errors.md`, at the same place in its area as the row
-// (`cargo test --test errors` says which are missing or out of order). N is the largest number in
-// use plus one, whatever the area: a code never changes its number, and a code no message gives any
-// more leaves the table for `Code::RETIRED` (below), its number never reused, its entry kept and
-// marked retired. The rows are grouped by area (A to K, as the catalog's ids).
+// (`cargo test -p tessel-compiler-tests --test errors` says which are missing or out of order). N
+// is the largest number in use plus one, whatever the area: a code never changes its number, and a
+// code no message gives any more leaves the table for `Code::RETIRED` (below), its number never
+// reused, its entry kept and marked retired. The rows are grouped by area (A to K, as the
+// catalog's ids).
 codes! {
     // ---- A. accumulator allocation, shared memory and registers ----------------------------------
     /// SEED 000: an accumulator of an unsigned dtype.
@@ -100,6 +101,8 @@ codes! {
     AccLoadLayout = 19,
     /// A store into a shared buffer or a global tile of another shape or dtype.
     StoreMismatch = 20,
+    /// A store of something that is not a register array (an accumulator not loaded, a buffer).
+    StoreNotRegs = 110 in Diag,
 
     // ---- C. register layouts ---------------------------------------------------------------------
     /// SEED 004: an accumulator made from an array not in `Layout::Wgmma`.
@@ -125,7 +128,11 @@ codes! {
     /// A variable left in different layouts by the two branches of an `if`.
     BranchesDisagree = 31,
     /// A reduction tessel does not have.
-    Reduction = 32,
+    Reduction = 32 in Diag,
+    /// A vector broadcast along the axis it does not cover (a row vector for columns).
+    BroadcastVectorLength = 111 in Diag,
+    /// `.max(x)` / `.min(x)` / `.sum(x)` with an axis that is not an integer literal.
+    ReduceAxisNotLiteral = 112 in Diag,
 
     // ---- D. warp-level mma -----------------------------------------------------------------------
     /// SEED 001: integer `mma` into an accumulator that is not 32-bit.
@@ -198,6 +205,8 @@ codes! {
     SmemTransform = 64,
     /// A slice or a transpose tessel cannot view.
     View = 65,
+    /// `.transpose(..)` with a list that is not a permutation of the view's dimensions.
+    NotAPermutation = 113 in Diag,
     /// A tile of a global array that does not fit it.
     TileShape = 66,
     /// A TMA or bulk copy the hardware cannot make.

@@ -44,7 +44,7 @@ mod tensor_map;
 mod view;
 
 pub use device::{AsStream, Device};
-pub use dims::{check_divisible, check_ragged, check_rank, to_u32, Dims, RAGGED_MAX};
+pub use dims::{check_divisible, check_ragged, check_rank, launches_nothing, to_u32, Dims, RAGGED_MAX};
 pub use element::Element;
 pub use error::{Error, Result};
 pub use interp::{interpret, Arg, Embedded, HostArray};
@@ -62,8 +62,8 @@ pub use half::{bf16, f16};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        check_divisible, check_ragged, check_rank, launch, to_u32, AccessGuard, AsDeviceView, AsDeviceViewMut,
-        AsStream, DeviceTensor, Dims, Element, Error, HostTensor, KernelArg, LaunchConfig, Module, Result, Swizzle,
-        TensorMap,
+        check_divisible, check_ragged, check_rank, launch, launches_nothing, to_u32, AccessGuard, AsDeviceView,
+        AsDeviceViewMut, AsStream, DeviceTensor, Dims, Element, Error, HostTensor, KernelArg, LaunchConfig, Module,
+        Result, Swizzle, TensorMap,
     };
 }

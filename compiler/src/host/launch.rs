@@ -44,13 +44,16 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params:
     let smem = u32::try_from(program.dynamic_smem_bytes).unwrap_or(u32::MAX);
     let cluster = program.cluster.map(|c| c as u32);
     let n_dims = dim_names.len();
+    let dims_i32 = quote!([#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*]);
+    let empty = empty_launch(program, params, &dim_locals, &quote!([#block, 1, 1]), smem, &dims_i32);
     quote! {
         /// Checks a launch's arguments against the kernel's signature before anything reaches the
         /// GPU: each tensor's rank and static dimensions, the runtime dimensions (equal wherever
         /// they appear), the divisibility the kernel's tiles need (or the room the ragged
         /// dimensions' last tiles need), and the grid. Takes each
         /// tensor's shape, so it runs without a GPU; `launch` and `interpret` call it first.
-        /// Returns the launch configuration and the runtime dimensions in `SIGNATURE` order.
+        /// Returns the launch configuration and the runtime dimensions in `SIGNATURE` order
+        /// (a plan of no programs when a ragged dimension is 0 and every written array empty).
         #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
         pub fn check_args(#(#decls),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> {
             let mut #dims_var = ::tessel::__private::Dims::new();
@@ -58,14 +61,38 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params:
             #(let #dim_locals: ::core::primitive::usize = #dims_var.get(#dim_names)?;)*
             #(#divisible)*
             #(#ragged)*
+            #empty
             ::tessel::__private::LaunchPlan::new(
                 self::ENTRY,
                 #grid,
                 [#block, 1, 1],
                 #smem,
                 [#(#cluster),*],
-                [#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*],
+                #dims_i32,
             )
+        }
+    }
+}
+
+/// For a kernel with `ragged(..)` dimensions: `check_args` returns a plan of no programs when one
+/// of them is 0 and every written array is empty (`launches_nothing`), before the grid (whose
+/// extents would be 0) is evaluated.
+fn empty_launch(
+    program: &Program,
+    params: &[HostParam],
+    dim_locals: &[syn::Ident],
+    block: &TokenStream,
+    smem: u32,
+    dims_i32: &TokenStream,
+) -> TokenStream {
+    if program.ragged.is_empty() {
+        return TokenStream::new();
+    }
+    let ragged = program.ragged.iter().map(|&d| &dim_locals[d]);
+    let written = tensors(params).filter(|(_, mutable)| *mutable).map(|(p, _)| p.name);
+    quote! {
+        if ::tessel::__private::launches_nothing(&[#(#ragged),*], &[#(#written),*]) {
+            return ::core::result::Result::Ok(::tessel::__private::LaunchPlan::nothing(#block, #smem, #dims_i32));
         }
     }
 }
@@ -85,11 +112,15 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
     let (pointers, guards) = pointers(params);
     let abi_args = abi_args(program, params, &plan, &map_args);
     let queue = queue(&stream, &module, &plan, &args, &guards);
+    // An empty batch (`empty_launch`) returns before anything reaches the driver.
+    let nothing = (!program.ragged.is_empty())
+        .then(|| quote!(if #plan.launches_nothing() { return ::core::result::Result::Ok(()); }));
     quote! {
         /// Launches the kernel on `stream` (a `Device` or a cudarc stream). A global array is a
         /// `&DeviceTensor` or a view of part of a buffer (`&DeviceView`; `&mut DeviceTensor` or
         /// `&mut DeviceViewMut` where the kernel writes it). Checks the arguments first
-        /// (`check_args`); every failure is an `Err`, and nothing is launched then. The
+        /// (`check_args`); every failure is an `Err`, and nothing is launched then, nor when a
+        /// `ragged(..)` dimension is 0 and every written array is empty (`Ok`). The
         /// launch is asynchronous: a fault inside the kernel surfaces at the next synchronizing
         /// call (`Device::synchronize`, `DeviceTensor::to_host`).
         #[allow(clippy::too_many_arguments)]
@@ -99,6 +130,7 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
         ) -> ::tessel::Result<()> {
             #(#views)*
             let #plan = self::check_args(#(#shapes),*)?;
+            #nothing
             let #cu_stream = ::tessel::__private::AsStream::as_stream(#stream);
             #(#checks)*
             #(#maps)*

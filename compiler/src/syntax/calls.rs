@@ -9,7 +9,7 @@ use super::expr::{first_span, loc_of, lower_block, lower_expr};
 use super::peel;
 use super::types::{dtype_of, layout_path, type_expr};
 use crate::codes::Code;
-use crate::diag::{Ctxt, Loc};
+use crate::diag::{Ctxt, Diag, Loc};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned as _;
 
@@ -555,11 +555,15 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
                 ExprKind::Bitcast { value: recv(), dtype: turbofish_dtype()? }
             }
             "sum" | "max" | "min" => {
-                let axis = lit_u32(ctx, arity(ctx, span, &format!(".{name}(axis)"), a, 1)?[0])?;
+                let arg = arity(ctx, span, &format!(".{name}(axis)"), a, 1)?[0];
                 let op = match name.as_str() {
                     "sum" => ReduceOp::Sum,
                     "max" => ReduceOp::Max,
                     _ => ReduceOp::Min,
+                };
+                let Some(axis) = super::int_literal(arg) else {
+                    ctx.error(loc_of(arg), Diag::ReduceAxisNotLiteral { op });
+                    return None;
                 };
                 ExprKind::Reduce { value: recv(), op, axis }
             }

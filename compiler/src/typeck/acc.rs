@@ -3,8 +3,8 @@
 
 use super::{regs, Checker, RegsTy, Ty};
 use crate::codes::Code;
-use crate::diag::{Diag, Loc};
-use crate::syntax::ast::{Expr, Layout, Spanned};
+use crate::diag::{Diag, Loc, StoreSource};
+use crate::syntax::ast::{Expr, ExprKind, Layout, Spanned};
 
 /// A6 and C6: an accumulator is M x N with M a multiple of 64 and N of 8.
 pub(super) fn check_acc_shape(ck: &mut Checker, shape: &[i64], span: Loc) -> bool {
@@ -114,12 +114,8 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         (Ty::Error, _) | (_, Ty::Error) => return Ty::Unit,
         (_, Ty::Regs(v)) => v,
         (_, other) => {
-            ck.ctx.type_error(
-                value,
-                Code::OperandKind,
-                format!("stores take a register array, got {other}"),
-                "build the value with `splat`, loads or arithmetic",
-            );
+            let source = store_source(&dst_ty, value, &other);
+            ck.ctx.error(value, Diag::StoreNotRegs { what: other.to_string(), source });
             return Ty::Unit;
         }
     };
@@ -164,17 +160,36 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
     Ty::Unit
 }
 
-/// SEED 003 (dtype, at the value), B2 (shape), B3 (sliced accumulator), SEED 004 (layout).
+/// What a store was given instead of registers, for the help line (`StoreSource`).
+fn store_source(dst: &Ty, value: &Expr, got: &Ty) -> StoreSource {
+    match (got, dst) {
+        (Ty::Acc(_), _) => {
+            let name = match &value.kind {
+                ExprKind::Var(v) => Some(v.to_string()),
+                _ => None,
+            };
+            StoreSource::Acc { name }
+        }
+        (Ty::Smem(_), Ty::Tile(..)) => StoreSource::SmemToGmem,
+        (Ty::Smem(_) | Ty::Tile(..), _) => StoreSource::Memory,
+        _ => StoreSource::Other,
+    }
+}
+
+/// B2 (shape) then SEED 003 (dtype), both at the value and both when both are wrong (Mosaic GPU
+/// checks the shape first); B3 (sliced accumulator); SEED 004 (layout).
 fn check_acc_store(ck: &mut Checker, acc: &super::AccTy, dst: &Expr, value: &Expr, v: &RegsTy) {
     if acc.sliced {
         ck.ctx.error(dst, Diag::AccStoreSliced);
         return;
     }
+    if v.shape != acc.shape {
+        ck.ctx.error(value, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
+    }
     if v.dtype != acc.dtype {
         ck.ctx.error(value, Diag::AccStoreDtype { acc: acc.dtype, value: v.dtype });
-    } else if v.shape != acc.shape {
-        ck.ctx.error(value, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
-    } else if v.layout != Layout::Wgmma && v.layout != Layout::Splat {
+    }
+    if v.shape == acc.shape && v.dtype == acc.dtype && v.layout != Layout::Wgmma && v.layout != Layout::Splat {
         ck.ctx.error(value, Diag::AccFromLayout { layout: v.layout });
     }
 }

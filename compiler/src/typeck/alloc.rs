@@ -18,10 +18,13 @@ pub(super) fn check_run_scoped(
     params: &[(syn::Ident, TypeExpr)],
     body: &Block,
 ) -> Ty {
-    check_collective_axes(ck, collective);
+    let shared = params.iter().any(|(_, t)| matches!(t, TypeExpr::Smem { .. } | TypeExpr::Barrier { .. }));
+    check_collective_axes(ck, collective, shared);
     if let Some(c) = collective.filter(|_| params.iter().any(|(_, t)| matches!(t, TypeExpr::Acc { .. }))) {
-        // SEED 002: reported once, at the collective_axes argument.
-        ck.ctx.error(c.loc, Diag::AccCollective);
+        // SEED 002: reported once, at the collective_axes argument. Its help splits the scope
+        // when shared memory is allocated beside the accumulator: Mosaic GPU's hint (remove
+        // collective_axes) would make that shared memory per warpgroup (A4) in a kernel of several.
+        ck.ctx.error(c.loc, Diag::AccCollective { shared });
     }
     let saved_cursor = ck.smem_cursor;
     let first = ck.facts.allocs.len();
@@ -58,12 +61,15 @@ fn check_escape(ck: &mut Checker, body: &Block, result: Ty) -> Ty {
 }
 
 /// A3: `collective_axes` may only name the warpgroup axis, once. Points at the first axis that is
-/// not it (or at the whole argument when the list is empty).
-fn check_collective_axes(ck: &mut Checker, collective: Option<&CollectiveAxes>) {
+/// not it (or at the whole argument when the list is empty). `shared`: the scope allocates shared
+/// memory or barriers, which a kernel of several warpgroups cannot allocate per warpgroup (A4),
+/// so the help then does not offer to leave collective_axes out.
+fn check_collective_axes(ck: &mut Checker, collective: Option<&CollectiveAxes>, shared: bool) {
     let Some(c) = collective else { return };
     let wg = ck.kernel.attr.warpgroup_axis.as_ref();
     let stray = c.axes.iter().enumerate().find(|(i, a)| *i > 0 || wg != Some(*a)).map(|(_, a)| a.span());
-    let diag = Diag::CollectiveNotWarpgroup { wg: wg.map(|w| w.to_string()) };
+    let must_share = shared && ck.kernel.attr.warpgroups.value > 1;
+    let diag = Diag::CollectiveNotWarpgroup { wg: wg.map(|w| w.to_string()), must_share };
     match stray {
         Some(span) => ck.ctx.error(span, diag),
         None if c.axes.is_empty() => ck.ctx.error(c.loc, diag),

@@ -332,11 +332,15 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
         ck.ctx.type_error(base, Code::View, "a 1-D buffer has nothing to transpose", "transpose 2-D views");
         return Ty::Error;
     }
+    if let Some(p) = perm.filter(|p| !is_permutation(&p.value, n)) {
+        ck.ctx.error(p.span, Diag::NotAPermutation { perm: p.value.clone(), rank: n });
+        return Ty::Error;
+    }
     let swap_last_two = match perm {
         None => true,
         Some(p) => match perm_kind(&p.value, n) {
             Some(swap) => swap,
-            None if s.swizzle.is_some() && p.value.len() == n && moves_minor(&p.value, n) => {
+            None if s.swizzle.is_some() && moves_minor(&p.value, n) => {
                 ck.ctx.error(p.span, Diag::TransposeSwizzled);
                 return Ty::Error;
             }
@@ -352,6 +356,12 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
         },
     };
     Ty::Smem(SmemTy { transposed: s.transposed ^ swap_last_two, ..s })
+}
+
+/// Whether `p` lists each of the dimensions `0..n` once.
+fn is_permutation(p: &[usize], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    p.len() == n && p.iter().all(|&d| d < n && !std::mem::replace(&mut seen[d], true))
 }
 
 /// `Some(false)` for the identity, `Some(true)` for a swap of the last two, else `None`.

@@ -386,7 +386,9 @@ pub(super) fn check_bitcast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DTyp
     }
 }
 
-/// `x.sum(axis)`: reductions of WGMMA-layout arrays give its row (axis 1) or column (axis 0) vectors.
+/// `x.sum(axis)`: a `Layout::Wgmma` array reduces to its row (axis 1) or column (axis 0) vector, a
+/// splat to a splat, and a 1-D array (a row or column vector, a strided array or a splat) to a
+/// scalar that every thread of the warpgroup holds.
 pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: &Spanned<u32>) -> Ty {
     let Some(r) = expect_regs(ck, value, "a reduction") else { return Ty::Error };
     if axis.value as usize >= r.shape.len() {
@@ -398,30 +400,39 @@ pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: 
         );
         return Ty::Error;
     }
+    if r.shape.len() == 1 {
+        return reduce_to_scalar(ck, value, &r);
+    }
     let mut shape = r.shape.clone();
     shape.remove(axis.value as usize);
     let layout = match (r.layout, axis.value) {
-        (Layout::Splat, _) if !shape.is_empty() => Layout::Splat,
+        (Layout::Splat, _) => Layout::Splat,
         (Layout::Wgmma, 1) => Layout::WgmmaRow,
         (Layout::Wgmma, 0) => {
             // Column partials cross warps through scratch.
             scratch::need(ck, scratch::column_partials_bytes(r.dtype, r.shape[1]));
             Layout::WgmmaCol
         }
-        (other, _) => {
-            ck.ctx.type_error(
-                value,
-                Code::Reduction,
-                format!(
-                    "tessel reduces 2-D arrays in Layout::Wgmma along an axis, got {other} of shape {}",
-                    crate::diag::shape_str(&r.shape)
-                ),
-                "convert first: `.to_layout(Layout::Wgmma)`",
-            );
+        (layout, _) => {
+            ck.ctx.error(value, Diag::Reduction { layout, shape: r.shape.clone() });
             return Ty::Error;
         }
     };
     Ty::Regs(RegsTy { dtype: r.dtype, shape, layout })
+}
+
+/// A 1-D array reduced to a scalar. Row vectors and strided arrays are spread over the four
+/// warps, whose partials meet in scratch; column vectors and splats are whole in every warp.
+fn reduce_to_scalar(ck: &mut Checker, value: &Expr, r: &RegsTy) -> Ty {
+    match r.layout {
+        Layout::WgmmaRow | Layout::Strided => scratch::need(ck, scratch::warp_partials_bytes(r.dtype)),
+        Layout::WgmmaCol | Layout::Splat => {}
+        layout @ (Layout::Wgmma | Layout::MmaLhs | Layout::MmaRhs | Layout::MmaAcc) => {
+            ck.ctx.error(value, Diag::Reduction { layout, shape: r.shape.clone() });
+            return Ty::Error;
+        }
+    }
+    Ty::Scalar(r.dtype)
 }
 
 /// `v.broadcast([M, N], layout)`: C5 (layouts), C4 (shapes).
@@ -443,8 +454,12 @@ pub(super) fn check_broadcast(ck: &mut Checker, value: &Expr, shape: &ShapeExpr,
         return Ty::Error;
     }
     if let Some(axis) = kept_axis {
-        if target.len() != 2 || target[axis] != r.shape[0] {
+        if target.len() != 2 {
             ck.ctx.error(span, Diag::IncompatibleShapes { lhs: r.shape.clone(), rhs: target });
+            return Ty::Error;
+        }
+        if target[axis] != r.shape[0] {
+            ck.ctx.error(span, Diag::BroadcastVectorLength { from: r.layout, len: r.shape[0], target });
             return Ty::Error;
         }
     }
