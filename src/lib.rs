@@ -2,8 +2,8 @@
 
 pub use tessel_macros::{kernel, kernels};
 pub use tessel_runtime::{
-    bf16, cudarc, f16, AsStream, Device, DeviceTensor, Element, Error, HostTensor, LaunchConfig, Module, Result,
-    Swizzle, TensorMap, F8E4M3, F8E5M2, RAGGED_MAX,
+    bf16, cudarc, f16, with_race_check, AsStream, Device, DeviceTensor, Element, Error, HostTensor, LaunchConfig,
+    Module, Result, Swizzle, TensorMap, F8E4M3, F8E5M2, RAGGED_MAX,
 };
 
 pub use plan::LaunchPlan;

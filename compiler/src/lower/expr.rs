@@ -73,7 +73,8 @@ impl Lowerer<'_> {
             | K::ToLayout { .. }
             | K::LayoutCast { .. } => self.regs_expr(e)?,
         };
-        Ok(Expr { ty: self.ty(e).clone(), kind })
+        let site = self.sites.of(e, &kind);
+        Ok(Expr { ty: self.ty(e).clone(), kind, site })
     }
 
     /// Views, loads, stores, copies, barriers and matrix products.
@@ -222,7 +223,7 @@ impl Lowerer<'_> {
             }
             _ => ExprKind::Lit(self.literal(e, Some(dtype))?),
         };
-        Ok(Expr { ty: self.ty(e).clone(), kind })
+        Ok(Expr { ty: self.ty(e).clone(), kind, site: None })
     }
 
     /// Two operands of an operator; an untyped literal takes the other side's dtype, as in

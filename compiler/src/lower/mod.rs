@@ -10,6 +10,7 @@
 //! unexpected here is an internal error.
 
 mod expr;
+mod site;
 
 use std::collections::HashMap;
 
@@ -48,11 +49,14 @@ struct Lowerer<'a> {
     waits: bool,
     /// Whether the kernel runs in clusters of more than one program.
     clustered: bool,
+    /// Where the kernel's memory and synchronization operations are written.
+    sites: site::Sites,
 }
 
 fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
     let clustered = k.attr.cluster_size() > 1;
-    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, waits: false, clustered };
+    let sites = site::Sites::default();
+    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, waits: false, clustered, sites };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }
@@ -67,6 +71,7 @@ fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
     let divisibility = divisibility.collect::<Result<_>>()?;
     let ragged = facts.ragged.iter().map(|d| l.dim_index(d)).collect::<Result<_>>()?;
     let [cx, cy, cz] = k.attr.cluster.value;
+    let (files, sites) = l.sites.finish();
     Ok(Program {
         name: k.name.to_string(),
         params,
@@ -86,6 +91,8 @@ fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
         body,
         tensor_maps: facts.tensor_maps.clone(),
         waits_on_semaphores: l.waits,
+        files,
+        sites,
     })
 }
 

@@ -119,6 +119,7 @@
 //! for programs that can be resident while it waits: a grid's programs are not all resident at
 //! once.)
 
+mod access;
 mod bind;
 mod effects;
 mod exec;
@@ -126,10 +127,14 @@ mod matmul;
 mod memory;
 mod numeric;
 mod ops;
+mod race;
 mod schedule;
 mod semaphore;
 mod sync;
+mod tma;
 mod value;
+
+pub use race::{with_race_check, RACE_CHECK_VAR};
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
