@@ -568,6 +568,7 @@ mod tests {
         round_trip(String::from("grid = (M / 64, N / 64)"));
         round_trip(vec![Some(3usize), None, Some(0)]);
         round_trip((7u32, -3i64, [1usize, 2, 3]));
+        round_trip(vec![SourceLoc { file: 0, line: 12, column: 9 }, SourceLoc { file: 1, line: 0, column: 1 }]);
     }
 
     #[test]

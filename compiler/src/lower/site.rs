@@ -100,3 +100,29 @@ impl Sites {
         (std::mem::take(&mut self.files), std::mem::take(&mut self.locs))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tessel_ir::program::ExprKind;
+
+    #[test]
+    fn memory_operations_get_the_place_of_their_first_token() {
+        let attr = "grid = (1)".parse().unwrap();
+        let item = "fn k(x: Gmem<f32, 64, 32>, y: GmemMut<f32, 64, 32>) {\n    \
+                    let v = x.tile([0, 0], [64, 32]).load(Layout::Strided);\n    \
+                    y.tile([0, 0], [64, 32]).store(v + 1.0);\n}"
+            .parse()
+            .unwrap();
+        let prog = crate::compile(attr, item).unwrap().program().unwrap();
+        let mut seen = Vec::new();
+        prog.for_each_expr(&mut |e| {
+            if let Some(site) = e.site {
+                let loc = prog.sites[site as usize];
+                seen.push((matches!(e.kind, ExprKind::Load { .. }), loc.line, loc.column));
+            }
+        });
+        // The load (`x.tile(..).load(..)`) and the store (`y.tile(..).store(..)`); nothing else.
+        assert_eq!(seen, [(true, 2, 13), (false, 3, 5)]);
+        assert_eq!(prog.files.len(), 1);
+    }
+}

@@ -101,8 +101,8 @@ impl Warpgroup<'_> {
         let at = |s: Option<u32>| s.and_then(|s| self.prog.site_text(s)).unwrap_or_else(|| "an unknown place".into());
         let [x, y, z] = self.program;
         Err(error(format!(
-            "data race on {name}: the {} at {} (program ({x}, {y}, {z}), warpgroup {}) {} it while the `wgmma` at {} \
-             may still write it (its result lands at the `wgmma_wait` that covers it). Call `wgmma_wait({})` before \
+            "data race on {name}: the {} at {} (program ({x}, {y}, {z}), warpgroup {}) {} it while the same \
+             warpgroup's `wgmma` at {} may still write it (its result lands at the `wgmma_wait` that covers it). Call `wgmma_wait({})` before \
              the accumulator is {}",
             if write { "`.store()`" } else { "`.load()`" },
             at(site),

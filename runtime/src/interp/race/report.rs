@@ -55,21 +55,21 @@ pub(crate) fn race_message(
     let first = describe(prog, agents, later);
     let second = describe(prog, agents, earlier);
     let relation = if earlier.what().is_async() {
-        format!("while {second} may still {} it", verb(race.earlier_write, false))
+        format!(" while {second} may still {} it,", verb(race.earlier_write, false))
     } else {
-        format!("and {second} {} it", verb(race.earlier_write, true))
+        format!(", {second} {} it,", verb(race.earlier_write, true))
     };
     format!(
-        "data race on {}: {first} {} it, {relation}, and nothing orders the two{}. {}",
+        "data race on {}: {first} {} it{relation} and nothing orders the two{}. {}",
         memory.describe(),
         verb(later_write, true),
         if race.unfenced { " for the async proxy" } else { "" },
-        advice(agents, race, later)
+        advice(agents, race, later, memory)
     )
 }
 
 /// How to order the two accesses, by what the earlier one (the one not yet ordered) is.
-fn advice(agents: &Agents, race: &Race, later: Access) -> String {
+fn advice(agents: &Agents, race: &Race, later: Access, memory: &MemoryName) -> String {
     let earlier = race.earlier;
     if race.unfenced {
         return format!(
@@ -81,8 +81,8 @@ fn advice(agents: &Agents, race: &Race, later: Access) -> String {
     let (p1, wg1, _) = agents.decode(earlier.agent);
     let (p2, wg2, unit2) = agents.decode(later.agent);
     let issuer = match unit2 {
-        Unit::Warpgroup => "before the access",
-        _ => "before issuing the operation",
+        Unit::Warpgroup => "before the access".to_string(),
+        _ => format!("before issuing the {}", later.what().op()),
     };
     match earlier.what() {
         What::TmaLoad | What::PeerCopy => format!(
@@ -98,11 +98,17 @@ fn advice(agents: &Agents, race: &Race, later: Access) -> String {
             "Wait for the TMA store to read its source (`wait_smem_to_gmem`) {issuer}{}",
             if (p1, wg1) == (p2, wg2) { "" } else { ", and order the warpgroups with a barrier after that wait" }
         ),
-        What::RegLoad | What::RegStore if p1 != p2 => "Order the programs with a semaphore: `semaphore_signal` after \
-                                                      the first access, `semaphore_wait` before the second"
-            .into(),
-        What::RegLoad | What::RegStore => "Order the warpgroups with a barrier: `barrier_arrive` after the first \
-                                           access, `barrier_wait` before the second"
-            .into(),
+        What::RegLoad | What::RegStore => match (p1 == p2, memory) {
+            (true, _) => "Order the warpgroups with a barrier: `barrier_arrive` after the first access, \
+                          `barrier_wait` before the second"
+                .into(),
+            (false, MemoryName::Shared { .. }) => "Order the cluster's programs with a barrier: \
+                                                   `barrier_arrive(bar, cluster = true)` after the first access, \
+                                                   `barrier_wait` before the second"
+                .into(),
+            (false, MemoryName::Global { .. }) => "Order the programs with a semaphore: `semaphore_signal` after \
+                                                   the first access, `semaphore_wait` before the second"
+                .into(),
+        },
     }
 }

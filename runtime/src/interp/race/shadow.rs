@@ -159,7 +159,8 @@ impl Shadow {
                 return Err(race(cell.write, true, unfenced));
             }
             if actor.write {
-                let reads = cell.reads.iter().chain(self.more.get(&c).into_iter().flatten());
+                let more = if self.more.is_empty() { None } else { self.more.get(&c) };
+                let reads = cell.reads.iter().chain(more.into_iter().flatten());
                 for &r in reads {
                     if self.unordered(r, false, actor, &mut known).is_some() {
                         return Err(race(r, false, false));
@@ -205,7 +206,8 @@ impl Shadow {
                 placed = true;
             }
         }
-        let more = self.more.get_mut(&c);
+        // Few cells ever have more than two unordered readers: skip the map while none has.
+        let more = if self.more.is_empty() { None } else { self.more.get_mut(&c) };
         match (placed, more) {
             (true, Some(more)) => more.retain(|&r| !before(r, known)),
             (true, None) => {}
