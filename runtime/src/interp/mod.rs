@@ -154,10 +154,15 @@
 //! Turn it off with `TESSEL_RACE_CHECK=0` (`1` turns it on; another value is an
 //! [`Error::Interpreter`] at launch), or for the `interpret` calls of one closure with
 //! [`with_race_check`]`(false, || ..)`. Off, the interpreter runs the same semantics (copies land
-//! and wgmmas complete at their waits) without the bookkeeping. Its cost, on a 2-core host in a
-//! release build: COST.
+//! and wgmmas complete at their waits) without the bookkeeping. Its cost, measured in a release
+//! build on a busy 2-core host (median of 15 runs of the `interpret` call each): the 256 x 256 x
+//! 512 bf16 GEMM of `examples/quickstart.rs`, 0.072 s on against 0.047 s off (1.5x; the whole
+//! example, with its f64 reference, 0.28 s against 0.26 s); a 512 x 512 x 512 bf16 GEMM, 0.30 s
+//! against 0.18 s (1.7x). Memory: a 36-byte shadow cell per byte of each program's shared memory
+//! and per element of each `GmemMut` array.
 
 mod access;
+mod barrier;
 mod bind;
 mod effects;
 mod exec;

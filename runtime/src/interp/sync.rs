@@ -27,6 +27,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use tessel_ir::memory::{Alloc, AllocKind};
 
+use super::barrier::BarrierState;
+pub(crate) use super::barrier::{Arrival, Landing};
 use super::memory::cells;
 use super::race::{Clocks, Shadow};
 use crate::Error;
@@ -35,73 +37,6 @@ use crate::Error;
 struct Waiting {
     key: (usize, usize),
     phase: u64,
-}
-
-/// The bytes of a copy into a program's shared memory, written when the phase the copy arrives in
-/// completes (the bytes of a TMA load land before its barrier's phase completes, and a wait that
-/// sees the phase complete sees them; before, the buffer holds what it held).
-pub(crate) type Landing = Box<dyn FnOnce(&[AtomicU64]) + Send>;
-
-/// What one arrival brings a barrier.
-pub(crate) struct Arrival {
-    /// Arrivals it counts (0 for a delivery of bytes alone).
-    count: u32,
-    /// Copies whose bytes the phase must see land before it completes (`expect_tx`).
-    expect: u32,
-    /// Copies whose bytes land with it (`complete_tx`).
-    deliver: u32,
-    /// What the arriving agent releases, when the race detector runs.
-    clocks: Option<Clocks>,
-    landing: Option<Landing>,
-}
-
-impl Arrival {
-    /// `barrier_arrive`: one arrival, releasing the warpgroup's clocks.
-    pub(crate) fn arrive(clocks: Option<Clocks>) -> Arrival {
-        Arrival { count: 1, expect: 0, deliver: 0, clocks, landing: None }
-    }
-
-    /// A copy into this program (a TMA load, a peer copy): one arrival expecting its bytes, which
-    /// land with it.
-    pub(crate) fn copy(clocks: Option<Clocks>, landing: Landing) -> Arrival {
-        Arrival { count: 1, expect: 1, deliver: 1, clocks, landing: Some(landing) }
-    }
-
-    /// A multicast TMA load's arrival on its issuer's barrier: it expects the bytes of the same
-    /// copy from each of the cluster's `programs` (each delivers them with [`Arrival::delivery`]).
-    pub(crate) fn expect(programs: u32) -> Arrival {
-        Arrival { count: 1, expect: programs, deliver: 0, clocks: None, landing: None }
-    }
-
-    /// The bytes of a multicast copy landing in this program.
-    pub(crate) fn delivery(clocks: Option<Clocks>, landing: Landing) -> Arrival {
-        Arrival { count: 0, expect: 0, deliver: 1, clocks, landing: Some(landing) }
-    }
-}
-
-/// One mbarrier object.
-#[derive(Default)]
-struct BarrierState {
-    expected: u32,
-    /// Arrivals in the current phase.
-    arrived: u32,
-    /// Copies the current phase expects minus copies whose bytes landed in it (`expect_tx` minus
-    /// `complete_tx`, counted in copies): the phase completes when it is 0.
-    tx: i64,
-    /// The bytes of the current phase's copies.
-    landings: Vec<Landing>,
-    completed: u64,
-    /// What the current phase's arrivals release, and what the completed phases released.
-    pending: Clocks,
-    released: Clocks,
-    /// Which entry of its `run_scoped` initialised it (see [`ProgramState::init_barriers`]).
-    epoch: u64,
-}
-
-impl BarrierState {
-    fn new(expected: u32, epoch: u64) -> BarrierState {
-        BarrierState { expected, epoch, ..BarrierState::default() }
-    }
 }
 
 /// What a blocked warpgroup waits for.
@@ -171,23 +106,10 @@ impl SyncState {
         }
     }
 
-    /// One arrival on barrier `key`, completing its phase at the expected count once every copy
-    /// it expects has landed: the copies' bytes are written into `smem` (this program's), and what
-    /// the phase's arrivals released is released to its waiters.
+    /// One arrival on barrier `key` (see [`BarrierState::arrive`]); `smem` is this program's.
     fn count_arrival(&mut self, key: (usize, usize), a: Arrival, smem: &[AtomicU64], wake: &Condvar) {
         let b = self.barriers.entry(key).or_insert_with(|| BarrierState::new(1, 0));
-        b.arrived += a.count;
-        b.tx += i64::from(a.expect) - i64::from(a.deliver);
-        if let Some(c) = &a.clocks {
-            b.pending.join(c);
-        }
-        b.landings.extend(a.landing);
-        if b.arrived >= b.expected && b.tx == 0 {
-            b.arrived = 0;
-            b.completed += 1;
-            b.landings.drain(..).for_each(|land| land(smem));
-            let released = std::mem::take(&mut b.pending);
-            b.released.join(&released);
+        if b.arrive(a, smem) {
             wake.notify_all();
         }
     }

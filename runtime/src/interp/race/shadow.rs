@@ -101,7 +101,7 @@ pub(crate) struct Race {
 
 /// One byte or element: its last write and up to two reads unordered with each other (more are
 /// kept in `Shadow::more`).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct Cell {
     write: Access,
     reads: [Access; 2],
@@ -147,32 +147,43 @@ impl Shadow {
     /// cell whose recorded access races with it is returned, and nothing after it is recorded.
     pub(crate) fn access(&mut self, cells: impl Iterator<Item = usize>, actor: &Actor) -> Result<(), Race> {
         let mut known = Known { clocks: actor.clocks, last: None };
+        // The cells of a tile mostly share one history, and what an access does to a cell depends
+        // only on the cell (while none has readers beyond two): the last cell's before and after.
+        let mut memo: Option<(Cell, Cell)> = None;
         for c in cells {
             let Some(&cell) = self.cells.get(c) else { continue };
-            let race = |earlier: Access, earlier_write: bool, unfenced: bool| Race {
-                earlier,
-                earlier_write,
-                cell: c,
-                unfenced,
-            };
-            if let Some(unfenced) = self.unordered(cell.write, true, actor, &mut known) {
-                return Err(race(cell.write, true, unfenced));
-            }
-            if actor.write {
-                let more = if self.more.is_empty() { None } else { self.more.get(&c) };
-                let reads = cell.reads.iter().chain(more.into_iter().flatten());
-                for &r in reads {
-                    if self.unordered(r, false, actor, &mut known).is_some() {
-                        return Err(race(r, false, false));
-                    }
+            if let Some((before, after)) = memo {
+                if before == cell {
+                    self.cells[c] = after;
+                    continue;
                 }
-                self.cells[c] = Cell { write: actor.access, reads: Default::default() };
-                if !self.more.is_empty() {
-                    self.more.remove(&c);
-                }
-            } else {
-                self.add_read(c, actor, &mut known);
             }
+            self.access_cell(c, cell, actor, &mut known)?;
+            memo = self.more.is_empty().then(|| (cell, self.cells[c]));
+        }
+        Ok(())
+    }
+
+    /// [`Shadow::access`] of one cell, which holds `cell`.
+    fn access_cell(&mut self, c: usize, cell: Cell, actor: &Actor, known: &mut Known) -> Result<(), Race> {
+        let race =
+            |earlier: Access, earlier_write: bool, unfenced: bool| Race { earlier, earlier_write, cell: c, unfenced };
+        if let Some(unfenced) = self.unordered(cell.write, true, actor, known) {
+            return Err(race(cell.write, true, unfenced));
+        }
+        if !actor.write {
+            self.add_read(c, actor, known);
+            return Ok(());
+        }
+        let more = if self.more.is_empty() { None } else { self.more.get(&c) };
+        for &r in cell.reads.iter().chain(more.into_iter().flatten()) {
+            if self.unordered(r, false, actor, known).is_some() {
+                return Err(race(r, false, false));
+            }
+        }
+        self.cells[c] = Cell { write: actor.access, reads: Default::default() };
+        if !self.more.is_empty() {
+            self.more.remove(&c);
         }
         Ok(())
     }
