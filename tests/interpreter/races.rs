@@ -375,3 +375,68 @@ fn with_the_detector_off_a_racy_kernel_reads_what_has_landed() {
     // The setting is restored after the closure.
     assert!(extra_arrival::interpret(&x, &mut y, 1).is_err());
 }
+
+/// Near misses: warpgroup 0 stores registers into a buffer and fences them (`commit_smem`) before
+/// its arrival; warpgroup 1 waits, then both warpgroups read the buffer, warpgroup 1 by TMA store
+/// and warpgroup 0 by register load, with no barrier between the two reads.
+#[kernel(grid = (1), warpgroups = 2, warpgroup_axis = wg)]
+fn fenced_handoff(x: Gmem<f32, 64, 32>, y: GmemMut<f32, 64, 32>, z: GmemMut<f32, 64, 32>) {
+    run_scoped(collective_axes = [wg], |buf: Smem<f32, 64, 32>, ready: Barrier| {
+        if warpgroup_id() == 0 {
+            buf.store(x.tile([0, 0], [64, 32]).load(Layout::Strided) * 3.0);
+            commit_smem();
+            barrier_arrive(ready);
+            z.tile([0, 0], [64, 32]).store(buf.load(Layout::Strided));
+        } else {
+            barrier_wait(ready);
+            copy_smem_to_gmem(buf, y.tile([0, 0]));
+            wait_smem_to_gmem(0);
+        }
+    });
+}
+
+#[test]
+fn a_fence_before_the_arrival_orders_register_stores_before_another_warpgroups_tma_store() {
+    let x = randn::<f32>(&[64, 32], 315, 1.0);
+    let want: Vec<f64> = values(&x).iter().map(|v| (v * 3.0) as f32 as f64).collect();
+    for _ in 0..10 {
+        let (mut y, mut z) = (poisoned::<f32>(&[64, 32], f64::NAN), poisoned::<f32>(&[64, 32], f64::NAN));
+        fenced_handoff::interpret(&x, &mut y, &mut z).unwrap();
+        assert_same("y", &values(&y), &want);
+        assert_same("z", &values(&z), &want);
+    }
+}
+
+/// Near miss: a wgmma writes the left half of the accumulator while the right half, which no
+/// wgmma in flight writes, is read and stored.
+#[kernel(grid = (1))]
+fn other_half(a: Gmem<bf16, 64, 64>, b: Gmem<bf16, 64, 64>, c: GmemMut<f32, 64, 128>) {
+    run_scoped(
+        |acc: Acc<f32, 64, 128>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            copy_gmem_to_smem(a.tile([0, 0]), a_s, bar);
+            copy_gmem_to_smem(b.tile([0, 0]), b_s, bar);
+            barrier_wait(bar);
+            wgmma(acc.slice([.., 0..64]), a_s, b_s);
+            c.tile([0, 1], [64, 64]).store(acc.slice([.., 64..128]).load());
+            wgmma_wait(0);
+            c.tile([0, 0], [64, 64]).store(acc.slice([.., 0..64]).load());
+        },
+    );
+}
+
+#[test]
+fn reading_the_half_of_an_accumulator_no_wgmma_in_flight_writes_is_no_race() {
+    let (a, b) = (randn::<bf16>(&[64, 64], 316, 1.0), randn::<bf16>(&[64, 64], 317, 1.0));
+    let mut c = poisoned::<f32>(&[64, 128], f64::NAN);
+    other_half::interpret(&a, &b, &mut c).unwrap();
+    let product = matmul_ref(&values(&a), &values(&b), 64, 64, 64, false);
+    let (got, mut left) = (values(&c), Vec::new());
+    for r in 0..64 {
+        left.extend_from_slice(&got[r * 128..r * 128 + 64]);
+        assert!(got[r * 128 + 64..(r + 1) * 128].iter().all(|&v| v == 0.0), "the right half is not zero");
+    }
+    assert_close("left half", &left, &product, 1e-5);
+}
