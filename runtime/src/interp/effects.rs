@@ -177,8 +177,9 @@ impl Warpgroup<'_> {
         ended(end)
     }
 
-    /// The warpgroup steps on after releasing its clocks.
-    fn step(&mut self) {
+    /// The warpgroup steps on after releasing its clocks or issuing an asynchronous operation:
+    /// what it does next is not known to those it released to, nor to the operation.
+    pub(crate) fn step(&mut self) {
         if let Some(r) = &mut self.race {
             r.tick();
         }

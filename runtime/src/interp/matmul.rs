@@ -135,9 +135,7 @@ impl Warpgroup<'_> {
         let row = legality::wgmma_row(a.dtype).ok_or_else(|| error(format!("internal: wgmma on {}", a.dtype)))?;
         let k_step = row.k_step as usize;
         self.wgmmas.push_back(PendingWgmma { acc, a, b, adds, k_step, site: e.site });
-        if let Some(r) = &mut self.race {
-            r.tick();
-        }
+        self.step();
         Ok(Value::Unit)
     }
 

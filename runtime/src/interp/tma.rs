@@ -24,13 +24,6 @@ impl Warpgroup<'_> {
         Some(Op { agent, clock, clocks: r.clocks.clone(), site, what })
     }
 
-    /// The issuer steps on: what it does next is not known to the operation it issued.
-    fn issued(&mut self) {
-        if let Some(r) = &mut self.race {
-            r.tick();
-        }
-    }
-
     /// `copy_gmem_to_smem(tile, dst, bar)`: reads the tile now and counts as one arrival on the
     /// issuing program's barrier; the bytes land in `dst` when that phase completes. With
     /// `multicast = true`, as in the PTX, each program of the cluster loads its share of the rows
@@ -74,7 +67,7 @@ impl Warpgroup<'_> {
         } else {
             self.state().arrive(key, Arrival::copy(completion, landing()));
         }
-        self.issued();
+        self.step();
         Ok(())
     }
 
@@ -99,7 +92,7 @@ impl Warpgroup<'_> {
         self.record_smem(self.rank, &view, op.as_ref().map(|o| o.actor(false)).as_ref())?;
         self.record_global(&tile.boxed(&view.shape), op.as_ref().map(|o| o.actor(true)).as_ref())?;
         tile.copy_from_smem(self.global(tile.param)?, &view, &self.state().smem);
-        self.issued();
+        self.step();
         Ok(())
     }
 
@@ -129,7 +122,7 @@ impl Warpgroup<'_> {
         let values = from.read(&self.state().smem);
         let landing: Landing = Box::new(move |smem| to.write(smem, &values));
         self.cluster[peer].arrive((bar.alloc, bar.index), Arrival::copy(op.as_ref().map(Op::completion), landing));
-        self.issued();
+        self.step();
         Ok(())
     }
 }

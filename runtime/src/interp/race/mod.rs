@@ -298,6 +298,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn with_race_check_overrides_the_environment_and_restores_its_setting() {
+        with_race_check(false, || {
+            assert!(!enabled().unwrap());
+            with_race_check(true, || assert!(enabled().unwrap()));
+            assert!(!enabled().unwrap());
+            let _ = std::panic::catch_unwind(|| with_race_check(true, || panic!("inside")));
+            assert!(!enabled().unwrap(), "restored after a panic");
+        });
+        assert_eq!(OVERRIDE.with(Cell::get), None);
+    }
+
+    #[test]
     fn agent_ids_decode_to_their_program_warpgroup_and_unit() {
         let agents = Agents { grid: [3, 2, 2], warpgroups: 3, cluster: 2, slots: 4, first_slot: vec![0, 0, 1] };
         for program in [[0, 0, 0], [2, 1, 0], [1, 0, 1], [2, 1, 1]] {
