@@ -63,8 +63,8 @@ pub(crate) struct Clocks {
     pub vc: VClock,
     /// What of that the async proxy (TMA, wgmma) sees: `vc` as of the warpgroup's last
     /// `commit_smem()` (`fence.proxy.async`), joined through synchronization like `vc`. A register
-    /// store into shared memory is ordered before a TMA copy or wgmma that reads it only through
-    /// this clock.
+    /// store into shared memory is ordered before a TMA store, peer copy or wgmma that reads it
+    /// only through this clock.
     pub fenced: VClock,
 }
 

@@ -17,7 +17,7 @@
 //! the `wgmma_wait` that covers it, a TMA store at the `wait_smem_to_gmem` that covers it (it
 //! reads its source and writes its destination at some point before), a TMA load or peer copy
 //! when the phase it arrives in completes. `commit_smem()` makes the warpgroup's register stores
-//! into shared memory visible to the async proxy ([`Clocks::fenced`]).
+//! into shared memory visible to the async proxy's reads ([`Clocks::fenced`]).
 //!
 //! **Shadow memory** ([`shadow`]) keeps, per byte of each program's shared memory and per element
 //! of each `GmemMut` array, the last write and the unordered reads since. `Gmem` arrays are never

@@ -196,8 +196,11 @@ impl Shadow {
             return None;
         }
         let (vc, fenced) = known.of(earlier.agent);
-        // A register store reaches the async proxy only through a fence (`commit_smem`).
-        let fence = self.proxies && write && actor.access.what().is_async() && !earlier.what().is_async();
+        // A register store reaches an async-proxy read (a TMA store's, a wgmma's) only through a
+        // fence (`commit_smem`). An async write after it (a TMA load into the buffer) is ordered
+        // like any other write: the PTX ISA asks for the fence before async reads.
+        let async_read = actor.access.what().is_async() && !actor.write;
+        let fence = self.proxies && write && async_read && !earlier.what().is_async();
         let seen = if fence { fenced } else { vc };
         (earlier.clock > seen).then_some(fence && earlier.clock <= vc)
     }
