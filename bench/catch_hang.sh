@@ -2,10 +2,10 @@
 # Runs a command up to RUNS times (default 6), each for at most SECONDS (default 25); the first
 # time it is still running then, attaches cuda-gdb and writes where every warp of the hung kernel
 # is (bench/gdb_where.py) to $OUT/gdb-where.txt, then kills it. For a hang that comes now and then:
-# session 15 found the split-K hang this way (bench/results/producer-waits/).
+# the split-K kernels' producer-wait hang was found this way (docs/experiments.md).
 #
 # Usage, on the GPU machine:
-#   BENCH_SHAPES=... bench/catch_hang.sh [RUNS] [SECONDS] -- .gpu/examples/bench_linear
+#   BENCH_SHAPES=... bench/catch_hang.sh [RUNS] [SECONDS] -- target/release/examples/bench_linear
 set -u
 runs=${1:-6}; limit=${2:-25}
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done

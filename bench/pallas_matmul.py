@@ -29,7 +29,7 @@ back to back; N: the GPU idles N ms before each sample, as bench_matmul's rounds
 cool), BENCH_HEAT_MS (default 0; N: before the full timing and before each interleaved block,
 each contender runs back to back, untimed, for N ms, so that the samples find the card at the
 clocks of a sustained load; with 1000 it ran hotter than in bench_matmul's rounds, whose shapes
-load the card for about a second each: bench/results/ceiling/README.md), BENCH_CONFIGS (the CSV
+load the card for about a second each: docs/performance.md), BENCH_CONFIGS (the CSV
 of an earlier run: each shape and dtype takes that run's best config instead of a search). The
 table is the last lines of the output; exit status 1 means a shape failed or missed the bound.
 Without a GPU it says so and exits 0.

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Runs bench_linear over the 16 split-K shapes of bench/results/semaphores/ RUNS times (default
-# 6), each under a 25 s timeout (a normal run takes 10-12 s on the H200), and prints one line per
-# run: an exchange that signalled each program's own semaphore hung in 8 of 17 such runs, while
-# the exchange on main ran 7 without a hang (bench/results/semaphores/README.md). Any kernel change
-# to the split-K exchange should pass this before it lands.
+# Runs bench_linear over 16 split-K shapes RUNS times (default 6), each under a 25 s timeout (a
+# normal run takes 10-12 s on the H200), and prints one line per run. A faster exchange that
+# signalled each program's own semaphore hung in 8 of 17 such runs (2026-11-30); the cause was a
+# producer warp's wait for a free stage (docs/experiments.md); with that fixed, the kernels ran 10
+# without a hang (bench/results/split/hang-check-*.txt). Any change to the split-K kernels or to
+# the pipelines' waits should pass this before it lands.
 #
-# Usage, on the GPU machine, with the binary staged by ../shared/tools/gpu-pack:
-#   bench/split_hang_check.sh .gpu/examples/bench_linear [RUNS]
+# Usage, on a GPU machine, after `cargo build --release -p tessel-bench --examples`:
+#   bench/split_hang_check.sh target/release/examples/bench_linear [RUNS]
 set -u
 bin=${1:?usage: $0 path/to/bench_linear [runs]}
 runs=${2:-6}

@@ -10,6 +10,8 @@ use crate::signature::Dim;
 
 /// A launch whose arguments passed `check_args`: its configuration and the values of the
 /// kernel's runtime dimensions, in `SIGNATURE.runtime_dims` order (as the kernel receives them).
+/// A launch with nothing to do (an empty batch: a ragged dimension of 0) has a grid of no
+/// programs ([`LaunchPlan::launches_nothing`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchPlan<const DIMS: usize> {
     /// Grid (from the kernel's `grid = (..)`), block (128 threads per warpgroup) and dynamic
@@ -34,6 +36,19 @@ impl<const DIMS: usize> LaunchPlan<DIMS> {
         config.validate(entry)?;
         check_clusters(entry, grid, cluster)?;
         Ok(LaunchPlan { config, dims })
+    }
+
+    /// The plan of a launch with nothing to do (`tessel_runtime::launches_nothing`: a ragged
+    /// dimension of 0 and every written array empty): a grid of no programs. `launch` and
+    /// `interpret` return `Ok` at once for it.
+    pub fn nothing(block: [u32; 3], dynamic_smem: u32, dims: [i32; DIMS]) -> Self {
+        LaunchPlan { config: LaunchConfig { grid: [0, 0, 0], block, dynamic_smem }, dims }
+    }
+
+    /// Whether the launch runs no program (see [`LaunchPlan::nothing`]); every plan `new`
+    /// returns has at least one.
+    pub fn launches_nothing(&self) -> bool {
+        self.config.grid.contains(&0)
     }
 }
 
@@ -222,6 +237,10 @@ mod tests {
         let err = LaunchPlan::new("k", [3, 2, 1], [128, 1, 1], 1024, [2, 1, 1], []).unwrap_err();
         assert!(err.to_string().contains("whole number of clusters"), "{err}");
         assert!(LaunchPlan::new("k", [1, 70_000, 1], [128, 1, 1], 0, [1, 1, 1], []).is_err());
+        assert!(!plan.launches_nothing());
+        let empty = LaunchPlan::nothing([128, 1, 1], 1024, [0, 64]);
+        assert!(empty.launches_nothing());
+        assert_eq!(empty.dims, [0, 64]);
         assert_eq!(dim_i32("K", 1 << 20), Ok(1 << 20));
         assert!(dim_i32("K", 1 << 31).is_err());
     }

@@ -117,6 +117,42 @@ fn register_math_and_reductions() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
+fn one_dimensional_arrays_reduce_to_scalars() {
+    let dev = device();
+    let (x, f, n) = scalar_reductions_inputs();
+    let (dx, df, dn) = (
+        DeviceTensor::from_host(&dev, &x).unwrap(),
+        DeviceTensor::from_host(&dev, &f).unwrap(),
+        DeviceTensor::from_host(&dev, &n).unwrap(),
+    );
+    let mut dout = DeviceTensor::<f32>::zeros(&dev, [128, 8]).unwrap();
+    dout.poison(f32::NAN).unwrap();
+    scalar_reductions::launch(&dev, &dx, &df, &dn, &mut dout).unwrap();
+    let gpu = values(&dout.to_host().unwrap());
+    let mut hout = HostTensor::<f32>::zeros([128, 8]).unwrap();
+    scalar_reductions::interpret(&x, &f, &n, &mut hout).unwrap();
+    let interp = values(&hout);
+    for (b, block) in x.data().chunks(64 * 64).enumerate() {
+        let rows = &gpu[b * 64 * 8..(b + 1) * 64 * 8];
+        // Every thread of the warpgroup holds the same scalar, bit for bit.
+        assert!(rows.chunks(8).all(|r| r == &rows[..8]), "block {b}: rows differ: {rows:?}");
+        let (got, want) = (&rows[..8], &interp[b * 64 * 8..b * 64 * 8 + 8]);
+        // Maxima, minima, an integer sum and a splat's sum are exact.
+        assert_eq!(got[1..6], want[1..6], "block {b}");
+        assert_eq!(got[7], 0.0);
+        // The f32 sum adds in another order than the interpreter's left-to-right one.
+        assert!((got[0] - want[0]).abs() <= 1e-4 * want[0].abs().max(1.0), "block {b}: {} vs {}", got[0], want[0]);
+        // The bf16 sums add in f32 and round once per reduction (rows, then their sum).
+        let round = |v: f64| bf16::from_f64(v).to_f64();
+        let row_sums: Vec<f64> =
+            block.chunks(64).map(|r| round(r.iter().map(|&v| round(f64::from(v))).sum())).collect();
+        let bf16_total = round(row_sums.iter().sum());
+        assert!((got[6] - bf16_total).abs() <= bf16_total.abs() / 128.0, "block {b}: {} vs {bf16_total}", got[6]);
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
 fn warp_level_mma() {
     let dev = device();
     let mut rng = Rng::new(3);

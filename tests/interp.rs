@@ -14,8 +14,8 @@ use common::{assert_close, matmul, values, Rng};
 use kernels::{
     bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
     pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref, roundings, roundings_case,
-    specialized, split_k_pair, tiles_down_a_column, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS,
-    NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, specialized, split_k_pair, tiles_down_a_column,
+    tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -148,6 +148,22 @@ fn column_sums_and_relayouts() {
         }
     }
     assert_eq!(values(&y), want);
+}
+
+#[test]
+fn one_dimensional_arrays_reduce_to_scalars() {
+    let (x, f, n) = scalar_reductions_inputs();
+    let mut out = HostTensor::new([128, 8], vec![f32::NAN; 128 * 8]).unwrap();
+    scalar_reductions::interpret(&x, &f, &n, &mut out).unwrap();
+    let mut want = Vec::new();
+    for block in x.data().chunks(64 * 64) {
+        let found = scalar_reductions_ref(block, f.data(), n.data());
+        for _ in 0..64 {
+            want.extend(found);
+            want.push(0.0);
+        }
+    }
+    assert_eq!(values(&out), want);
 }
 
 /// Each warpgroup waits for the other: an error names both, and `interpret` returns it.

@@ -1,5 +1,6 @@
 //! Bad launch arguments are `Err(tessel::Error)`s, never panics, and are caught before any CUDA
-//! call: `check_args` (which `launch` and `interpret` call first) runs here without a GPU.
+//! call: `check_args` (which `launch` and `interpret` call first) runs here without a GPU. So is
+//! an empty batch (a `ragged(..)` dimension of 0), which launches nothing and returns `Ok`.
 
 use tessel::prelude::*;
 use tessel::LaunchPlan;
@@ -39,6 +40,22 @@ fn clustered(dims: Gmem<f32, M, 64>, args: GmemMut<f32, M, 64>, stream: i32) {
     let i = program_id(0);
     let v = dims.tile([i, 0], [64, 64]).load(Layout::Strided);
     args.tile([i, 0], [64, 64]).store(v);
+}
+
+/// y = x + 1 over any number of rows (`ragged(M)`): the last tile of rows may overhang.
+#[kernel(grid = (cdiv(M, 64)), ragged(M))]
+fn add_one_rows(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    y.tile([i, 0], [64, 64]).store(v + 1.0);
+}
+
+/// Column sums over any number of rows into a [64] output, which a ragged M of 0 leaves to write.
+#[kernel(grid = (cdiv(M, 64)), ragged(M))]
+fn column_sums(x: Gmem<f32, M, 64>, y: GmemMut<f32, 64>) {
+    let i = program_id(0);
+    let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    y.tile([0], [64]).store(v.sum(0));
 }
 
 #[test]
@@ -81,6 +98,57 @@ fn an_empty_grid_is_an_error() {
         "kernel launch failed: `matmul`: the grid's x extent `M / 64` is 0, but must be at least 1 (is a \
          runtime dimension smaller than a tile?)"
     );
+}
+
+#[test]
+fn an_empty_ragged_batch_launches_nothing() {
+    // M = 0: every written array is empty, so the plan has no programs, and `launch` returns
+    // `Ok` before anything reaches the driver.
+    let plan = add_one_rows::check_args(&[0, 64], &[0, 64]).unwrap();
+    assert!(plan.launches_nothing());
+    assert_eq!((plan.config.grid, plan.dims), ([0, 0, 0], [0]));
+    let plan = add_one_rows::check_args(&[100, 64], &[100, 64]).unwrap();
+    assert!(!plan.launches_nothing());
+    assert_eq!(plan.config.grid, [2, 1, 1]);
+    // The other checks still apply to an empty batch.
+    let err = add_one_rows::check_args(&[0, 64], &[0, 32]).unwrap_err();
+    assert!(matches!(err, Error::ShapeMismatch { tensor: "y", .. }), "{err}");
+    // The interpreter does the same.
+    let x = HostTensor::<f32>::zeros([0, 64]).unwrap();
+    let mut y = HostTensor::<f32>::zeros([0, 64]).unwrap();
+    add_one_rows::interpret(&x, &mut y).unwrap();
+    assert!(y.is_empty());
+}
+
+#[test]
+fn an_empty_ragged_batch_with_an_output_to_write_is_launched() {
+    // M = 0 leaves `y` [64] to write: the launch is not skipped, and its grid of `cdiv(M, 64)` = 0
+    // programs is refused as any empty grid is.
+    let err = column_sums::check_args(&[0, 64], &[64]).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("the grid's x extent") && text.contains("is 0, but must be at least 1"), "{err}");
+    let x = HostTensor::<f32>::zeros([0, 64]).unwrap();
+    let mut y = HostTensor::<f32>::zeros([64]).unwrap();
+    assert_eq!(column_sums::interpret(&x, &mut y).unwrap_err(), err);
+}
+
+/// An empty batch on the GPU: `launch` returns `Ok`, and the empty tensors stay empty.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn an_empty_ragged_batch_launches_nothing_on_the_gpu() {
+    let dev = Device::new(0).expect("an sm_90 GPU");
+    let x = DeviceTensor::<f32>::zeros(&dev, [0, 64]).unwrap();
+    let mut y = DeviceTensor::<f32>::zeros(&dev, [0, 64]).unwrap();
+    add_one_rows::launch(&dev, &x, &mut y).unwrap();
+    dev.synchronize().unwrap();
+    assert!(y.to_host().unwrap().is_empty());
+    // A batch of rows right after it runs as usual.
+    let host = HostTensor::<f32>::from_fn([100, 64], |i| (i[0] * 64 + i[1]) as f32).unwrap();
+    let x = DeviceTensor::from_host(&dev, &host).unwrap();
+    let mut y = DeviceTensor::<f32>::zeros(&dev, [100, 64]).unwrap();
+    add_one_rows::launch(&dev, &x, &mut y).unwrap();
+    let want: Vec<f32> = host.data().iter().map(|v| v + 1.0).collect();
+    assert_eq!(y.to_host().unwrap().data(), &want[..]);
 }
 
 #[test]

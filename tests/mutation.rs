@@ -9,11 +9,18 @@
 //!   it accepts (`tessel_compiler::expand`), which also reports no error: the back ends cannot fail
 //!   on a checked kernel;
 //! - every error of a rejected mutant points inside the mutant: a span of its text, on its lines,
-//!   never the call site. Mutants whose function is no longer a Rust item are only checked for
-//!   panics: rustc rejects them before `#[kernel]` runs.
+//!   never the call site. Mutants whose function is no longer a Rust item are not checked for
+//!   spans: rustc rejects them before `#[kernel]` runs;
+//! - every error of a rejected mutant starts with a code of the error index (`[T0001] ..`,
+//!   `tessel_compiler::codes`).
 //!
 //! Mutants are printed and parsed back from a string (`"\n#[kernel(ATTR)]\nITEM\n"`) so that, with
 //! proc-macro2's `span-locations`, their spans have lines and columns.
+//!
+//! How many: `cargo test` (debug) makes about 9,500 mutants. `TESSEL_MUTATION_SCALE=n` makes n
+//! times as many (the same ones first: each kernel's generator runs on), and CI runs
+//! `TESSEL_MUTATION_SCALE=12 cargo test --release --test mutation`: over 100,000 mutants.
+//! `TESSEL_MUTATION_SEED` explores other mutants.
 
 #[path = "ui/support.rs"]
 mod support;
@@ -22,6 +29,7 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use tessel_compiler::codes::Code;
 
 /// Mutants made from each pass kernel.
 const MUTANTS_PER_KERNEL: usize = 150;
@@ -48,6 +56,14 @@ const INTERESTING: &str = "0 1 2 3 7 8 16 24 32 40 48 63 64 65 96 128 255 256 25
 /// The fixed seed, or `TESSEL_MUTATION_SEED` to explore other mutants.
 fn seed() -> u64 {
     std::env::var("TESSEL_MUTATION_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(SEED)
+}
+
+/// How many times the default number of mutants to make: `TESSEL_MUTATION_SCALE`, else 1.
+fn scale() -> usize {
+    match std::env::var("TESSEL_MUTATION_SCALE") {
+        Err(_) => 1,
+        Ok(s) => s.parse().ok().filter(|&n| n >= 1).unwrap_or_else(|| panic!("TESSEL_MUTATION_SCALE={s}: not a count")),
+    }
 }
 
 /// A tiny xorshift generator: deterministic, and no new dependency.
@@ -194,6 +210,8 @@ struct Tally {
     bad_spans: Vec<String>,
     /// Mutants the front end accepted but the back end rejected: internal errors.
     back_end_errors: Vec<String>,
+    /// Errors whose message does not start with a code of the error index (`[T0001] ..`).
+    uncoded: Vec<String>,
 }
 
 thread_local! {
@@ -288,13 +306,15 @@ fn record(
                 Ok(_) => {}
             }
         }
-        Ok(Err(_)) if not_rust => {
+        Ok(Err(errors)) if not_rust => {
             tally.rejected += 1;
             tally.not_rust += 1;
+            check_codes(&errors, text, tally);
         }
         Ok(Err(errors)) => {
             tally.rejected += 1;
             check_spans(&errors, text.lines().count(), text, tally);
+            check_codes(&errors, text, tally);
         }
     }
     true
@@ -318,13 +338,25 @@ fn check_spans(errors: &syn::Error, lines: usize, text: &str, tally: &mut Tally)
     }
 }
 
+/// Records each error whose first line does not start with `[Txxxx] `, a code of the error index.
+fn check_codes(errors: &syn::Error, text: &str, tally: &mut Tally) {
+    for e in errors.clone() {
+        let message = e.to_string();
+        let coded = Code::ALL.iter().any(|c| message.starts_with(&format!("[{c}] ")));
+        if !coded {
+            let first = message.lines().next().unwrap_or_default().to_string();
+            tally.uncoded.push(format!("`{first}`\n{text}"));
+        }
+    }
+}
+
 /// The mutants of one kernel (the `index`-th of the pass cases, which seeds its generator).
 fn mutate_kernel(index: u64, k: &support::Kernel, odd: &Pool, tally: &mut Tally) {
     let mut rng = XorShift(seed() ^ (index + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let original = format!("\n#[kernel({})]\n{}\n", k.attr, k.item);
     let (attr_places, item_places) = (places_of(&k.attr), places_of(&k.item));
     let kernel = Pool::new(attr_places.iter().chain(&item_places).map(|(_, t)| t.clone()));
-    for _ in 0..MUTANTS_PER_KERNEL {
+    for _ in 0..MUTANTS_PER_KERNEL * scale() {
         // Most random edits break Rust's syntax, and rustc rejects such a function before
         // `#[kernel]` sees it: a few tries for a mutant that is still a Rust `fn`.
         for attempt in 0..4 {
@@ -367,6 +399,7 @@ impl Tally {
         self.panics.extend(other.panics);
         self.bad_spans.extend(other.bad_spans);
         self.back_end_errors.extend(other.back_end_errors);
+        self.uncoded.extend(other.uncoded);
     }
 }
 
@@ -392,9 +425,11 @@ fn mutants_never_panic_and_point_inside() {
     });
     let _ = std::panic::take_hook();
     println!(
-        "{} mutants in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} did not lex back; \
-         {} accepted by the front end but rejected by the back end",
+        "{} mutants (seed {:#x}, scale {}) in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} \
+         did not lex back; {} accepted by the front end but rejected by the back end",
         tally.run,
+        seed(),
+        scale(),
         started.elapsed(),
         tally.accepted,
         tally.rejected,
@@ -402,7 +437,7 @@ fn mutants_never_panic_and_point_inside() {
         tally.unlexable,
         tally.back_end_errors.len()
     );
-    assert!(tally.run >= 5000, "only {} mutants", tally.run);
+    assert!(tally.run >= 5000 * scale(), "only {} mutants", tally.run);
     tally.assert_clean("kernel");
 }
 
@@ -428,7 +463,7 @@ fn mutate_module(index: u64, m: &support::Module, odd: &Pool, tally: &mut Tally)
     let original = format!("\n#[kernels]\n{}\n", m.item);
     let places = places_of(&m.item);
     let module = Pool::new(places.iter().map(|(_, t)| t.clone()));
-    for _ in 0..MUTANTS_PER_MODULE {
+    for _ in 0..MUTANTS_PER_MODULE * scale() {
         for attempt in 0..4 {
             let mut item = m.item.clone();
             for round in 0..1 + rng.below(3) / 2 {
@@ -465,9 +500,11 @@ fn module_mutants_never_panic_and_point_inside() {
     }
     let _ = std::panic::take_hook();
     println!(
-        "{} mutants of {modules} modules in {:.1?}: {} accepted, {} rejected ({} of them not Rust items); {} did \
-         not lex back; {} accepted by the front end but rejected by the back end",
+        "{} mutants of {modules} modules (seed {:#x}, scale {}) in {:.1?}: {} accepted, {} rejected ({} of them not \
+         Rust items); {} did not lex back; {} accepted by the front end but rejected by the back end",
         tally.run,
+        seed(),
+        scale(),
         started.elapsed(),
         tally.accepted,
         tally.rejected,
@@ -475,7 +512,7 @@ fn module_mutants_never_panic_and_point_inside() {
         tally.unlexable,
         tally.back_end_errors.len()
     );
-    assert!(modules > 0 && tally.run >= 500, "only {} mutants of {modules} modules", tally.run);
+    assert!(modules > 0 && tally.run >= 500 * scale(), "only {} mutants of {modules} modules", tally.run);
     tally.assert_clean("module");
 }
 
@@ -498,5 +535,6 @@ impl Tally {
             self.back_end_errors.len(),
             show(&self.back_end_errors)
         );
+        assert!(self.uncoded.is_empty(), "{} errors have no code, e.g.:\n{}", self.uncoded.len(), show(&self.uncoded));
     }
 }

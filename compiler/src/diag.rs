@@ -4,9 +4,11 @@
 //! Messages mirror JAX Pallas's Mosaic GPU backend word for word for the rows of the error catalog
 //! (listed, each with its compile-fail case, in `tests/ui/README.md`); the row id is given on each
 //! variant.
-//! Help lines give a fix that is correct for PTX.
+//! Help lines give a fix that is correct for PTX. Every diagnostic has a stable code (`Diag::code`,
+//! from the table in `codes`), which `Ctxt::into_errors` puts in front of its message.
 
-use crate::syntax::ast::Layout;
+pub use crate::codes::Code;
+use crate::syntax::ast::{Layout, ReduceOp};
 use crate::types::DType;
 use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
 use std::cell::RefCell;
@@ -24,10 +26,13 @@ pub enum Diag {
     // ---- A. accumulator allocation -------------------------------------------------------------
     /// SEED 000
     AccUnsigned { dtype: DType },
-    /// SEED 002
-    AccCollective,
-    /// A3 (`wg`: the kernel's warpgroup axis, if it declares one)
-    CollectiveNotWarpgroup { wg: Option<String> },
+    /// SEED 002 (`shared`: the same `run_scoped` allocates shared memory or barriers, which
+    /// must stay collective in a kernel of several warpgroups)
+    AccCollective { shared: bool },
+    /// A3 (`wg`: the kernel's warpgroup axis, if it declares one; `must_share`: the `run_scoped`
+    /// allocates shared memory or barriers in a kernel of several warpgroups, so that leaving
+    /// `collective_axes` out is A4)
+    CollectiveNotWarpgroup { wg: Option<String>, must_share: bool },
     /// A4 (`declared`: whether the kernel declares `warpgroup_axis = wg`)
     SmemNotCollective { wg: String, declared: bool },
     /// A5
@@ -134,13 +139,38 @@ pub enum Diag {
     MatmulShapes { a: Vec<i64>, b: Vec<i64>, acc: Vec<i64> },
 
     // ---- tessel's own rules ----------------------------------------------------------------------
-    /// Syntax the language does not have.
-    Unsupported { what: String },
-    /// A type, arity or kind error that the catalog does not name.
-    Type { message: String, help: String },
+    /// `v.max(x)` with an axis that is no integer literal: `.max(axis)` reduces, and `max(x, y)`
+    /// is the elementwise maximum (a ReLU written the Rust way, `(v + b).max(0.0)`, lands here).
+    ReduceAxisNotLiteral { op: ReduceOp },
+    /// A reduction of an array that tessel does not reduce in its layout.
+    Reduction { layout: Layout, shape: Vec<i64> },
+    /// `v.broadcast([M, N], Layout::Wgmma)` of a row or column vector whose length is not the
+    /// target's extent along the vector's axis.
+    BroadcastVectorLength { from: Layout, len: i64, target: Vec<i64> },
+    /// `dst.store(x)` of something other than a register array (`what`, its type).
+    StoreNotRegs { what: String, source: StoreSource },
+    /// `r.transpose([..])` whose list is not a permutation of the view's dimensions.
+    NotAPermutation { perm: Vec<usize>, rank: usize },
+    /// Syntax the language does not have; `code` is the rule (`codes::Code`).
+    Unsupported { code: Code, what: String },
+    /// A type, arity or kind error that the catalog does not name; `code` is the rule it breaks.
+    Type { code: Code, message: String, help: String },
     /// At a call of a kernel function: the errors reported in its body come from this call, or
     /// (`broken`) the function has errors of its own, so the call is not compiled.
     InCall { function: String, broken: bool },
+}
+
+/// What a store was given instead of a register array, for its help line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StoreSource {
+    /// An accumulator, by name when the value is one: it holds registers, read with `.load()`.
+    Acc { name: Option<String> },
+    /// A shared-memory buffer stored into a global tile: a TMA store copies it.
+    SmemToGmem,
+    /// A shared-memory buffer or a global tile elsewhere: loading it gives registers.
+    Memory,
+    /// Anything else.
+    Other,
 }
 
 /// Which `mma` operand is in the wrong layout (D8).
@@ -159,7 +189,7 @@ impl Diag {
             AccUnsigned { dtype } => {
                 format!("Invalid WGMMA accumulator dtype for s8/i8 WGMMA. Expected signed integer, but got {dtype}.")
             }
-            AccCollective => "WGMMA accumulators can only be allocated non-collectively. Hint: remove \
+            AccCollective { .. } => "WGMMA accumulators can only be allocated non-collectively. Hint: remove \
                 collective_axes from run_scoped. If other allocations are performed as well, split the \
                 run_scoped into two."
                 .into(),
@@ -261,7 +291,34 @@ impl Diag {
                 shape_str(b),
                 shape_str(acc)
             ),
-            Unsupported { what } => format!("unsupported in a tessel kernel: {what}"),
+            ReduceAxisNotLiteral { op } => format!(
+                "`.{}(axis)` {} along an axis, written as an integer literal{}",
+                op.name(),
+                reduce_verb(*op),
+                match op {
+                    ReduceOp::Sum => String::new(),
+                    _ => format!("; the elementwise {} of two values is `{}(x, y)`", reduce_noun(*op), op.name()),
+                }
+            ),
+            Reduction { layout, shape } => format!(
+                "tessel reduces 2-D arrays in Layout::Wgmma (along either axis) and 1-D arrays (to a scalar), \
+                 got {layout} of shape {}",
+                shape_str(shape)
+            ),
+            BroadcastVectorLength { from, len, target } => {
+                let (axis, extent) = vector_axis(*from, target);
+                format!(
+                    "a {from} vector of length {len} gives one value per {axis} of the array it broadcasts into, \
+                     but {} has {extent} {axis}s",
+                    shape_str(target)
+                )
+            }
+            StoreNotRegs { what, .. } => format!("stores take a register array, got {what}"),
+            NotAPermutation { perm, rank } => format!(
+                "{} is not a permutation of the view's {rank} dimensions",
+                shape_str(&perm.iter().map(|&d| d as i64).collect::<Vec<_>>())
+            ),
+            Unsupported { what, .. } => format!("unsupported in a tessel kernel: {what}"),
             Type { message, .. } => message.clone(),
             InCall { function, .. } => format!("in this call of `{function}`"),
         }
@@ -274,16 +331,29 @@ impl Diag {
             AccUnsigned { .. } => "PTX integer WGMMA accumulates in signed 32-bit (`.s32`): declare the \
                 accumulator `Acc<i32, ..>`; PTX has no unsigned or 8-bit accumulator"
                 .into(),
-            AccCollective => "allocate the accumulator in its own `run_scoped(|acc: Acc<..>| ..)` \
-                without collective_axes, and keep the shared buffers and barriers in the collective one"
+            AccCollective { shared: false } => "accumulators live in each warpgroup's registers: remove \
+                `collective_axes = [..]` from this `run_scoped`"
                 .into(),
-            CollectiveNotWarpgroup { wg: Some(wg) } => format!(
+            AccCollective { shared: true } => "keep the shared buffers and barriers in this collective \
+                `run_scoped` (a kernel of several warpgroups allocates them together) and allocate the \
+                accumulator inside it, in a `run_scoped(|acc: Acc<..>| ..)` of its own without collective_axes"
+                .into(),
+            CollectiveNotWarpgroup { wg: Some(wg), must_share: false } => format!(
                 "collective_axes names the kernel's warpgroup axis and nothing else: write \
                  `collective_axes = [{wg}]`, or leave it out to allocate per warpgroup"
             ),
-            CollectiveNotWarpgroup { wg: None } => "this kernel declares no warpgroup axis: add \
-                `warpgroup_axis = wg` to #[kernel] and write `collective_axes = [wg]`, or leave \
+            CollectiveNotWarpgroup { wg: Some(wg), must_share: true } => format!(
+                "collective_axes names the kernel's warpgroup axis and nothing else: write \
+                 `collective_axes = [{wg}]` (a kernel of several warpgroups allocates shared memory and \
+                 barriers collectively)"
+            ),
+            CollectiveNotWarpgroup { wg: None, must_share: false } => "this kernel declares no warpgroup \
+                axis: add `warpgroup_axis = wg` to #[kernel] and write `collective_axes = [wg]`, or leave \
                 collective_axes out"
+                .into(),
+            CollectiveNotWarpgroup { wg: None, must_share: true } => "this kernel declares no warpgroup \
+                axis: add `warpgroup_axis = wg` to #[kernel] and write `collective_axes = [wg]` (a kernel \
+                of several warpgroups allocates shared memory and barriers collectively)"
                 .into(),
             SmemNotCollective { wg, declared: true } => format!(
                 "shared memory and barriers are per program: write `run_scoped(collective_axes = [{wg}], \
@@ -413,6 +483,35 @@ impl Diag {
             MatmulShapes { .. } => "wgmma takes acc [M, N], A [M, K] and B [K, N], all 2-D (pick a \
                 pipeline stage with `.at(s)`)"
                 .into(),
+            ReduceAxisNotLiteral { op: ReduceOp::Sum } => {
+                "`v.sum(1)` adds each row of a 2-D array, `v.sum(0)` each column; a 1-D array sums to a scalar".into()
+            }
+            ReduceAxisNotLiteral { op } => format!(
+                "`v.{name}(1)` is each row's {noun}, `v.{name}(0)` each column's; a ReLU is `max(v + b, 0.0)`, \
+                 a clamp `min(v, 6.0)`",
+                name = op.name(),
+                noun = reduce_noun(*op)
+            ),
+            Reduction { layout, shape } => reduce_layout_help(*layout, shape),
+            BroadcastVectorLength { from, len, target } => broadcast_vector_help(*from, *len, target),
+            StoreNotRegs { source: StoreSource::Acc { name }, .. } => format!(
+                "an accumulator is read into registers with `.load()`: store `{}.load()`",
+                name.as_deref().unwrap_or("acc")
+            ),
+            StoreNotRegs { source: StoreSource::SmemToGmem, .. } => "copy a shared buffer to a global tile with \
+                `copy_smem_to_gmem(src, dst)` (after `commit_smem()`), or store registers loaded from it: \
+                `src.load(Layout::Strided)`"
+                .into(),
+            StoreNotRegs { source: StoreSource::Memory, .. } => {
+                "load it into registers first, e.g. `.load(Layout::Wgmma)`".into()
+            }
+            StoreNotRegs { source: StoreSource::Other, .. } => {
+                "build the value with `splat`, loads or arithmetic".into()
+            }
+            NotAPermutation { rank, .. } => format!(
+                "list each of the dimensions 0..{rank} once, e.g. `.transpose([{}])` swaps the last two",
+                swapped_last_two(*rank)
+            ),
             Unsupported { .. } => {
                 "see the language reference in tessel's crate documentation for what kernels may use".into()
             }
@@ -427,6 +526,83 @@ impl Diag {
             }
         }
     }
+}
+
+fn reduce_verb(op: ReduceOp) -> &'static str {
+    match op {
+        ReduceOp::Sum => "adds",
+        ReduceOp::Max => "takes the maximum",
+        ReduceOp::Min => "takes the minimum",
+    }
+}
+
+fn reduce_noun(op: ReduceOp) -> &'static str {
+    match op {
+        ReduceOp::Sum => "sum",
+        ReduceOp::Max => "maximum",
+        ReduceOp::Min => "minimum",
+    }
+}
+
+/// The help of `Reduction`: a conversion when one makes the array reducible, else what reduces.
+fn reduce_layout_help(layout: Layout, shape: &[i64]) -> String {
+    match shape {
+        [m, n] if m % 64 == 0 && n % 8 == 0 => {
+            format!("convert it first: `.to_layout(Layout::Wgmma)` (from {layout}, through shared memory)")
+        }
+        [_, _] => format!(
+            "Layout::Wgmma holds M x N arrays with M a multiple of 64 and N a multiple of 8, which {} is not: \
+             reduce a tile of such a shape",
+            shape_str(shape)
+        ),
+        [_] => "1-D arrays reduce from Layout::WgmmaRow, WgmmaCol or Strided, or a splat".into(),
+        _ => format!(
+            "a {}-D array does not reduce in registers: load it as 2-D tiles in Layout::Wgmma, or as 1-D arrays",
+            shape.len()
+        ),
+    }
+}
+
+/// The axis a row or column vector runs along in the [M, N] array it broadcasts into, and that
+/// array's extent along it.
+fn vector_axis(from: Layout, target: &[i64]) -> (&'static str, i64) {
+    let at = |i: usize| target.get(i).copied().unwrap_or(0);
+    match from {
+        Layout::WgmmaCol => ("column", at(1)),
+        _ => ("row", at(0)),
+    }
+}
+
+/// The help of `BroadcastVectorLength`: the other vector layout when the length fits the other
+/// axis, else the target shape the vector fits.
+fn broadcast_vector_help(from: Layout, len: i64, target: &[i64]) -> String {
+    // The other vector layout, the axis its values run along, and the reduction that gives one.
+    let (other, other_axis, other_extent, multiple, reduction) = match from {
+        Layout::WgmmaCol => (Layout::WgmmaRow, "row", target.first().copied().unwrap_or(0), 64, "sum(1)"),
+        _ => (Layout::WgmmaCol, "column", target.get(1).copied().unwrap_or(0), 8, "sum(0)"),
+    };
+    if len == other_extent && len % multiple == 0 {
+        return format!(
+            "{} has {len} {other_axis}s: a vector with one value per {other_axis} is in {other}; load it with \
+             `.load({other})` (as `.{reduction}` of a 2-D array gives one)",
+            shape_str(target)
+        );
+    }
+    let (axis, _) = vector_axis(from, target);
+    let fits = match from {
+        Layout::WgmmaCol => format!("[M, {len}]"),
+        _ => format!("[{len}, N]"),
+    };
+    format!("a {from} vector of length {len} broadcasts into a {fits} array, one value per {axis}")
+}
+
+/// `0, 2, 1` for three dimensions.
+fn swapped_last_two(rank: usize) -> String {
+    let mut dims: Vec<usize> = (0..rank).collect();
+    if rank >= 2 {
+        dims.swap(rank - 1, rank - 2);
+    }
+    dims.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }
 
 fn mma_layout(operand: MmaOperand) -> &'static str {
@@ -674,22 +850,24 @@ impl Ctxt {
         self.unrolled.borrow().iter().rev().find(|(n, _)| name == n).map(|(_, v)| *v)
     }
 
-    /// Shorthand for a tessel-specific type error.
-    pub fn type_error(&self, at: impl Into<Loc>, message: impl Into<String>, help: impl Into<String>) {
-        self.error(at, Diag::Type { message: message.into(), help: help.into() });
+    /// Shorthand for an error of tessel's own rule `code`.
+    pub fn type_error(&self, at: impl Into<Loc>, code: Code, message: impl Into<String>, help: impl Into<String>) {
+        self.error(at, Diag::Type { code, message: message.into(), help: help.into() });
     }
 
     /// A state checking rules out: a bug in tessel, reported as one.
     pub fn internal(&self, at: impl Into<Loc>, what: impl Into<String>) {
         self.type_error(
             at,
+            Code::Internal,
             format!("internal tessel error: {}", what.into()),
             "this is a bug in tessel; please report it",
         );
     }
 
-    pub fn unsupported(&self, at: impl Into<Loc>, what: impl Into<String>) {
-        self.error(at, Diag::Unsupported { what: what.into() });
+    /// Syntax the language does not have; `code` is the rule.
+    pub fn unsupported(&self, at: impl Into<Loc>, code: Code, what: impl Into<String>) {
+        self.error(at, Diag::Unsupported { code, what: what.into() });
     }
 
     /// Records that the declaration of `name` was rejected (with an error of its own).
@@ -711,12 +889,12 @@ impl Ctxt {
         self.errors.borrow().iter().map(|(loc, d, _)| (loc.start, d.clone())).collect()
     }
 
-    /// Every error as where it points and its text (message, then the `help:` line), in the order
+    /// Every error as where it points and its text (code and message, then the `help:` line), in the order
     /// they were found, an error found in the body of a call of a kernel function followed by a
     /// note at that call (and at the calls around it), once per call: what `finish` combines, for
     /// callers that reword errors before reporting them (a generic kernel's instances).
     pub fn into_errors(self) -> Vec<(Loc, String)> {
-        let text = |d: &Diag| format!("{}\nhelp: {}", d.message(), d.help());
+        let text = |d: &Diag| format!("{}\nhelp: {}", d.code().label(d.message()), d.help());
         let mut out = Vec::new();
         // The calls noted, by place: the copies of an unrolled loop's body are calls at one place.
         let mut noted = Vec::new();

@@ -12,6 +12,7 @@
 //! instance of its `instances(..)`, the values written in, runs through the same stages, and its
 //! items are gathered under one generic struct (`host::generic`).
 
+pub mod codes;
 pub mod diag;
 mod generic;
 pub use generic::Instance;

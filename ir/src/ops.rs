@@ -77,11 +77,23 @@ pub enum MathFn2 {
     Min,
 }
 
+/// Reductions along an axis: `x.sum(axis)`, `x.max(axis)`, `x.min(axis)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReduceOp {
     Sum,
     Max,
     Min,
+}
+
+impl ReduceOp {
+    /// The method's name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        }
+    }
 }
 
 /// What a semaphore operation does to its global counter.

@@ -403,6 +403,8 @@ pub enum ExprKind {
         value: Box<Expr>,
         dtype: DType,
     },
+    /// `x.sum(axis)`, `x.max(axis)`, `x.min(axis)`: a register array without `axis`, or, from a
+    /// 1-D array, a scalar (the expression's type says which).
     Reduce {
         value: Box<Expr>,
         op: ReduceOp,

@@ -45,14 +45,15 @@ use crate::workspace::Workspace;
 /// stores its 64 x BN result in 64 x CN pieces (CN = BN unless given) through one buffer: with
 /// 128 x 256 tiles, pieces of 128 columns leave room for a fourth stage (4 x 48 KiB of stages and
 /// 32 KiB of output buffers), which measured 1% faster on the H200 at 2048^3 and 8192 x 8192 x
-/// 1024, and the same at 8192^3 (`bench/results/wide-4stage/`). A tile's result, converted
-/// (`done`, half the accumulator's registers), is stored one piece per K step of the next tile,
+/// 1024, and the same at 8192^3 (commit b3d724d). A tile's result, converted (`done`, half the
+/// accumulator's registers), is stored one piece per K step of the next tile,
 /// after that step's wgmmas are issued, so that the tensor cores are not idle while it goes out:
 /// 0.3-0.7% faster at 4096^3, 8192^3 and 8192 x 8192 x 1024 on the H200, 0.6-0.9% slower at 2048^3,
-/// where each program has one tile (`bench/results/deferred-epilogue/`). The programs take their units
-/// GROUP = 16 rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
+/// where each program has one tile (commit e8dbbf2). The programs take their units GROUP = 16
+/// rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
 /// or 9 column panels of B, about as many bytes of each (GROUP = 8: B four times A), which
-/// measured 0.6% faster at 4096^3 on the H200 (`bench/results/tile-order/`).
+/// measured 0.6% faster at 4096^3 on the H200 (commit f97a9e4; the other orders tried are in
+/// `docs/experiments.md`).
 #[macro_export]
 macro_rules! matmul {
     (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {

@@ -584,7 +584,7 @@ pub fn variant(m: Option<&usize>, n: Option<&usize>, k: Option<&usize>) -> Varia
 /// M = 1 to 64 on the H200, `bench/results/skinny/`); K split over 2-8 programs per 128 x 128
 /// tile where few tiles would leave SMs idle and a row of K holds 8 KiB or more
 /// ([`waves::split_ways`]: 1.1-1.35x faster than 128 x 64 tiles at 16 tiles or fewer or K =
-/// 14336, `bench/results/split-tma/`); otherwise the tiles whose waves finish first
+/// 14336, commit c665a77); otherwise the tiles whose waves finish first
 /// ([`waves::fastest`]): wide ones, 128 x 192 ones, 128 x 128 ones with overlapped epilogues, or
 /// 128 x 64 ones. (Measured on the H200, fp8 and int8: narrow tiles 1.3-1.9x faster than wide
 /// ones at M = 128 and 256, N = K = 8192, and at M = 128 1.08-1.15x faster than K split two

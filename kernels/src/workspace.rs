@@ -16,11 +16,11 @@
 //! on each (about 1.1 us loading them into registers, as much for the earlier versions' copies
 //! between the two programs of a 2 x 1 cluster), while each program now takes in at most the
 //! others' slices of a quarter of its rows: 8 ways measured 8-15% faster, 2 and 3 ways 2-5%
-//! slower (the signals to every other program; `bench/results/split-tma/`). It needs every program
-//! of a tile running at once, as the GPU runs them when they fit in its SMs (the dispatchers'
-//! splits do; the ids of a tile's programs are consecutive, so a larger forced split still makes
-//! progress as earlier tiles finish) and as the interpreter runs them for a kernel that waits on
-//! semaphores.
+//! slower (the signals to every other program; commit c665a77, `docs/experiments.md`). It needs
+//! every program of a tile running at once, as the GPU runs them when they fit in its SMs (the
+//! dispatchers' splits do; the ids of a tile's programs are consecutive, so a larger forced split
+//! still makes progress as earlier tiles finish) and as the interpreter runs them for a kernel that
+//! waits on semaphores.
 
 use std::sync::Mutex;
 

@@ -17,7 +17,9 @@ const MIN_DRIVER_VERSION: i32 = 12000;
 
 /// A Hopper GPU: owns a CUDA context (the device's primary context) and a default stream.
 ///
-/// Cloning is cheap and shares the context and stream.
+/// Cloning is cheap and shares the context and stream. A `Device` can also wrap a context or a
+/// stream that cudarc code made ([`Device::from_context`], [`Device::from_stream`]); launches
+/// then share them with that code.
 #[derive(Debug, Clone)]
 pub struct Device {
     context: Arc<CudaContext>,
@@ -37,6 +39,22 @@ impl Device {
         // The legacy default stream: work from every `Device` on this GPU runs in order, which
         // is what a user who never mentions streams expects.
         let stream = context.default_stream();
+        Ok(Device { context, stream, name, capability: (major, minor) })
+    }
+
+    /// A device on a CUDA context your own cudarc code made (e.g. `CudaContext::new(0)?`), with the
+    /// context's default stream. Checked as [`Device::new`] checks an ordinal.
+    pub fn from_context(context: Arc<CudaContext>) -> Result<Device> {
+        let stream = context.default_stream();
+        Device::from_stream(stream)
+    }
+
+    /// A device whose copies and launches go to `stream`, a stream your own cudarc code made (e.g.
+    /// `context.new_stream()?`), so that tessel's work is ordered with yours on it. Checked as
+    /// [`Device::new`] checks an ordinal: the stream's device must be an sm_90 GPU.
+    pub fn from_stream(stream: Arc<CudaStream>) -> Result<Device> {
+        let context = Arc::clone(stream.context());
+        let (name, major, minor) = probe(context.ordinal())?;
         Ok(Device { context, stream, name, capability: (major, minor) })
     }
 
@@ -151,5 +169,7 @@ mod tests {
         let text = Error::NoDriver.to_string();
         assert!(text.contains("libcuda"), "{text}");
         assert!(text.contains("interpret"), "{text}");
+        // What `fn main() -> tessel::Result<()>` prints after "Error: ".
+        assert_eq!(format!("{:?}", Error::NoDriver), text);
     }
 }

@@ -99,6 +99,16 @@ pub fn check_ragged(dim: &'static str, value: usize) -> Result<()> {
     )))
 }
 
+/// Whether a launch has nothing to do: one of its `ragged(..)` runtime dimensions (`ragged`, their
+/// values) is 0 and every array the kernel writes (`written`, their shapes) is empty, as an
+/// output with that dimension is. Such a launch returns `Ok` without running a program, as cuBLAS
+/// and PyTorch do for an empty batch. A kernel that a ragged dimension of 0 leaves an output to
+/// write (a sum over that dimension into a non-empty array) is launched as usual, with every
+/// check that applies.
+pub fn launches_nothing(ragged: &[usize], written: &[&[usize]]) -> bool {
+    ragged.contains(&0) && written.iter().all(|shape| shape.contains(&0))
+}
+
 /// Converts a runtime quantity (a grid extent, a dimension passed as a `u32` kernel parameter)
 /// to `u32`, failing with [`Error::Launch`] if it does not fit.
 pub fn to_u32(what: &'static str, value: usize) -> Result<u32> {
@@ -114,6 +124,17 @@ mod tests {
         assert_eq!(check_ragged("M", RAGGED_MAX), Ok(()));
         let err = check_ragged("M", RAGGED_MAX + 1).unwrap_err();
         assert!(err.to_string().contains("ragged runtime dimension M = 2147418113"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_ragged_dimension_with_empty_outputs_launches_nothing() {
+        // M = 0 of a ragged M: the [M, N] output is empty.
+        assert!(launches_nothing(&[0, 128], &[&[0, 128]]));
+        // The output does not have M (a sum over it): the launch runs.
+        assert!(!launches_nothing(&[0], &[&[0, 64], &[64]]));
+        // No ragged dimension is 0: an empty output alone does not skip the launch's checks.
+        assert!(!launches_nothing(&[64], &[&[0, 64]]));
+        assert!(!launches_nothing(&[], &[&[0]]));
     }
 
     #[test]

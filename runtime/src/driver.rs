@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use cudarc::driver::{result, sys, CudaContext, DriverError};
 
-use crate::error::{describe, Error, Result};
+use crate::error::{Error, Result};
 
 /// Whether libcuda can be loaded, probed with the same library names cudarc will try.
 ///
@@ -106,9 +106,7 @@ pub(crate) fn module_load_with_log(ctx: &CudaContext, ptx: &str) -> Result<(sys:
     let error_log = log_text(&error, values[3].addr());
     match status.result() {
         Ok(()) => Ok((module, info_log)),
-        Err(err) => {
-            Err(Error::Jit { code: describe(err), log: if error_log.is_empty() { info_log } else { error_log } })
-        }
+        Err(err) => Err(Error::Jit { source: err, log: if error_log.is_empty() { info_log } else { error_log } }),
     }
 }
 
@@ -130,7 +128,7 @@ pub(crate) fn module_get_function(ctx: &CudaContext, module: sys::CUmodule, entr
     let status = unsafe { sys::cuModuleGetFunction(&mut function, module, name.as_ptr()) };
     status
         .result()
-        .map_err(|err| Error::Launch(format!("the PTX has no kernel named `{entry}`: {}", describe(err))))?;
+        .map_err(|source| Error::LaunchRejected { reason: format!("the PTX has no kernel named `{entry}`"), source })?;
     Ok(function)
 }
 

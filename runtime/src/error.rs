@@ -2,14 +2,35 @@
 //!
 //! Every failure of a launch, a copy, a tensor map or the driver is an [`Error`]; the runtime never
 //! panics on user input. Each variant carries what the user needs to fix the call (the tensor, the
-//! axis, the value and the rule it broke), and its `Display` says it in one sentence.
+//! axis, the value and the rule it broke), and its `Display` says it in one sentence. A failure the
+//! driver reported keeps the driver's result code as its [`source`](std::error::Error::source), a
+//! cudarc [`DriverError`], also at hand through [`Error::driver_error`].
 
 use std::fmt;
 
 use cudarc::driver::DriverError;
 
+use crate::driver;
+
 /// A runtime failure: bad launch arguments, a missing or unsupported GPU, or a driver error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// New variants may be added in minor releases, so a `match` needs a `_` arm. To react to one
+/// driver result, such as running out of memory, match [`Error::driver_error`]:
+///
+/// ```
+/// use tessel_runtime::cudarc::driver::{sys::CUresult, DriverError};
+/// use tessel_runtime::Error;
+///
+/// fn out_of_memory(err: &Error) -> bool {
+///     matches!(err.driver_error(), Some(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY)))
+/// }
+///
+/// let err = Error::Driver(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+/// assert!(out_of_memory(&err));
+/// assert!(!out_of_memory(&Error::NoDriver));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// `libcuda` could not be loaded: there is no NVIDIA driver on this machine (or it is not on
     /// the library path).
@@ -109,6 +130,8 @@ pub enum Error {
         tensor: &'static str,
         /// The rule that was broken.
         reason: String,
+        /// The driver's result, when `cuTensorMapEncodeTiled` was what refused.
+        source: Option<DriverError>,
     },
     /// A tensor lives on a different device (context) than the stream it was passed to.
     WrongDevice {
@@ -121,9 +144,8 @@ pub enum Error {
     },
     /// The driver's JIT compiler rejected the kernel's PTX.
     Jit {
-        /// The driver's error name and description, e.g.
-        /// `CUDA_ERROR_INVALID_PTX (a PTX JIT compilation failed)`.
-        code: String,
+        /// The driver's result, e.g. `CUDA_ERROR_INVALID_PTX`.
+        source: DriverError,
         /// The JIT error log (ptxas messages), which says what and where.
         log: String,
     },
@@ -135,18 +157,73 @@ pub enum Error {
         /// What is wrong with it and what is supported.
         reason: String,
     },
-    /// A kernel launch was refused (bad configuration, or `cuLaunchKernel` failed).
+    /// A view of part of a device buffer names elements outside it.
+    ViewOutOfBounds {
+        /// The constructor that was called, e.g. `DeviceTensor::view`.
+        view: &'static str,
+        /// The first element of the range asked for.
+        start: usize,
+        /// One past its last element.
+        end: usize,
+        /// The number of elements of the buffer.
+        len: usize,
+    },
+    /// A view's shape does not have as many elements as its range.
+    ViewShape {
+        /// The constructor that was called.
+        view: &'static str,
+        /// The shape given.
+        shape: Vec<usize>,
+        /// The number of elements the shape implies.
+        elements: usize,
+        /// The range of the buffer the view covers, as (start, end): `end - start` elements.
+        range: (usize, usize),
+    },
+    /// A view does not start at a 16-byte aligned address, which kernels need for TMA and for
+    /// their paired (vector) loads and stores of global arrays.
+    ViewMisaligned {
+        /// The constructor that was called.
+        view: &'static str,
+        /// The view's first element, counted from the start of what it was cut from.
+        start: usize,
+        /// Its device address.
+        address: u64,
+    },
+    /// A kernel launch was refused before it reached the driver (a bad configuration).
     Launch(String),
-    /// Any other driver call failed; the text is the driver's error name and description.
-    Driver(String),
+    /// The driver refused to prepare or queue a kernel launch (`cuModuleGetFunction`,
+    /// `cuFuncSetAttribute` or `cuLaunchKernel` failed).
+    LaunchRejected {
+        /// What tessel was doing, e.g. "`matmul`" or "the PTX has no kernel named `matmul`".
+        reason: String,
+        /// The driver's result.
+        source: DriverError,
+    },
+    /// Any other driver call failed (an allocation, a copy, a synchronization ..): the driver's
+    /// result, e.g. `CUDA_ERROR_OUT_OF_MEMORY`.
+    Driver(DriverError),
     /// The CPU interpreter stopped, e.g. on a deadlock between warpgroups.
     Interpreter(String),
     /// A broken invariant inside tessel; please report it.
     Internal(String),
 }
 
-/// `Result` with the runtime's [`Error`].
-pub type Result<T> = std::result::Result<T, Error>;
+/// `Result` with the runtime's [`Error`] unless another error type is named, so that a glob import
+/// of it leaves `Result<(), Box<dyn std::error::Error>>` meaning what it says.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// The driver's result behind this error, if a driver call failed (see the type's example).
+    pub fn driver_error(&self) -> Option<DriverError> {
+        match self {
+            Error::Driver(err) | Error::Jit { source: err, .. } | Error::LaunchRejected { source: err, .. } => {
+                Some(*err)
+            }
+            Error::TensorMap { source, .. } => *source,
+            _ => None,
+        }
+    }
+}
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -196,7 +273,7 @@ impl fmt::Display for Error {
                 "`{tensor}`: {what} is {value} bytes ({value:#x}), not a multiple of {required} \
                  bytes, as TMA requires"
             ),
-            Error::TensorMap { tensor, reason } => {
+            Error::TensorMap { tensor, reason, .. } => {
                 write!(f, "cannot build a TMA tensor map for `{tensor}`: {reason}")
             }
             Error::WrongDevice { tensor, tensor_device, stream_device } => write!(
@@ -204,8 +281,8 @@ impl fmt::Display for Error {
                 "`{tensor}` lives on device {tensor_device}, but the launch stream is on device \
                  {stream_device}"
             ),
-            Error::Jit { code, log } => {
-                write!(f, "the CUDA driver could not compile the kernel's PTX: {code}")?;
+            Error::Jit { source, log } => {
+                write!(f, "the CUDA driver could not compile the kernel's PTX: {}", describe(*source))?;
                 if log.is_empty() {
                     f.write_str("; the JIT log is empty")
                 } else {
@@ -213,8 +290,27 @@ impl fmt::Display for Error {
                 }
             }
             Error::InvalidArgument { argument, reason } => write!(f, "`{argument}`: {reason}"),
+            Error::ViewOutOfBounds { view, start, end, len } if start > end => {
+                write!(f, "`{view}`: the range {start}..{end} starts after it ends (the buffer has {len} elements)")
+            }
+            Error::ViewOutOfBounds { view, start, end, len } => {
+                write!(f, "`{view}`: elements {start}..{end} are outside the buffer, which has {len} elements")
+            }
+            Error::ViewShape { view, shape, elements, range: (start, end) } => write!(
+                f,
+                "`{view}`: shape {shape:?} has {elements} elements, but the range {start}..{end} holds {}",
+                end.saturating_sub(*start)
+            ),
+            Error::ViewMisaligned { view, start, address } => write!(
+                f,
+                "`{view}`: a view must start at a 16-byte aligned address (kernels read global \
+                 arrays with TMA and paired loads), but element {start} is at {address:#x}"
+            ),
             Error::Launch(msg) => write!(f, "kernel launch failed: {msg}"),
-            Error::Driver(msg) => write!(f, "CUDA driver error: {msg}"),
+            Error::LaunchRejected { reason, source } => {
+                write!(f, "kernel launch failed: {reason}: {}", describe(*source))
+            }
+            Error::Driver(err) => write!(f, "CUDA driver error: {}", describe(*err)),
             Error::Interpreter(msg) => write!(f, "interpreter: {msg}"),
             Error::Internal(msg) => {
                 write!(f, "internal tessel error: {msg} (this is a bug in tessel; please report it)")
@@ -223,20 +319,114 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
-
-impl From<DriverError> for Error {
-    fn from(err: DriverError) -> Self {
-        Error::Driver(describe(err))
+/// `Debug` writes the message, as `Display` does, so that `fn main() -> tessel::Result<()>` ends
+/// with "Error: no NVIDIA driver ..." rather than a variant's name; match on the variant (or
+/// [`Error::driver_error`]) for the structure.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 
-/// The driver's name and description of an error, e.g.
+/// The driver's result is the source of every error a driver call caused, so that a caller can
+/// walk the chain to it (or use [`Error::driver_error`]).
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Driver(err) | Error::Jit { source: err, .. } | Error::LaunchRejected { source: err, .. } => {
+                Some(err)
+            }
+            Error::TensorMap { source: Some(err), .. } => Some(err),
+            _ => None,
+        }
+    }
+}
+
+impl From<DriverError> for Error {
+    fn from(err: DriverError) -> Self {
+        Error::Driver(err)
+    }
+}
+
+/// The name and description of a driver result, e.g.
 /// `CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)`.
+///
+/// The name is the `CUresult` variant's (the same text `cuGetErrorName` returns); the description
+/// comes from `cuGetErrorString`, asked only when libcuda loads, since cudarc panics without it
+/// (and a `DriverError` can be made by hand on a machine without a driver).
 pub(crate) fn describe(err: DriverError) -> String {
-    let name = err.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", err.0));
+    let name = format!("{:?}", err.0);
+    if !driver::library_present() {
+        return name;
+    }
     match err.error_string() {
         Ok(text) => format!("{name} ({})", text.to_string_lossy()),
         Err(_) => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::sys::CUresult;
+    use std::error::Error as _;
+
+    const OOM: DriverError = DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY);
+
+    /// The chain from each error a driver call caused down to the driver's result.
+    #[test]
+    fn driver_failures_keep_the_result_as_their_source() {
+        let errors = [
+            Error::from(OOM),
+            Error::Jit { source: OOM, log: String::new() },
+            Error::LaunchRejected { reason: "`matmul`".into(), source: OOM },
+            Error::TensorMap { tensor: "a", reason: "rejected".into(), source: Some(OOM) },
+        ];
+        for err in errors {
+            let source = err.source().unwrap_or_else(|| panic!("{err} has no source"));
+            assert_eq!(source.downcast_ref::<DriverError>(), Some(&OOM), "{err}");
+            assert_eq!(err.driver_error(), Some(OOM), "{err}");
+        }
+    }
+
+    #[test]
+    fn other_failures_have_no_source() {
+        let errors = [
+            Error::NoDriver,
+            Error::Launch("`k`: the grid is [0, 1, 1]".into()),
+            Error::TensorMap { tensor: "a", reason: "box too large".into(), source: None },
+            Error::ViewOutOfBounds { view: "DeviceTensor::view", start: 0, end: 9, len: 8 },
+        ];
+        for err in errors {
+            assert!(err.source().is_none(), "{err}");
+            assert_eq!(err.driver_error(), None, "{err}");
+        }
+    }
+
+    /// The messages name the driver's result; without libcuda (as here, on CI) they cannot ask the
+    /// driver for its description, and must not panic trying.
+    #[test]
+    fn driver_messages_name_the_result() {
+        let text = Error::from(OOM).to_string();
+        assert!(text.starts_with("CUDA driver error: CUDA_ERROR_OUT_OF_MEMORY"), "{text}");
+        let text = Error::LaunchRejected { reason: "`matmul`".into(), source: OOM }.to_string();
+        assert!(text.starts_with("kernel launch failed: `matmul`: CUDA_ERROR_OUT_OF_MEMORY"), "{text}");
+        let jit = Error::Jit { source: DriverError(CUresult::CUDA_ERROR_INVALID_PTX), log: "line 3: bad".into() };
+        let text = jit.to_string();
+        assert!(text.starts_with("the CUDA driver could not compile the kernel's PTX: CUDA_ERROR_INVALID_PTX"));
+        assert!(text.ends_with("\nline 3: bad"), "{text}");
+    }
+
+    /// `Result` defaults its error to [`Error`], and takes another when named.
+    #[test]
+    fn result_defaults_to_the_runtime_error() {
+        fn tessel() -> Result<u8> {
+            Err(Error::NoDriver)
+        }
+        fn boxed() -> Result<u8, Box<dyn std::error::Error>> {
+            Ok(tessel()?)
+        }
+        let err = boxed().unwrap_err();
+        assert!(matches!(err.downcast_ref::<Error>(), Some(Error::NoDriver)), "{err}");
     }
 }

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`Device`] | a CUDA context on an sm_90 GPU and its default stream |
 //! | [`HostTensor`], [`DeviceTensor`] | dense row-major tensors on the host and on the GPU |
+//! | [`DeviceView`], [`DeviceViewMut`] | part of a device buffer with a shape, borrowed; launch arguments like tensors |
 //! | [`Element`] | the Rust type of each tessel dtype, with `cvt`-exact conversions |
 //! | [`Module`] | a kernel's PTX, JIT-compiled once per context, with the JIT's info log |
 //! | [`TensorMap`] | TMA descriptors, validated before encoding and cached per tensor |
@@ -40,9 +41,10 @@ mod launch;
 mod module;
 mod tensor;
 mod tensor_map;
+mod view;
 
 pub use device::{AsStream, Device};
-pub use dims::{check_divisible, check_ragged, check_rank, to_u32, Dims, RAGGED_MAX};
+pub use dims::{check_divisible, check_ragged, check_rank, launches_nothing, to_u32, Dims, RAGGED_MAX};
 pub use element::Element;
 pub use error::{Error, Result};
 pub use interp::{interpret, with_race_check, Arg, Embedded, HostArray};
@@ -50,6 +52,7 @@ pub use launch::{launch, KernelArg, LaunchConfig};
 pub use module::{Module, DEFAULT_DYNAMIC_SMEM, MAX_DYNAMIC_SMEM};
 pub use tensor::{AccessGuard, DeviceTensor, HostTensor};
 pub use tensor_map::{Swizzle, TensorMap, TensorMapLayout};
+pub use view::{AsDeviceView, AsDeviceViewMut, DeviceView, DeviceViewMut, VIEW_ALIGN};
 
 pub use cudarc;
 pub use float8::{F8E4M3, F8E5M2};
@@ -59,7 +62,8 @@ pub use half::{bf16, f16};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::{
-        check_divisible, check_ragged, check_rank, launch, to_u32, AccessGuard, AsStream, DeviceTensor, Dims, Element,
-        Error, HostTensor, KernelArg, LaunchConfig, Module, Result, Swizzle, TensorMap,
+        check_divisible, check_ragged, check_rank, launch, launches_nothing, to_u32, AccessGuard, AsDeviceView,
+        AsDeviceViewMut, AsStream, DeviceTensor, Dims, Element, Error, HostTensor, KernelArg, LaunchConfig, Module,
+        Result, Swizzle, TensorMap,
     };
 }

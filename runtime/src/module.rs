@@ -8,7 +8,7 @@ use cudarc::driver::{sys, CudaContext};
 
 use crate::device::AsStream;
 use crate::driver;
-use crate::error::{describe, Error, Result};
+use crate::error::{Error, Result};
 
 /// Dynamic shared memory a kernel may use without opting in (CUDA C++ Programming Guide,
 /// "Shared Memory": allocations above 48 KB need the opt-in attribute).
@@ -122,13 +122,13 @@ impl Module {
         if *granted >= bytes {
             return Ok(());
         }
-        driver::set_max_dynamic_smem(&self.context, self.function, bytes).map_err(|err| {
-            Error::Launch(format!(
+        driver::set_max_dynamic_smem(&self.context, self.function, bytes).map_err(|source| Error::LaunchRejected {
+            reason: format!(
                 "cannot allow `{}` {bytes} bytes of dynamic shared memory (its static shared \
-                 memory counts against the same {MAX_DYNAMIC_SMEM}-byte limit): {}",
-                self.entry,
-                describe(err)
-            ))
+                     memory counts against the same {MAX_DYNAMIC_SMEM}-byte limit)",
+                self.entry
+            ),
+            source,
         })?;
         *granted = bytes;
         Ok(())

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, SyncOnDrop};
+use cudarc::driver::{CudaSlice, CudaStream, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop};
 
 use crate::device::AsStream;
 use crate::element::Element;
@@ -119,6 +119,11 @@ static NEXT_BUFFER_ID: AtomicU64 = AtomicU64::new(1);
 ///
 /// It remembers the stream it was allocated on (its memory is freed there) and caches the TMA
 /// tensor maps built over it, so a map can never outlive the buffer it points into.
+///
+/// Part of it is lent as a [`DeviceView`](crate::DeviceView) ([`view`](Self::view),
+/// [`view_mut`](Self::view_mut)), which a launch takes wherever it takes the tensor; a cudarc
+/// buffer becomes a tensor with [`from_slice`](Self::from_slice) and comes back out with
+/// [`into_slice`](Self::into_slice).
 pub struct DeviceTensor<T: Element> {
     slice: CudaSlice<T>,
     shape: Vec<usize>,
@@ -144,7 +149,9 @@ impl<T: Element> DeviceTensor<T> {
         Ok(Self::wrap(slice, shape))
     }
 
-    /// Wraps a cudarc slice (e.g. one filled by cuBLAS) as a tensor of `shape`.
+    /// Wraps a cudarc slice (e.g. one filled by cuBLAS) as a tensor of `shape`, which must hold
+    /// exactly its elements ([`Error::ElementCount`] otherwise). The slice's stream becomes the
+    /// tensor's.
     pub fn from_slice(slice: CudaSlice<T>, shape: impl Into<Vec<usize>>) -> Result<Self> {
         let shape = shape.into();
         let expected = element_count(&shape)?;
@@ -272,9 +279,31 @@ impl<T: Element> DeviceTensor<T> {
         &self.slice
     }
 
+    /// The underlying cudarc slice as a mutable view of all of it, e.g. for cuBLAS to write.
+    pub fn as_cuda_view_mut(&mut self) -> CudaViewMut<'_, T> {
+        self.slice.as_view_mut()
+    }
+
     /// The underlying cudarc slice, mutable.
-    pub fn as_slice_mut(&mut self) -> &mut CudaSlice<T> {
+    ///
+    /// # Safety
+    /// The slice must stay the one this tensor wraps: writing its elements is fine, replacing it
+    /// (`*t.as_slice_mut() = other`, `std::mem::swap`) is not, since launches trust the tensor's
+    /// shape to bound every access and its cached tensor maps hold the buffer's address. Use
+    /// [`as_cuda_view_mut`](Self::as_cuda_view_mut) where a `CudaViewMut` will do, and
+    /// [`into_slice`](Self::into_slice) to take the slice out.
+    pub unsafe fn as_slice_mut(&mut self) -> &mut CudaSlice<T> {
         &mut self.slice
+    }
+
+    /// The underlying cudarc slice, by value: the tensor's shape and tensor maps are dropped.
+    pub fn into_slice(self) -> CudaSlice<T> {
+        self.slice
+    }
+
+    /// The slice, the shape and the tensor-map cache, borrowed apart (for mutable views).
+    pub(crate) fn parts_mut(&mut self) -> (&mut CudaSlice<T>, &[usize], &TensorMapCache) {
+        (&mut self.slice, &self.shape, &self.maps)
     }
 }
 
@@ -294,6 +323,12 @@ impl<T: Element> fmt::Debug for DeviceTensor<T> {
 #[must_use = "drop the guard only after the launch that uses the address has been queued"]
 pub struct AccessGuard<'a> {
     _sync: SyncOnDrop<'a>,
+}
+
+impl<'a> AccessGuard<'a> {
+    pub(crate) fn new(sync: SyncOnDrop<'a>) -> Self {
+        AccessGuard { _sync: sync }
+    }
 }
 
 impl fmt::Debug for AccessGuard<'_> {

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use tessel_runtime::cudarc::driver::{sys::CUresult, DriverError};
 use tessel_runtime::{
     bf16, launch, Device, DeviceTensor, Error, HostTensor, KernelArg, LaunchConfig, Module, Swizzle, TensorMap,
 };
@@ -191,15 +192,18 @@ fn bad_ptx_is_a_jit_error_with_the_log() {
     let bad = ADD_ONE.replace("add.f32 %f1, %f0, 0f3F800000;", "frobnicate.f32 %f1;");
     let err = Module::load_uncached(device.context(), &bad, "add_one").unwrap_err();
     println!("{err}");
-    match err {
-        Error::Jit { code, log } => {
-            assert!(code.contains("CUDA_ERROR_INVALID_PTX"), "{code}");
+    assert!(err.to_string().contains("CUDA_ERROR_INVALID_PTX"), "{err}");
+    match &err {
+        Error::Jit { source, log } => {
+            assert_eq!(source.0, CUresult::CUDA_ERROR_INVALID_PTX);
             assert!(!log.is_empty());
         }
         other => panic!("expected a JIT error, got {other}"),
     }
+    assert_eq!(err.driver_error(), Some(DriverError(CUresult::CUDA_ERROR_INVALID_PTX)));
     let err = Module::load_uncached(device.context(), ADD_ONE, "no_such_kernel").unwrap_err();
     assert!(err.to_string().contains("no_such_kernel"), "{err}");
+    assert!(matches!(err, Error::LaunchRejected { source: DriverError(CUresult::CUDA_ERROR_NOT_FOUND), .. }), "{err}");
 }
 
 fn tma_tile(swizzle: Swizzle, xor_mask: u32) {

@@ -206,6 +206,71 @@ pub fn colsum(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {
     y.tile([i, 0], [64, 64]).store(out.to_layout(Layout::Wgmma));
 }
 
+/// Reductions of 1-D arrays to scalars, each written to one column of every row of the program's
+/// [64, 8] block of `out`: the sum of a tile's row sums (a row vector: its partials meet across
+/// the warps), the maximum of its column maxima (a column vector: whole in every warp), the
+/// maximum of 200 strided f32 (the last 72 one per thread: the others hold the identity), the
+/// minimum and the sum of 200 strided i32, a splat's sum, and the sum of a bf16 row vector.
+#[kernel(grid = (M / 64,))]
+pub fn scalar_reductions(x: Gmem<f32, M, 64>, f: Gmem<f32, 200>, n: Gmem<i32, 200>, out: GmemMut<f32, M, 8>) {
+    let i = program_id(0);
+    let t = x.tile([i, 0], [64, 64]).load(Layout::Wgmma);
+    let fs = f.tile([0], [200]).load(Layout::Strided);
+    let ns = n.tile([0], [200]).load(Layout::Strided);
+    let total = t.sum(1).sum(0);
+    let top = t.max(0).max(0);
+    let strided_max = fs.max(0);
+    let (low, sum) = (ns.min(0).cast::<f32>(), ns.sum(0).cast::<f32>());
+    let quarters = splat::<f32>(0.25, [64]).sum(0);
+    let narrow = t.cast::<bf16>().sum(1).sum(0).cast::<f32>();
+    let col = iota::<i32>([64, 8], 1);
+    let row = (col == 0).cast::<f32>() * total
+        + (col == 1).cast::<f32>() * top
+        + (col == 2).cast::<f32>() * strided_max
+        + (col == 3).cast::<f32>() * low
+        + (col == 4).cast::<f32>() * sum
+        + (col == 5).cast::<f32>() * quarters
+        + (col == 6).cast::<f32>() * narrow;
+    out.tile([i, 0], [64, 8]).store(row);
+}
+
+/// `scalar_reductions`' outputs for one 64-row block of `x` (f32 values) with the interpreter's
+/// semantics: each reduction left to right, rounding to the dtype after every step.
+pub fn scalar_reductions_ref(x: &[f32], f: &[f32], n: &[i32]) -> [f64; 7] {
+    let rows: Vec<&[f32]> = x.chunks(64).collect();
+    let fold = |v: &mut dyn Iterator<Item = f32>, op: fn(f32, f32) -> f32| {
+        let first = v.next().unwrap_or(0.0);
+        v.fold(first, op)
+    };
+    let row_sums: Vec<f32> = rows.iter().map(|r| fold(&mut r.iter().copied(), |a, b| a + b)).collect();
+    let col_max: Vec<f32> = (0..64).map(|c| fold(&mut rows.iter().map(|r| r[c]), f32::max)).collect();
+    let to_bf16 = |v: f32| bf16::from_f32(v);
+    let bf16_row_sums: Vec<bf16> = rows
+        .iter()
+        .map(|r| r[1..].iter().fold(to_bf16(r[0]), |a, &b| to_bf16(a.to_f32() + to_bf16(b).to_f32())))
+        .collect();
+    let bf16_total = bf16_row_sums[1..].iter().fold(bf16_row_sums[0], |a, &b| to_bf16(a.to_f32() + b.to_f32()));
+    [
+        f64::from(fold(&mut row_sums.into_iter(), |a, b| a + b)),
+        f64::from(fold(&mut col_max.into_iter(), f32::max)),
+        f64::from(fold(&mut f.iter().copied(), f32::max)),
+        f64::from(n.iter().copied().min().unwrap_or(0)),
+        f64::from(n.iter().fold(0i32, |a, &b| a.wrapping_add(b)) as f32),
+        16.0,
+        f64::from(bf16_total.to_f32()),
+    ]
+}
+
+/// `scalar_reductions`' inputs: two 64-row blocks of N(0,1) values, 200 negative f32 (a maximum
+/// that an identity of 0 for the threads past the end would spoil) and 200 small integers.
+pub fn scalar_reductions_inputs() -> (HostTensor<f32>, HostTensor<f32>, HostTensor<i32>) {
+    let mut rng = crate::common::Rng::new(131);
+    let x = rng.tensor::<f32>(&[128, 64], 1.0);
+    let f = HostTensor::from_fn(vec![200], |_| -1.0 - rng.normal().abs() as f32).expect("shape");
+    let n = rng.ints::<i32>(&[200]);
+    (x, f, n)
+}
+
 /// Warp-level mma.sync, bf16 -> f32, a 64 x 64 block per program, K in steps of 16.
 #[kernel(grid = (M / 64, N / 64))]
 pub fn mma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {

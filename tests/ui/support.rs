@@ -253,9 +253,9 @@ pub fn modules_in(src: &str) -> Result<Vec<Module>, syn::Error> {
 }
 
 /// Whether a line of `describe` is a note at a call of a kernel function (which follows an error
-/// in the function's body, and is no rejection of its own).
+/// in the function's body, and is no rejection of its own): the code `InCall` gives.
 pub fn is_call_note(described: &str) -> bool {
-    described.contains(": in this call of `")
+    described.contains(&format!(": [{}] in this call of `", tessel_compiler::codes::Code::InCall))
 }
 
 /// Every error of a rejected kernel as `line:column: first line of the message`.

@@ -2,6 +2,7 @@
 //! the instances its attribute lists (`instances((bf16, 256), (f16, 128))`), read and checked
 //! before any instance is compiled. Every problem goes to the `Ctxt`, at the tokens that are wrong.
 
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::types::DType;
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
@@ -82,6 +83,7 @@ pub(crate) fn read(ctx: &Ctxt, attr: TokenStream, func: &syn::ItemFn) -> Decl {
         (Some(Some(list)), true) => {
             ctx.type_error(
                 list.0.span(),
+                Code::Instances,
                 format!(
                     "`instances(..)` lists the instances of a generic kernel, and `{name}` has no generic parameters"
                 ),
@@ -94,6 +96,7 @@ pub(crate) fn read(ctx: &Ctxt, attr: TokenStream, func: &syn::ItemFn) -> Decl {
             let end = g.gt_token.map_or_else(|| g.span(), |t| t.span);
             ctx.type_error(
                 Loc::new(g.span(), end),
+                Code::Instances,
                 format!("the generic kernel `{name}` lists no instances"),
                 format!(
                     "every instance is compiled when the crate builds: list them in the attribute, \
@@ -130,13 +133,17 @@ fn example(params: &[Param]) -> String {
 /// report nothing more.
 fn params(ctx: &Ctxt, generics: &syn::Generics) -> Vec<Param> {
     if let Some(w) = &generics.where_clause {
-        ctx.unsupported(w.span(), "`where` clauses on a kernel (its type parameters stand for dtypes)");
+        ctx.unsupported(
+            w.span(),
+            Code::GenericParam,
+            "`where` clauses on a kernel (its type parameters stand for dtypes)",
+        );
     }
     let mut out: Vec<Param> = Vec::new();
     for p in &generics.params {
         let param = match p {
             syn::GenericParam::Lifetime(l) => {
-                ctx.unsupported(l.span(), "lifetime parameters on a kernel");
+                ctx.unsupported(l.span(), Code::GenericParam, "lifetime parameters on a kernel");
                 None
             }
             syn::GenericParam::Type(t) => type_param(ctx, t),
@@ -146,6 +153,7 @@ fn params(ctx: &Ctxt, generics: &syn::Generics) -> Vec<Param> {
         if DType::from_name(&param.name.to_string()).is_some() {
             ctx.type_error(
                 param.name.span(),
+                Code::GenericParam,
                 format!("a generic parameter cannot be called `{}`: it is a dtype's name", param.name),
                 "rename the parameter, e.g. `T`",
             );
@@ -154,6 +162,7 @@ fn params(ctx: &Ctxt, generics: &syn::Generics) -> Vec<Param> {
         if out.iter().any(|q| q.name == param.name) {
             ctx.type_error(
                 param.name.span(),
+                Code::GenericParam,
                 format!("the generic parameter `{}` is declared twice", param.name),
                 "rename one of them",
             );
@@ -168,18 +177,27 @@ fn type_param(ctx: &Ctxt, t: &syn::TypeParam) -> Option<Param> {
     if !t.bounds.is_empty() {
         ctx.unsupported(
             t.bounds.span(),
+            Code::GenericParam,
             format!("bounds on a kernel's type parameter (`{}` stands for a dtype)", t.ident),
         );
     }
     if let Some(default) = &t.default {
-        ctx.unsupported(default.span(), "defaults for a kernel's generic parameters (list every instance)");
+        ctx.unsupported(
+            default.span(),
+            Code::GenericParam,
+            "defaults for a kernel's generic parameters (list every instance)",
+        );
     }
     Some(Param { name: t.ident.clone(), kind: Kind::Dtype })
 }
 
 fn const_param(ctx: &Ctxt, c: &syn::ConstParam) -> Option<Param> {
     if let Some(default) = &c.default {
-        ctx.unsupported(default.span(), "defaults for a kernel's generic parameters (list every instance)");
+        ctx.unsupported(
+            default.span(),
+            Code::GenericParam,
+            "defaults for a kernel's generic parameters (list every instance)",
+        );
     }
     let ty = match crate::syntax::peel_ty(&c.ty) {
         syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|i| int_max(i).map(|m| (i, m))),
@@ -190,6 +208,7 @@ fn const_param(ctx: &Ctxt, c: &syn::ConstParam) -> Option<Param> {
         None => {
             ctx.type_error(
                 c.ty.span(),
+                Code::GenericParam,
                 format!("the const parameter `{}` is not an integer", c.ident),
                 format!("a kernel's const parameter is a compile-time integer: `const {}: usize`", c.ident),
             );
@@ -260,6 +279,7 @@ fn split_instances(ctx: &Ctxt, attr: TokenStream) -> (TokenStream, Option<Option
             _ => {
                 ctx.type_error(
                     loc_of(&tokens, attr_span(&tokens)),
+                    Code::Instances,
                     "expected `instances((..), ..)`",
                     "list the instances as tuples of values for the generic parameters: \
                      `instances((bf16, 256), (f16, 128))`",
@@ -270,6 +290,7 @@ fn split_instances(ctx: &Ctxt, attr: TokenStream) -> (TokenStream, Option<Option
         match (&found, list) {
             (Some(_), Some((name, _))) => ctx.type_error(
                 name.span(),
+                Code::Instances,
                 "`instances(..)` is given twice",
                 "list every instance in one `instances(..)`",
             ),
@@ -287,6 +308,7 @@ fn instances(ctx: &Ctxt, kernel: &Ident, params: &[Param], (name, list): &(Ident
     if entries.is_empty() {
         ctx.type_error(
             Loc::new(name.span(), list.span()),
+            Code::Instances,
             "`instances(..)` lists no instance",
             format!("list at least one: `instances({})`", example(params)),
         );
@@ -297,6 +319,7 @@ fn instances(ctx: &Ctxt, kernel: &Ident, params: &[Param], (name, list): &(Ident
         if out.iter().any(|i| i.values == instance.values) {
             ctx.type_error(
                 instance.loc,
+                Code::Instances,
                 format!("the instance `{}` is listed twice", instance.name),
                 "list each instance once",
             );
@@ -317,6 +340,7 @@ fn instance(ctx: &Ctxt, kernel: &Ident, params: &[Param], entry: &[TokenTree], l
         _ => {
             ctx.type_error(
                 loc,
+                Code::Instances,
                 format!("expected an instance of `{kernel}`: a tuple of values for {}", names(params)),
                 format!("write `{}`", example(params)),
             );
@@ -330,6 +354,7 @@ fn instance(ctx: &Ctxt, kernel: &Ident, params: &[Param], entry: &[TokenTree], l
         };
         ctx.type_error(
             loc,
+            Code::Instances,
             format!(
                 "`{kernel}` has {} generic parameters, {}, and this instance gives {given}",
                 params.len(),
@@ -362,6 +387,7 @@ fn value(ctx: &Ctxt, param: &Param, tokens: &[TokenTree], list: Span) -> Option<
                     let why = if d == DType::Tf32 { "tf32 is stored as f32" } else { "no host tensor holds it" };
                     ctx.type_error(
                         i.span(),
+                        Code::Instances,
                         format!("`{name}` cannot be {d}: calls name the instance by its host element type, and {why}"),
                         format!("give `{name}` one of {PARAM_DTYPES}"),
                     );
@@ -388,6 +414,7 @@ fn value(ctx: &Ctxt, param: &Param, tokens: &[TokenTree], list: Span) -> Option<
                 Some(v) => {
                     ctx.type_error(
                         l.span(),
+                        Code::Instances,
                         format!("`{name}` cannot be {v}: a `{ty}` const parameter of a kernel is at most {max}"),
                         format!("give `{name}` a value from 0 to {max}"),
                     );
@@ -409,6 +436,7 @@ fn value(ctx: &Ctxt, param: &Param, tokens: &[TokenTree], list: Span) -> Option<
 fn dtype_expected(ctx: &Ctxt, name: &Ident, at: Loc) {
     ctx.type_error(
         at,
+        Code::Instances,
         format!("expected a dtype for the type parameter `{name}`"),
         format!("give `{name}` one of {PARAM_DTYPES}"),
     );
@@ -417,6 +445,7 @@ fn dtype_expected(ctx: &Ctxt, name: &Ident, at: Loc) {
 fn int_expected(ctx: &Ctxt, name: &Ident, ty: &Ident, at: Loc) {
     ctx.type_error(
         at,
+        Code::Instances,
         format!("expected an integer literal for the const parameter `{name}: {ty}`"),
         format!("give `{name}` a non-negative integer, e.g. `64`"),
     );
@@ -439,7 +468,12 @@ fn split_commas(ctx: &Ctxt, tokens: TokenStream) -> Vec<Vec<TokenTree>> {
     for (entry, comma) in arguments(&tokens) {
         if entry.is_empty() {
             if let Some(comma) = comma {
-                ctx.type_error(comma.span(), "expected an instance before this comma", "remove the extra comma");
+                ctx.type_error(
+                    comma.span(),
+                    Code::Instances,
+                    "expected an instance before this comma",
+                    "remove the extra comma",
+                );
             }
             continue;
         }

@@ -20,6 +20,7 @@ mod tests;
 
 pub(crate) use decl::applies;
 
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::Kernel;
 use crate::syntax::Item;
@@ -146,8 +147,9 @@ fn front(functions: Option<&Functions>, decl: &Decl, func: &syn::ItemFn, values:
         Ok(item) => item,
         Err(e) => {
             let text = format!(
-                "{e}\nhelp: each instance replaces a generic parameter by its value: use `T` where a \
-                 dtype may appear and a const parameter where an integer may"
+                "{}\nhelp: each instance replaces a generic parameter by its value: use `T` where a \
+                 dtype may appear and a const parameter where an integer may",
+                Code::GenericParam.label(&e)
             );
             return Front { read: None, errors: vec![(Loc::from(e.span()), text)] };
         }
@@ -288,8 +290,6 @@ fn combine(errors: impl IntoIterator<Item = syn::Error>) -> Option<syn::Error> {
 }
 
 fn internal(func: &syn::ItemFn, what: &str) -> syn::Error {
-    syn::Error::new(
-        func.sig.ident.span(),
-        format!("internal tessel error: {what}\nhelp: this is a bug in tessel; please report it"),
-    )
+    let text = format!("internal tessel error: {what}\nhelp: this is a bug in tessel; please report it");
+    syn::Error::new(func.sig.ident.span(), Code::Internal.label(text))
 }

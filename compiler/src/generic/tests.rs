@@ -137,31 +137,37 @@ fn the_declaration_is_checked() {
         fn k<T, const BN: usize>() {}
     );
     let cases = [
-        (quote!(grid = (1)), "the generic kernel `k` lists no instances"),
-        (quote!(grid = (1), instances()), "`instances(..)` lists no instance"),
-        (quote!(grid = (1), instances = 3), "expected `instances((..), ..)`"),
-        (quote!(grid = (1), instances((bf16, 64)), instances((f16, 64))), "`instances(..)` is given twice"),
+        (quote!(grid = (1)), "[T0107] the generic kernel `k` lists no instances"),
+        (quote!(grid = (1), instances()), "[T0107] `instances(..)` lists no instance"),
+        (quote!(grid = (1), instances = 3), "[T0107] expected `instances((..), ..)`"),
+        (quote!(grid = (1), instances((bf16, 64)), instances((f16, 64))), "[T0107] `instances(..)` is given twice"),
         (
             quote!(grid = (1), instances((bf16, 64, 3))),
-            "`k` has 2 generic parameters, `T` and `BN`, and this instance gives 3 values",
+            "[T0107] `k` has 2 generic parameters, `T` and `BN`, and this instance gives 3 values",
         ),
-        (quote!(grid = (1), instances(bf16)), "expected an instance of `k`: a tuple of values for `T` and `BN`"),
-        (quote!(grid = (1), instances((bf17, 64))), "expected a dtype for the type parameter `T`"),
+        (
+            quote!(grid = (1), instances(bf16)),
+            "[T0107] expected an instance of `k`: a tuple of values for `T` and `BN`",
+        ),
+        (quote!(grid = (1), instances((bf17, 64))), "[T0107] expected a dtype for the type parameter `T`"),
         (
             quote!(grid = (1), instances((i4, 64))),
-            "`T` cannot be i4: calls name the instance by its host element type, and no host tensor holds it",
+            "[T0107] `T` cannot be i4: calls name the instance by its host element type, and no host tensor holds it",
         ),
         (
             quote!(grid = (1), instances((bf16, 64u32))),
-            "expected an integer literal for the const parameter `BN: usize`",
+            "[T0107] expected an integer literal for the const parameter `BN: usize`",
         ),
-        (quote!(grid = (1), instances((bf16, -64))), "expected an integer literal for the const parameter `BN: usize`"),
+        (
+            quote!(grid = (1), instances((bf16, -64))),
+            "[T0107] expected an integer literal for the const parameter `BN: usize`",
+        ),
         (
             quote!(grid = (1), instances((bf16, 4294967296))),
-            "`BN` cannot be 4294967296: a `usize` const parameter of a kernel is at most 2147483647",
+            "[T0107] `BN` cannot be 4294967296: a `usize` const parameter of a kernel is at most 2147483647",
         ),
-        (quote!(grid = (1), instances((bf16, 64), (bf16, 64))), "the instance `k::<bf16, 64>` is listed twice"),
-        (quote!(grid = (1), instances((bf16, 64),, (f16, 64))), "expected an instance before this comma"),
+        (quote!(grid = (1), instances((bf16, 64), (bf16, 64))), "[T0107] the instance `k::<bf16, 64>` is listed twice"),
+        (quote!(grid = (1), instances((bf16, 64),, (f16, 64))), "[T0107] expected an instance before this comma"),
     ];
     for (attr, want) in cases {
         let errors = errors_of(attr.clone(), item.clone());
@@ -177,21 +183,21 @@ fn generic_parameters_are_dtypes_and_integers() {
                 fn k<'a, T>() {}
             ),
             quote!(instances(bf16)),
-            "unsupported in a tessel kernel: lifetime parameters on a kernel",
+            "[T0106] unsupported in a tessel kernel: lifetime parameters on a kernel",
         ),
         (
             quote!(
                 fn k<T: Copy>() {}
             ),
             quote!(instances(bf16)),
-            "unsupported in a tessel kernel: bounds on a kernel's type parameter (`T` stands for a dtype)",
+            "[T0106] unsupported in a tessel kernel: bounds on a kernel's type parameter (`T` stands for a dtype)",
         ),
         (
             quote!(
                 fn k<T = bf16>() {}
             ),
             quote!(instances(bf16)),
-            "unsupported in a tessel kernel: defaults for a kernel's generic parameters (list every instance)",
+            "[T0106] unsupported in a tessel kernel: defaults for a kernel's generic parameters (list every instance)",
         ),
         (
             quote!(
@@ -202,42 +208,42 @@ fn generic_parameters_are_dtypes_and_integers() {
                 }
             ),
             quote!(instances(bf16)),
-            "unsupported in a tessel kernel: `where` clauses on a kernel (its type parameters stand for dtypes)",
+            "[T0106] unsupported in a tessel kernel: `where` clauses on a kernel (its type parameters stand for dtypes)",
         ),
         (
             quote!(
                 fn k<const N: f32>() {}
             ),
             quote!(instances(1)),
-            "the const parameter `N` is not an integer",
+            "[T0106] the const parameter `N` is not an integer",
         ),
         (
             quote!(
                 fn k<const N: u8>() {}
             ),
             quote!(instances(256)),
-            "`N` cannot be 256: a `u8` const parameter of a kernel is at most 255",
+            "[T0107] `N` cannot be 256: a `u8` const parameter of a kernel is at most 255",
         ),
         (
             quote!(
                 fn k<T, T>() {}
             ),
             quote!(instances((bf16, f16))),
-            "the generic parameter `T` is declared twice",
+            "[T0106] the generic parameter `T` is declared twice",
         ),
         (
             quote!(
                 fn k<bf16>() {}
             ),
             quote!(instances(f16)),
-            "a generic parameter cannot be called `bf16`: it is a dtype's name",
+            "[T0106] a generic parameter cannot be called `bf16`: it is a dtype's name",
         ),
         (
             quote!(
                 fn k() {}
             ),
             quote!(instances(bf16)),
-            "`instances(..)` lists the instances of a generic kernel, and `k` has no generic parameters",
+            "[T0107] `instances(..)` lists the instances of a generic kernel, and `k` has no generic parameters",
         ),
     ];
     for (item, instances, want) in cases {
@@ -331,8 +337,8 @@ fn a_generic_kernel_expands_to_a_struct_over_its_instances() {
     assert!(text.contains("pub fn launch"));
     assert!(text.contains("diagnostic :: on_unimplemented"));
     // The generic signature: the type parameter where the kernel names it, f32 where it does not.
-    assert!(text.contains("a : & :: tessel :: __private :: DeviceTensor < T >"), "{text}");
-    assert!(text.contains("c : & mut :: tessel :: __private :: DeviceTensor < :: core :: primitive :: f32 >"));
+    assert!(text.contains("a : & impl :: tessel :: __private :: AsDeviceView < T >"), "{text}");
+    assert!(text.contains("c : & mut impl :: tessel :: __private :: AsDeviceViewMut < :: core :: primitive :: f32 >"));
 }
 
 #[test]

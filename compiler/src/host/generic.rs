@@ -9,7 +9,7 @@
 //!     mod __instance_0 { <the items of a plain kernel's module, for matmul::<bf16, 256>> }
 //!     impl Instance<bf16, 256> for matmul<bf16, 256> { .. forwards to __instance_0 .. }
 //!     impl<T, const BN: usize> matmul<T, BN> {
-//!         pub fn launch(stream, a: &DeviceTensor<T>, ..) -> Result<()> where Self: Instance<T, BN>;
+//!         pub fn launch(stream, a: &impl AsDeviceView<T>, ..) -> Result<()> where Self: Instance<T, BN>;
 //!         ..
 //!     }
 //!     impl<T, const BN: usize> matmul<T, BN> where Self: Instance<T, BN> { pub const PTX: &str; .. }
@@ -30,10 +30,11 @@
 //! consts cannot have bounds of their own, so theirs is on their impl.
 //!
 //! The parameters' host types come from the instances (`shape`): a parameter whose dtype is a type
-//! parameter's value in every instance is written with that parameter (`&DeviceTensor<T>`).
+//! parameter's value in every instance is written with that parameter (`&impl AsDeviceView<T>`).
 
 use super::params::{element_type, Scalar};
 use super::{forwarded_attrs, local};
+use crate::codes::Code;
 use crate::generic::decl::{Instance, Kind, Param, Value};
 use crate::syntax::ast::{Kernel, ParamTy};
 use crate::typeck::Facts;
@@ -200,14 +201,17 @@ impl HostParam {
 fn ty(kind: HostKind, view: View, bind: Bind) -> Option<TokenStream> {
     Some(match (kind, view) {
         (HostKind::Tensor { span, .. }, View::Shape) => quote_spanned!(span=> &[::core::primitive::usize]),
-        (HostKind::Tensor { elem, mutable, span }, View::Device | View::Host) => {
+        (HostKind::Tensor { elem, mutable, span }, View::Device) => {
             let elem = elem_type(elem, bind, span, true)?;
-            let tensor = match view {
-                View::Device => quote_spanned!(span=> DeviceTensor),
-                _ => quote_spanned!(span=> HostTensor),
-            };
+            match mutable {
+                false => quote_spanned!(span=> &impl ::tessel::__private::AsDeviceView<#elem>),
+                true => quote_spanned!(span=> &mut impl ::tessel::__private::AsDeviceViewMut<#elem>),
+            }
+        }
+        (HostKind::Tensor { elem, mutable, span }, View::Host) => {
+            let elem = elem_type(elem, bind, span, true)?;
             let mutable = mutable.then(|| quote_spanned!(span=> mut));
-            quote_spanned!(span=> & #mutable ::tessel::__private::#tensor<#elem>)
+            quote_spanned!(span=> & #mutable ::tessel::__private::HostTensor<#elem>)
         }
         (HostKind::Scalar { elem, span }, _) => elem_type(elem, bind, span, false)?,
     })
@@ -410,6 +414,7 @@ fn instance_trait(func: &syn::ItemFn, generics: &[Param], shape: &Shape, names: 
     // `{T}` and `{BN}` are rustc's: the trait's arguments at the failing call.
     let placeholders: Vec<String> = generics.iter().map(|g| format!("{{{}}}", g.name)).collect();
     let message = format!("`{name}::<{}>` is not an instance of the generic kernel `{name}`", placeholders.join(", "));
+    let message = Code::UndeclaredInstance.label(message);
     let label = format!("`{name}` is not compiled for these generic arguments");
     let declared: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
     let note = format!(

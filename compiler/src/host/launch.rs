@@ -5,6 +5,8 @@
 //! bind runtime dimensions, check divisibility, evaluate the grid (`check_args`, which needs no
 //! GPU); then check devices, encode tensor maps, load the module, take device pointers (holding
 //! their guards), and launch with the arguments in the order of the kernel ABI (`crate::ptx`).
+//! Tensors arrive as anything that lends a view (`AsDeviceView`: a `DeviceTensor`, a `DeviceView`,
+//! a `DeviceViewMut`), and every step reads the view.
 
 use super::grid;
 use super::local;
@@ -42,13 +44,16 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params:
     let smem = u32::try_from(program.dynamic_smem_bytes).unwrap_or(u32::MAX);
     let cluster = program.cluster.map(|c| c as u32);
     let n_dims = dim_names.len();
+    let dims_i32 = quote!([#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*]);
+    let empty = empty_launch(program, params, &dim_locals, &quote!([#block, 1, 1]), smem, &dims_i32);
     quote! {
         /// Checks a launch's arguments against the kernel's signature before anything reaches the
         /// GPU: each tensor's rank and static dimensions, the runtime dimensions (equal wherever
         /// they appear), the divisibility the kernel's tiles need (or the room the ragged
         /// dimensions' last tiles need), and the grid. Takes each
         /// tensor's shape, so it runs without a GPU; `launch` and `interpret` call it first.
-        /// Returns the launch configuration and the runtime dimensions in `SIGNATURE` order.
+        /// Returns the launch configuration and the runtime dimensions in `SIGNATURE` order
+        /// (a plan of no programs when a ragged dimension is 0 and every written array empty).
         #[allow(unused_variables, unused_mut, clippy::too_many_arguments)]
         pub fn check_args(#(#decls),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> {
             let mut #dims_var = ::tessel::__private::Dims::new();
@@ -56,14 +61,38 @@ pub(crate) fn check_args(ctx: &Ctxt, kernel: &Kernel, program: &Program, params:
             #(let #dim_locals: ::core::primitive::usize = #dims_var.get(#dim_names)?;)*
             #(#divisible)*
             #(#ragged)*
+            #empty
             ::tessel::__private::LaunchPlan::new(
                 self::ENTRY,
                 #grid,
                 [#block, 1, 1],
                 #smem,
                 [#(#cluster),*],
-                [#(::tessel::__private::dim_i32(#dim_names, #dim_locals)?),*],
+                #dims_i32,
             )
+        }
+    }
+}
+
+/// For a kernel with `ragged(..)` dimensions: `check_args` returns a plan of no programs when one
+/// of them is 0 and every written array is empty (`launches_nothing`), before the grid (whose
+/// extents would be 0) is evaluated.
+fn empty_launch(
+    program: &Program,
+    params: &[HostParam],
+    dim_locals: &[syn::Ident],
+    block: &TokenStream,
+    smem: u32,
+    dims_i32: &TokenStream,
+) -> TokenStream {
+    if program.ragged.is_empty() {
+        return TokenStream::new();
+    }
+    let ragged = program.ragged.iter().map(|&d| &dim_locals[d]);
+    let written = tensors(params).filter(|(_, mutable)| *mutable).map(|(p, _)| p.name);
+    quote! {
+        if ::tessel::__private::launches_nothing(&[#(#ragged),*], &[#(#written),*]) {
+            return ::core::result::Result::Ok(::tessel::__private::LaunchPlan::nothing(#block, #smem, #dims_i32));
         }
     }
 }
@@ -73,6 +102,7 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
     let decls = params.iter().map(|p| p.declare(p.device_type()));
     let (stream, cu_stream, plan, module, args) =
         (local("stream"), local("cu_stream"), local("plan"), local("module"), local("args"));
+    let views = tensors(params).map(|(p, mutable)| view(p.name, mutable));
     let shapes = params.iter().map(|p| shape_of(p));
     let checks = tensors(params).map(|(p, _)| {
         let (name, text) = (p.name, p.name.to_string());
@@ -82,9 +112,15 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
     let (pointers, guards) = pointers(params);
     let abi_args = abi_args(program, params, &plan, &map_args);
     let queue = queue(&stream, &module, &plan, &args, &guards);
+    // An empty batch (`empty_launch`) returns before anything reaches the driver.
+    let nothing = (!program.ragged.is_empty())
+        .then(|| quote!(if #plan.launches_nothing() { return ::core::result::Result::Ok(()); }));
     quote! {
-        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). Checks the arguments
-        /// first (`check_args`); every failure is an `Err`, and nothing is launched then. The
+        /// Launches the kernel on `stream` (a `Device` or a cudarc stream). A global array is a
+        /// `&DeviceTensor` or a view of part of a buffer (`&DeviceView`; `&mut DeviceTensor` or
+        /// `&mut DeviceViewMut` where the kernel writes it). Checks the arguments first
+        /// (`check_args`); every failure is an `Err`, and nothing is launched then, nor when a
+        /// `ragged(..)` dimension is 0 and every written array is empty (`Ok`). The
         /// launch is asynchronous: a fault inside the kernel surfaces at the next synchronizing
         /// call (`Device::synchronize`, `DeviceTensor::to_host`).
         #[allow(clippy::too_many_arguments)]
@@ -92,7 +128,9 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
             #stream: &impl ::tessel::__private::AsStream,
             #(#decls),*
         ) -> ::tessel::Result<()> {
+            #(#views)*
             let #plan = self::check_args(#(#shapes),*)?;
+            #nothing
             let #cu_stream = ::tessel::__private::AsStream::as_stream(#stream);
             #(#checks)*
             #(#maps)*
@@ -101,6 +139,16 @@ pub(crate) fn launch(ctx: &Ctxt, kernel: &Kernel, program: &Program, params: &[H
             let #args = [#(#abi_args),*];
             #queue
         }
+    }
+}
+
+/// The statement rebinding a tensor parameter to the view it lends (`AsDeviceView`): what the rest
+/// of `launch` reads its shape, device, tensor maps and address from.
+fn view(name: &syn::Ident, mutable: bool) -> TokenStream {
+    if mutable {
+        quote!(let mut #name = ::tessel::__private::AsDeviceViewMut::as_view_mut(#name);)
+    } else {
+        quote!(let #name = ::tessel::__private::AsDeviceView::as_view(#name);)
     }
 }
 
@@ -130,9 +178,9 @@ fn queue(
     // - argument number, order and types: `abi_args` follows `Program::abi`, the order in which
     //   the PTX writer declared the entry's parameters in `PTX` from the same program; scalars have
     //   the ABI's types by construction;
-    // - live allocations: every pointer comes from `device_ptr`/`device_ptr_mut` of a tensor
-    //   borrowed for the whole call, on the launch stream's device (`check_device`), and its guard
-    //   is dropped only after the launch is queued;
+    // - live allocations: every pointer comes from `device_ptr`/`device_ptr_mut` of a view whose
+    //   buffer is borrowed for the whole call, on the launch stream's device (`check_device`), and
+    //   its guard is dropped only after the launch is queued;
     // - bounds: each tensor's shape was checked against the signature (`check_args`), tiles cover
     //   the runtime dimensions exactly (or overhang the ragged ones), and those dimensions are
     //   passed to the kernel; TMA clips boxes at the tensor map's bounds. A grid the user wrote
@@ -141,7 +189,9 @@ fn queue(
     //   outside its array, unless the PTX predicates them on the dimensions: that is the PTX
     //   writer's obligation;
     // - no aliasing of written buffers: the kernel writes only `GmemMut` parameters, which are
-    //   `&mut DeviceTensor`s, so Rust's borrows forbid passing a written buffer twice;
+    //   `&mut impl AsDeviceViewMut`: a `DeviceTensor` or a `DeviceViewMut`, which borrows its
+    //   buffer mutably, so Rust's borrows forbid passing a written buffer (or part of it) twice;
+    //   every view's shape was checked to hold exactly its elements when it was made;
     // - tensor maps: encoded here over the same tensors, with the box and swizzle the checker
     //   recorded for the PTX (`Program::tensor_maps`).
     let call = quote!(unsafe { ::tessel::__private::launch(#stream, &#module, &#plan.config, &#args) });

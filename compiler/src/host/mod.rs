@@ -7,7 +7,7 @@
 //! pub const PTX: &str;              // the PTX module (crate::ptx)
 //! pub const ENTRY: &str;            // its entry point, the kernel's name
 //! pub fn check_args(<shape or scalar per parameter>) -> Result<LaunchPlan<DIMS>>;
-//! pub fn launch(stream: &impl AsStream, <&DeviceTensor<T> / &mut DeviceTensor<T> / scalar ..>) -> Result<()>;
+//! pub fn launch(stream: &impl AsStream, <&impl AsDeviceView<T> / &mut impl AsDeviceViewMut<T> / scalar ..>) -> Result<()>;
 //! static PROGRAM: Embedded;        // the program (crate::lower), encoded, for the interpreter
 //! pub fn interpret(<&HostTensor<T> / &mut HostTensor<T> / scalar ..>) -> Result<()>;
 //! ```

@@ -2,6 +2,7 @@
 //! scalar), in `interpret` (a host tensor or a scalar) and in `check_args` (a shape), and the
 //! `KernelArg` the kernel ABI (`crate::ptx`) expects for it.
 
+use crate::codes::Code;
 use crate::diag::Ctxt;
 use crate::syntax::ast::{Kernel, Param, ParamTy};
 use crate::types::DType;
@@ -126,7 +127,7 @@ pub(crate) fn host_params<'k>(ctx: &Ctxt, kernel: &'k Kernel) -> Vec<HostParam<'
 pub(crate) fn host_param<'k>(ctx: Option<&Ctxt>, p: &'k Param) -> Option<HostParam<'k>> {
     let report = |span, what: String| {
         if let Some(ctx) = ctx {
-            ctx.unsupported(span, what);
+            ctx.unsupported(span, Code::ParamType, what);
         }
     };
     let kind = match &p.ty {
@@ -154,32 +155,37 @@ pub(crate) fn host_param<'k>(ctx: Option<&Ctxt>, p: &'k Param) -> Option<HostPar
 }
 
 impl HostParam<'_> {
-    /// The parameter's type in `launch`: `&DeviceTensor<T>`, `&mut DeviceTensor<T>` or the scalar.
+    /// The parameter's type in `launch`: `&impl AsDeviceView<T>` (a `DeviceTensor<T>` or a view of
+    /// one), `&mut impl AsDeviceViewMut<T>` or the scalar.
     pub fn device_type(&self) -> TokenStream {
-        self.tensor_type(quote!(DeviceTensor))
+        match &self.kind {
+            HostKind::Tensor { elem, mutable: false, span, .. } => {
+                quote_spanned!(*span=> &impl ::tessel::__private::AsDeviceView<#elem>)
+            }
+            HostKind::Tensor { elem, mutable: true, span, .. } => {
+                quote_spanned!(*span=> &mut impl ::tessel::__private::AsDeviceViewMut<#elem>)
+            }
+            HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
+        }
     }
 
     /// The parameter's type in `interpret`: `&HostTensor<T>`, `&mut HostTensor<T>` or the scalar.
     pub fn host_type(&self) -> TokenStream {
-        self.tensor_type(quote!(HostTensor))
+        match &self.kind {
+            HostKind::Tensor { elem, mutable: false, span, .. } => {
+                quote_spanned!(*span=> &::tessel::__private::HostTensor<#elem>)
+            }
+            HostKind::Tensor { elem, mutable: true, span, .. } => {
+                quote_spanned!(*span=> &mut ::tessel::__private::HostTensor<#elem>)
+            }
+            HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
+        }
     }
 
     /// The parameter's type in `check_args`: a tensor's shape, or the scalar.
     pub fn shape_type(&self) -> TokenStream {
         match &self.kind {
             HostKind::Tensor { span, .. } => quote_spanned!(*span=> &[::core::primitive::usize]),
-            HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
-        }
-    }
-
-    fn tensor_type(&self, tensor: TokenStream) -> TokenStream {
-        match &self.kind {
-            HostKind::Tensor { elem, mutable: false, span, .. } => {
-                quote_spanned!(*span=> &::tessel::__private::#tensor<#elem>)
-            }
-            HostKind::Tensor { elem, mutable: true, span, .. } => {
-                quote_spanned!(*span=> &mut ::tessel::__private::#tensor<#elem>)
-            }
             HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
         }
     }

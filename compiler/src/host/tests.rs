@@ -86,8 +86,8 @@ fn launch_interpret_and_check_args_take_the_kernel_parameters() {
     let f32 = quote!(::core::primitive::f32);
     let i64 = quote!(::core::primitive::i64);
     let expected = quote! {
-        fn launch(stream: &impl #p::AsStream, a: &#p::DeviceTensor<#bf16>, b: &#p::DeviceTensor<#bf16>,
-            c: &mut #p::DeviceTensor<#f32>, alpha: #f32, seed: #i64) -> ::tessel::Result<()>
+        fn launch(stream: &impl #p::AsStream, a: &impl #p::AsDeviceView<#bf16>, b: &impl #p::AsDeviceView<#bf16>,
+            c: &mut impl #p::AsDeviceViewMut<#f32>, alpha: #f32, seed: #i64) -> ::tessel::Result<()>
     };
     assert_eq!(signature(function(items, "launch")), normalized(expected));
     let expected = quote! {
@@ -138,7 +138,10 @@ fn launch_passes_arguments_in_abi_order() {
     let positions: Vec<usize> =
         order.iter().map(|needle| args.find(needle).unwrap_or_else(|| panic!("no `{needle}` in {args}"))).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "out of ABI order: {args}");
-    // Writes go through `device_ptr_mut`, reads through `device_ptr`.
+    // Every tensor is read through the view it lends; writes go through `device_ptr_mut`, reads
+    // through `device_ptr`.
+    assert!(body.contains("let a = :: tessel :: __private :: AsDeviceView :: as_view (a) ;"), "{body}");
+    assert!(body.contains("let mut c = :: tessel :: __private :: AsDeviceViewMut :: as_view_mut (c) ;"), "{body}");
     assert!(body.contains("c . device_ptr_mut"), "{body}");
     assert!(body.contains("a . device_ptr (cu_stream)"), "{body}");
     assert!(body.contains("Swizzle :: B128"), "{body}");
@@ -158,7 +161,7 @@ fn unsupported_parameter_types_are_errors_with_a_fallback() {
     assert!(errors[0].contains("unsupported in a tessel kernel: global arrays of i4"), "{errors:?}");
     // The fallback keeps the parameters the host understands and accepts anything for the others.
     let launch = signature(function(module(&file, "halve"), "launch"));
-    assert!(launch.contains("y : & mut :: tessel :: __private :: DeviceTensor < :: core :: primitive :: f32 >"));
+    assert!(launch.contains("y : & mut impl :: tessel :: __private :: AsDeviceViewMut < :: core :: primitive :: f32 >"));
     assert!(launch.contains("scale : :: core :: primitive :: f32"), "{launch}");
     assert!(launch.contains("x : impl :: core :: marker :: Sized"), "{launch}");
 }

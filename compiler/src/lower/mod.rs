@@ -29,9 +29,8 @@ fn internal(msg: impl Into<String>) -> Internal {
 
 /// The program of a checked kernel; an error is an internal one, at the kernel's name.
 pub fn lower(kernel: &Kernel, facts: &Facts) -> std::result::Result<Program, syn::Error> {
-    program(kernel, facts).map_err(|Internal(what)| {
-        syn::Error::new(kernel.name.span(), format!("internal tessel error: lowering: {what}"))
-    })
+    program(kernel, facts)
+        .map_err(|Internal(what)| crate::codes::internal_error(kernel.name.span(), format!("lowering: {what}")))
 }
 
 /// What a name means at one point of the kernel.

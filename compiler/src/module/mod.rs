@@ -20,6 +20,7 @@
 #[cfg(test)]
 mod tests;
 
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::syntax::function::{self, tokens_loc, Function, Functions};
 use crate::Compiled;
@@ -99,17 +100,22 @@ struct KernelItem {
 
 fn read(attr: TokenStream, item: TokenStream) -> Result<Module, syn::Error> {
     let mut item: syn::ItemMod = syn::parse2(item).map_err(|e| {
-        syn::Error::new(e.span(), format!("{e} (`#[kernels]` goes on a module of kernels: `mod gemm {{ .. }}`)"))
+        let text = format!("{e} (`#[kernels]` goes on a module of kernels: `mod gemm {{ .. }}`)");
+        syn::Error::new(e.span(), Code::ModuleItem.label(text))
     })?;
     let ctx = Ctxt::new();
     if let Some(loc) = tokens_loc(&attr) {
-        ctx.unsupported(loc, "arguments of #[kernels] (each kernel takes its own, in `#[kernel(..)]`)");
+        ctx.unsupported(
+            loc,
+            Code::ModuleItem,
+            "arguments of #[kernels] (each kernel takes its own, in `#[kernel(..)]`)",
+        );
     }
     let items = match item.content.take() {
         Some((_, items)) => items,
         None => {
             let what = "a #[kernels] module in another file (write its items here: `mod gemm { .. }`)";
-            ctx.unsupported(Loc::new(item.mod_token.span, item.ident.span()), what);
+            ctx.unsupported(Loc::new(item.mod_token.span, item.ident.span()), Code::ModuleItem, what);
             Vec::new()
         }
     };
@@ -136,7 +142,7 @@ fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>) -> Items {
             syn::Item::Use(u) => out.uses.push(u),
             syn::Item::Fn(f) if !names.insert(f.sig.ident.to_string()) => {
                 let message = format!("`{}` is defined twice in this module", f.sig.ident);
-                ctx.type_error(f.sig.ident.span(), message, "rename one of them");
+                ctx.type_error(f.sig.ident.span(), Code::NameClash, message, "rename one of them");
             }
             syn::Item::Fn(f) => match kernel(ctx, &f) {
                 Some(k) => out.kernels.push(k),
@@ -147,7 +153,12 @@ fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>) -> Items {
                                call (plain `fn`s) and `use` items";
                 let help = "move this item out of the module (a kernel function sees only its parameters and its \
                             own names, consts included)";
-                ctx.type_error(tokens_loc(&other).unwrap_or_else(|| Span::call_site().into()), message, help);
+                ctx.type_error(
+                    tokens_loc(&other).unwrap_or_else(|| Span::call_site().into()),
+                    Code::ModuleItem,
+                    message,
+                    help,
+                );
             }
         }
     }
@@ -177,7 +188,7 @@ fn kernel(ctx: &Ctxt, f: &syn::ItemFn) -> Option<(syn::Ident, KernelItem)> {
     let &first = marks.first()?;
     let mut f = f.clone();
     for &again in &marks[1..] {
-        ctx.unsupported(f.attrs[again].span(), "a second #[kernel] attribute on one function");
+        ctx.unsupported(f.attrs[again].span(), Code::ModuleItem, "a second #[kernel] attribute on one function");
     }
     for &i in marks.iter().rev().filter(|i| **i != first) {
         f.attrs.remove(i);
@@ -187,7 +198,7 @@ fn kernel(ctx: &Ctxt, f: &syn::ItemFn) -> Option<(syn::Ident, KernelItem)> {
         syn::Meta::List(list) => list.tokens,
         syn::Meta::Path(_) => TokenStream::new(),
         syn::Meta::NameValue(nv) => {
-            ctx.unsupported(nv.eq_token.span, "`#[kernel = ..]` (write `#[kernel(grid = (..))]`)");
+            ctx.unsupported(nv.eq_token.span, Code::ModuleItem, "`#[kernel = ..]` (write `#[kernel(grid = (..))]`)");
             TokenStream::new()
         }
     };
@@ -278,7 +289,7 @@ impl Walk<'_> {
         };
         let help = "kernel functions are inlined at their calls, so none may call itself, directly or through \
                     others: write the repetition as a loop";
-        self.ctx.type_error(at, message, help);
+        self.ctx.type_error(at, Code::Inlining, message, help);
     }
 }
 

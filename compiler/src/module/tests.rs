@@ -97,7 +97,7 @@ fn an_error_in_a_function_is_noted_at_its_call() {
         }
     });
     assert_eq!(errs.len(), 2, "{errs:?}");
-    assert!(errs[1].contains("in this call of `twice`"), "{errs:?}");
+    assert!(errs[1].contains("[T0105] in this call of `twice`"), "{errs:?}");
 }
 
 #[test]
@@ -114,7 +114,11 @@ fn the_same_error_from_two_calls_is_reported_once_with_a_note_at_each() {
     // `tests/ui/functions/error-in-body.rs` for a note at each.)
     assert_eq!(
         errs,
-        ["cannot find `y` in kernel function `bad`", "mismatched scalar types i32 and f32", "in this call of `twice`"]
+        [
+            "[T0082] cannot find `y` in kernel function `bad`",
+            "[T0074] mismatched scalar types i32 and f32",
+            "[T0105] in this call of `twice`"
+        ]
     );
 }
 
@@ -128,7 +132,14 @@ fn an_error_in_a_nested_call_is_noted_at_every_call_around_it() {
             fn k(y: GmemMut<f32, 64>) { let t = outer(3); }
         }
     });
-    assert_eq!(errs, ["mismatched scalar types i32 and f32", "in this call of `inner`", "in this call of `outer`"]);
+    assert_eq!(
+        errs,
+        [
+            "[T0074] mismatched scalar types i32 and f32",
+            "[T0105] in this call of `inner`",
+            "[T0105] in this call of `outer`"
+        ]
+    );
 }
 
 #[test]
@@ -146,9 +157,9 @@ fn argument_errors_are_the_callers_and_get_no_note() {
     assert_eq!(
         errs,
         [
-            "cannot find `z` in this kernel",
-            "`f` takes Acc<f32, 64, 64> for `a`, but this is Acc<f32, 64, 128>",
-            "`f` takes i32 for `x`, but this is f32",
+            "[T0082] cannot find `z` in this kernel",
+            "[T0102] `f` takes Acc<f32, 64, 64> for `a`, but this is Acc<f32, 64, 128>",
+            "[T0102] `f` takes i32 for `x`, but this is f32",
         ]
     );
 }
@@ -166,8 +177,8 @@ fn functions_are_read_whether_called_or_not() {
     assert_eq!(
         errs,
         [
-            "unsupported in a tessel kernel: `while` loops (use `for i in a..b`)",
-            "cannot find `BK` in kernel function `unused`"
+            "[T0093] unsupported in a tessel kernel: `while` loops (use `for i in a..b`)",
+            "[T0082] cannot find `BK` in kernel function `unused`"
         ]
     );
 }
@@ -190,19 +201,19 @@ fn signatures_and_modules_are_checked() {
     assert_eq!(
         errs,
         [
-            "a #[kernels] module holds kernels (`#[kernel(..)] fn`), the kernel functions they call (plain `fn`s) and `use` items",
-            "`b` is defined twice in this module",
-            "unsupported in a tessel kernel: attributes on a kernel function (only documentation)",
-            "unsupported in a tessel kernel: generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)",
-            "unsupported in a tessel kernel: the type `T`; a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`",
-            "unsupported in a tessel kernel: the type `Foo`; a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`",
-            "unsupported in a tessel kernel: this parameter pattern (name the parameter)",
-            "a kernel function returns scalars, register arrays or tuples of them, not Acc<f32, 64, 64>",
-            "expected an integer literal or `_`",
-            "`d__e` is not a kernel function's name",
-            "a kernel function takes no generic arguments",
-            "`c` takes 1 argument, got 0",
-            "in this call of `d__e`",
+            "[T0100] a #[kernels] module holds kernels (`#[kernel(..)] fn`), the kernel functions they call (plain `fn`s) and `use` items",
+            "[T0084] `b` is defined twice in this module",
+            "[T0092] unsupported in a tessel kernel: attributes on a kernel function (only documentation)",
+            "[T0092] unsupported in a tessel kernel: generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)",
+            "[T0096] unsupported in a tessel kernel: the type `T`; a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`",
+            "[T0096] unsupported in a tessel kernel: the type `Foo`; a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`",
+            "[T0092] unsupported in a tessel kernel: this parameter pattern (name the parameter)",
+            "[T0103] a kernel function returns scalars, register arrays or tuples of them, not Acc<f32, 64, 64>",
+            "[T0096] expected an integer literal or `_`",
+            "[T0084] `d__e` is not a kernel function's name",
+            "[T0102] a kernel function takes no generic arguments",
+            "[T0102] `c` takes 1 argument, got 0",
+            "[T0105] in this call of `d__e`",
         ]
     );
 }
@@ -220,7 +231,11 @@ fn recursion_is_reported_at_the_call_that_closes_the_cycle() {
     });
     assert_eq!(
         errs,
-        ["this call of `f` is recursive: `f` calls `g`, which calls `f`", "`h` calls itself", "in this call of `f`",]
+        [
+            "[T0104] this call of `f` is recursive: `f` calls `g`, which calls `f`",
+            "[T0104] `h` calls itself",
+            "[T0105] in this call of `f`",
+        ]
     );
 }
 
@@ -276,7 +291,7 @@ fn kernels_keep_their_attributes_and_arguments() {
             #[cfg(all())]
             fn not_a_module() {}
         )),
-        ["expected `mod` (`#[kernels]` goes on a module of kernels: `mod gemm { .. }`)"]
+        ["[T0100] expected `mod` (`#[kernels]` goes on a module of kernels: `mod gemm { .. }`)"]
     );
     let args = super::compile(
         quote!(grid = (1)),
@@ -286,7 +301,7 @@ fn kernels_keep_their_attributes_and_arguments() {
     )
     .err()
     .map(|e| e.to_string());
-    assert_eq!(args.as_deref(), Some("unsupported in a tessel kernel: arguments of #[kernels] (each kernel takes its own, in `#[kernel(..)]`)\nhelp: see the language reference in tessel's crate documentation for what kernels may use"));
+    assert_eq!(args.as_deref(), Some("[T0100] unsupported in a tessel kernel: arguments of #[kernels] (each kernel takes its own, in `#[kernel(..)]`)\nhelp: see the language reference in tessel's crate documentation for what kernels may use"));
 }
 
 #[test]
@@ -315,10 +330,10 @@ fn arguments_and_values_against_declared_types() {
     assert_eq!(
         errs,
         [
-            "the literal 300 does not fit u8",
-            "`arrive` takes Barrier<2> for `bar`, but this is Barrier<1, 3>",
-            "`arrive` takes Barrier<1, _> for `full`, but this is Barrier<2>",
-            "`view` takes Smem<bf16, 64, _, Swizzle128, Transposed> for `a`, but this is Smem<bf16, 128, 64, Swizzle128>",
+            "[T0077] the literal 300 does not fit u8",
+            "[T0102] `arrive` takes Barrier<2> for `bar`, but this is Barrier<1, 3>",
+            "[T0102] `arrive` takes Barrier<1, _> for `full`, but this is Barrier<2>",
+            "[T0102] `view` takes Smem<bf16, 64, _, Swizzle128, Transposed> for `a`, but this is Smem<bf16, 128, 64, Swizzle128>",
         ]
     );
 }
@@ -335,13 +350,13 @@ fn parameter_types_are_read_in_the_languages_syntax() {
     assert_eq!(
         errs,
         [
-            "unsupported in a tessel kernel: this shared-memory transform in a kernel function's parameter (Swizzle32/64/128, Swizzle<bytes>, NoSwizzle, Transposed)",
+            "[T0101] unsupported in a tessel kernel: this shared-memory transform in a kernel function's parameter (Swizzle32/64/128, Swizzle<bytes>, NoSwizzle, Transposed)",
             // (`BK` and `STAGES`: without span locations, the second reads as the first.)
-            "expected an integer literal or `_`",
-            "a kernel function cannot take a `Pipeline` (not yet)",
-            "unsupported in a tessel kernel: tuple parameters (a kernel function takes one value per parameter)",
-            "unsupported in a tessel kernel: expected a layout such as `Layout::Wgmma`",
-            "unsupported in a tessel kernel: missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`, or `_` for any)",
+            "[T0096] expected an integer literal or `_`",
+            "[T0101] a kernel function cannot take a `Pipeline` (not yet)",
+            "[T0101] unsupported in a tessel kernel: tuple parameters (a kernel function takes one value per parameter)",
+            "[T0096] unsupported in a tessel kernel: expected a layout such as `Layout::Wgmma`",
+            "[T0096] unsupported in a tessel kernel: missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`, or `_` for any)",
         ]
     );
 }

@@ -80,8 +80,7 @@ impl<'a> Gen<'a> {
 
     /// Every internal error met, as one compile error at `at`.
     pub fn finish(&self, at: proc_macro2::Span) -> Result<(), syn::Error> {
-        let mut errors =
-            self.errors.iter().map(|what| syn::Error::new(at, format!("internal tessel error: PTX: {what}")));
+        let mut errors = self.errors.iter().map(|what| crate::codes::internal_error(at, format!("PTX: {what}")));
         let Some(mut all) = errors.next() else { return Ok(()) };
         errors.for_each(|e| all.combine(e));
         Err(all)

@@ -1,7 +1,7 @@
 //! Reductions of register arrays: `x.sum(axis)`, `x.max(axis)`, `x.min(axis)`.
 //!
 //! A `Layout::Wgmma` [M, N] array reduces along axis 1 to a `WgmmaRow` [M] vector and along axis 0
-//! to a `WgmmaCol` [N] vector. Thread (warp w, lane l = 4g + t) holds element `i` of 64-row tile
+//! to a `WgmmaCol` [N] vector; a 1-D array reduces to a scalar (`to_scalar`). Thread (warp w, lane l = 4g + t) holds element `i` of 64-row tile
 //! `mt` at row `16w + g + 8((i >> 1) & 1) + 64mt`, column `8(i >> 2) + 2t + (i & 1)` (layout.rs):
 //! - a row `(mt, h)` is spread over this thread's elements with `(i >> 1) & 1 = h` and over the four
 //!   lanes `t` of the quad, so a row reduction combines its own elements, then shuffles with lane
@@ -29,9 +29,24 @@ use tessel_ir::ops::ReduceOp;
 use tessel_ir::program::Expr;
 
 pub fn emit(g: &mut Gen, e: &Expr, value: &Expr, op: ReduceOp, axis: u32) -> Val {
-    let Ty::Regs(out) = e.ty.clone() else { return g.internal(format!("a reduction typed {}", e.ty)) };
     let Val::Regs { regs, ty } = g.expr(value) else {
         return g.internal("a reduction of something other than a register array");
+    };
+    let out = match e.ty.clone() {
+        Ty::Scalar(dtype) => {
+            return to_scalar(g, op, &ty, &regs).map_or_else(
+                || {
+                    g.internal(format!(
+                        "a reduction of {} {} to a scalar",
+                        ty.layout,
+                        crate::diag::shape_str(&ty.shape)
+                    ))
+                },
+                |reg| Val::Scalar { reg, dtype },
+            )
+        }
+        Ty::Regs(out) => out,
+        other => return g.internal(format!("a reduction typed {other}")),
     };
     let regs = match (ty.layout, axis) {
         (Layout::Splat, _) => vec![splat(g, op, ty.dtype, &regs[0], ty.shape[axis as usize])],
@@ -78,14 +93,6 @@ fn from_work(g: &mut Gen, d: DType, r: &str) -> String {
         d if d.is_float() => scalar::convert(g, DType::F32, d, r),
         DType::I4 | DType::I8 | DType::I16 | DType::U8 | DType::U16 => scalar::wrap(g, d, r),
         _ => r.to_string(),
-    }
-}
-
-fn op_name(op: ReduceOp) -> &'static str {
-    match op {
-        ReduceOp::Sum => "sum",
-        ReduceOp::Max => "max",
-        ReduceOp::Min => "min",
     }
 }
 
@@ -163,7 +170,7 @@ fn rows(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<String> 
     let (m, n) = (ty.shape[0] as usize, ty.shape[1] as usize);
     let w = work_dtype(ty.dtype);
     let per_tile = n / 2;
-    g.w.comment(format!("{} over axis 1 of [{m}, {n}]: own elements, then lanes xor 1, 2", op_name(op)));
+    g.w.comment(format!("{} over axis 1 of [{m}, {n}]: own elements, then lanes xor 1, 2", op.name()));
     let mut out = Vec::new();
     for mt in 0..m / 64 {
         for h in 0..2 {
@@ -184,7 +191,7 @@ fn columns(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<Strin
     let (m, n) = (ty.shape[0] as usize, ty.shape[1] as usize);
     let w = work_dtype(ty.dtype);
     let per_tile = n / 2;
-    g.w.comment(format!("{} over axis 0 of [{m}, {n}]: own elements, lanes xor 4, 8, 16, then warps", op_name(op)));
+    g.w.comment(format!("{} over axis 0 of [{m}, {n}]: own elements, lanes xor 4, 8, 16, then warps", op.name()));
     let mut partials = Vec::new();
     for j in 0..n / 8 {
         for c in 0..2 {
@@ -198,6 +205,119 @@ fn columns(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<Strin
     }
     let totals = across_warps(g, op, w, &partials, n as i64);
     totals.iter().map(|v| from_work(g, ty.dtype, v)).collect()
+}
+
+/// A 1-D array reduced to a scalar that every thread of the warpgroup holds, by layout:
+/// - a `WgmmaRow` [M] vector: this thread's rows (`16w + g + 8h + 64mt`), then the lanes that hold
+///   other rows (lane xor 4, 8, 16; the four lanes `t` of a quad hold the same rows), then the
+///   four warps' partials through scratch;
+/// - a `WgmmaCol` [N] vector: this thread's columns (`8j + 2t + c`), then lanes xor 1, 2 (every
+///   warp, and every `g` of a warp, holds all columns);
+/// - a `Strided` [N] array: this thread's elements `tid + 128k` (the identity of the operation for
+///   one past the end), then every lane, then the warps;
+/// - a splat: its value, times the length for a sum.
+///
+/// `None` for another layout, which typeck does not give a 1-D array.
+fn to_scalar(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Option<String> {
+    let (d, len) = (ty.dtype, ty.shape[0]);
+    let w = work_dtype(d);
+    g.w.comment(format!("{} of [{len}] in {} to a scalar", op.name(), ty.layout));
+    let v = match ty.layout {
+        Layout::Splat => return Some(splat(g, op, d, &regs[0], len)),
+        Layout::WgmmaRow => {
+            let mine: Vec<String> = regs.iter().map(|r| to_work(g, d, r)).collect();
+            let v = tree(g, op, w, mine);
+            let v = across_lanes(g, op, w, v, &[4, 8, 16]);
+            warps_to_scalar(g, op, w, &v)
+        }
+        Layout::WgmmaCol => {
+            let mine: Vec<String> = regs.iter().map(|r| to_work(g, d, r)).collect();
+            let v = tree(g, op, w, mine);
+            across_lanes(g, op, w, v, &[1, 2])
+        }
+        Layout::Strided => {
+            let mine = strided_elements(g, op, ty, regs);
+            let v = tree(g, op, w, mine);
+            let v = across_lanes(g, op, w, v, &[1, 2, 4, 8, 16]);
+            warps_to_scalar(g, op, w, &v)
+        }
+        Layout::Wgmma | Layout::MmaLhs | Layout::MmaRhs | Layout::MmaAcc => return None,
+    };
+    Some(from_work(g, d, &v))
+}
+
+/// This thread's elements `tid + 128k` of a strided [N] array in the reduction's dtype; when N is
+/// not a multiple of 128 the last one is past the end in threads `tid >= N % 128`, which hold the
+/// operation's identity there instead.
+fn strided_elements(g: &mut Gen, op: ReduceOp, ty: &RegsTy, regs: &[String]) -> Vec<String> {
+    let (d, len) = (ty.dtype, ty.shape[0]);
+    let w = work_dtype(d);
+    let mut mine: Vec<String> = regs.iter().map(|r| to_work(g, d, r)).collect();
+    if len % 128 == 0 {
+        return mine;
+    }
+    let Some(last) = mine.pop() else { return mine };
+    let inside = g.w.reg(Class::Pred);
+    g.w.ins(format!("setp.lt.u32 {inside}, {}, {}", g.lanes.tid, len % 128));
+    let id = g.w.reg_for(w);
+    g.mov(w, &id, &identity(op, w));
+    let r = g.w.reg_for(w);
+    g.w.ins(format!("selp.{} {r}, {last}, {id}, {inside}", move_type(w)));
+    mine.push(r);
+    mine
+}
+
+/// The identity of `op` in the reduction's dtype `w`: -0.0 for float sums (`-0.0 + x` is `x`, also
+/// for `x = -0.0`), a NaN for float max and min (PTX `max.f32` and `min.f32` return the other
+/// operand, as the interpreter does), the extreme values for integers.
+fn identity(op: ReduceOp, w: DType) -> String {
+    match (op, w) {
+        (ReduceOp::Sum, DType::F32) => "0f80000000".into(),
+        (_, DType::F32) => "0f7FFFFFFF".into(),
+        (ReduceOp::Sum, _) => "0".into(),
+        (ReduceOp::Max, DType::I32) => "0x80000000".into(),
+        (ReduceOp::Max, DType::I64) => "0x8000000000000000".into(),
+        (ReduceOp::Max, _) => "0".into(),
+        (ReduceOp::Min, DType::I32) => "0x7FFFFFFF".into(),
+        (ReduceOp::Min, DType::I64) => "0x7FFFFFFFFFFFFFFF".into(),
+        (ReduceOp::Min, DType::U64) => "0xFFFFFFFFFFFFFFFF".into(),
+        (ReduceOp::Min, _) => "0xFFFFFFFF".into(),
+    }
+}
+
+fn move_type(w: DType) -> &'static str {
+    match w {
+        DType::F32 => "f32",
+        DType::I64 | DType::U64 => "b64",
+        _ => "b32",
+    }
+}
+
+/// Combines the four warps' copies of a value (each the same in every lane of its warp) through
+/// scratch: lane 0 of each warp stores it at `[warp]`, the warpgroup synchronizes, and every
+/// thread combines the four in warp order, so that all hold the same bits.
+fn warps_to_scalar(g: &mut Gen, op: ReduceOp, w: DType, v: &str) -> String {
+    let wb = i64::from(crate::typeck::scratch::work_bytes(w));
+    let st = move_type(w);
+    let base = scratch::base(g);
+    let own = g.w.reg(Class::B32);
+    g.w.ins(format!("mad.lo.u32 {own}, {}, {wb}, {base}", g.lanes.w));
+    let lane = g.w.reg(Class::B32);
+    g.w.ins(format!("and.b32 {lane}, {}, 31", g.lanes.tid));
+    let writer = g.w.reg(Class::Pred);
+    g.w.ins(format!("setp.eq.u32 {writer}, {lane}, 0"));
+    g.w.ins(format!("@{writer} st.shared.{st} [{own}], {v}"));
+    sync_warpgroup(g);
+    let parts: Vec<String> = (0..4)
+        .map(|warp| {
+            let r = g.w.reg_for(w);
+            g.w.ins(format!("ld.shared.{st} {r}, [{base}+{}]", warp * wb));
+            r
+        })
+        .collect();
+    let total = parts[1..].iter().fold(parts[0].clone(), |acc, p| combine(g, op, w, &acc, p));
+    sync_warpgroup(g);
+    total
 }
 
 /// Combines each warp's column partials through scratch laid out as [warp][column] of `w`: lanes

@@ -211,7 +211,7 @@ const SUSPEND_HINT_NS: u32 = 10_000_000;
 /// `barrier_wait(bar)`: wait for the phase of this thread's parity bit, then flip the bit; with
 /// `Waiters::InStep` the warpgroup synchronizes after the wait. On the H200 that barrier cost the
 /// GEMM nothing, where waiting in the leader's warp alone cost the f16 128 x 8192 x 8192 GEMM 5%
-/// and the leader thread alone 18% (its warp split): `bench/results/producer-waits/`.
+/// and the leader thread alone 18% (its warp split): `docs/experiments.md`.
 pub fn emit_wait(g: &mut Gen, b: &Expr, waiters: Waiters) -> Val {
     let Some((addr, alloc, index)) = barrier_parts(g, b) else {
         return g.internal("a wait on something other than a barrier");

@@ -8,7 +8,8 @@ use super::ast::*;
 use super::expr::{first_span, loc_of, lower_block, lower_expr};
 use super::peel;
 use super::types::{dtype_of, layout_path, type_expr};
-use crate::diag::{Ctxt, Loc};
+use crate::codes::Code;
+use crate::diag::{Ctxt, Diag, Loc};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned as _;
 
@@ -21,6 +22,7 @@ fn arity<'a>(ctx: &Ctxt, span: Loc, form: &str, args: &'a Args, n: usize) -> Opt
     }
     ctx.type_error(
         span,
+        Code::OperationForm,
         format!("`{form}` takes {n} argument{}, got {}", if n == 1 { "" } else { "s" }, args.len()),
         format!("write `{form}`"),
     );
@@ -43,7 +45,12 @@ fn shape_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<ShapeExpr> {
             span: a.bracket_token.span.join(),
         });
     }
-    ctx.type_error(loc_of(e), "expected a shape `[d0, d1, ..]`", "shapes are arrays of compile-time integers");
+    ctx.type_error(
+        loc_of(e),
+        Code::OperationForm,
+        "expected a shape `[d0, d1, ..]`",
+        "shapes are arrays of compile-time integers",
+    );
     None
 }
 
@@ -51,7 +58,12 @@ fn layout_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Layout>> {
     if let syn::Expr::Path(p) = peel(e) {
         return layout_path(ctx, &p.path);
     }
-    ctx.type_error(loc_of(e), "expected a layout such as `Layout::Wgmma`", "name one of the `Layout` variants");
+    ctx.type_error(
+        loc_of(e),
+        Code::OperationForm,
+        "expected a layout such as `Layout::Wgmma`",
+        "name one of the `Layout` variants",
+    );
     None
 }
 
@@ -59,7 +71,12 @@ fn index_list(ctx: &Ctxt, e: &syn::Expr) -> Option<Vec<Expr>> {
     if let syn::Expr::Array(a) = peel(e) {
         return Some(a.elems.iter().map(|d| lower_expr(ctx, d)).collect());
     }
-    ctx.type_error(loc_of(e), "expected block indices `[i, j]`", "write the block index of each dimension");
+    ctx.type_error(
+        loc_of(e),
+        Code::OperationForm,
+        "expected block indices `[i, j]`",
+        "write the block index of each dimension",
+    );
     None
 }
 
@@ -67,7 +84,7 @@ fn index_list(ctx: &Ctxt, e: &syn::Expr) -> Option<Vec<Expr>> {
 pub fn lower_call(ctx: &Ctxt, call: &syn::ExprCall) -> ExprKind {
     let span = Loc::new(first_span(&call.func), call.paren_token.span.close());
     let syn::Expr::Path(p) = peel(&call.func) else {
-        ctx.unsupported(peel(&call.func).span(), "calls of computed functions");
+        ctx.unsupported(peel(&call.func).span(), Code::UnknownOperation, "calls of computed functions");
         return ExprKind::Invalid;
     };
     // A kernel function of the module (it may shadow an operation, as a Rust item shadows a glob import).
@@ -156,6 +173,7 @@ fn lower_named_call(
             // A call naming a pipeline of an enclosing `run_scoped` was rewritten by `pipeline`.
             ctx.type_error(
                 a.first().map_or(span, |r| r.span().into()),
+                Code::Pipeline,
                 format!("`{name}` takes a `Pipeline` allocated by an enclosing `run_scoped` first"),
                 "allocate it: `run_scoped(|ring: Pipeline<STAGES, copies, releases>, ..| { .. })`",
             );
@@ -179,7 +197,11 @@ fn lower_named_call(
         _ => match math_fn(name) {
             Some(func) => ExprKind::Math { func, arg: boxed(ctx, arity(ctx, span, &format!("{name}(x)"), a, 1)?[0]) },
             None => {
-                ctx.unsupported(span.start, format!("call to `{name}`, which is not a tessel operation"));
+                ctx.unsupported(
+                    span.start,
+                    Code::UnknownOperation,
+                    format!("call to `{name}`, which is not a tessel operation"),
+                );
                 return None;
             }
         },
@@ -273,6 +295,7 @@ fn lower_semaphore(ctx: &Ctxt, span: Loc, op: SemaphoreOp, a: &Args) -> Option<E
     if !(2..=3).contains(&a.len()) {
         ctx.type_error(
             span,
+            Code::OperationForm,
             format!("`{name}(sems, i)` takes 2 or 3 arguments, got {}", a.len()),
             format!("write `{name}(sems, i)`, or `{name}(sems, i, n)` for a count other than 1"),
         );
@@ -281,12 +304,17 @@ fn lower_semaphore(ctx: &Ctxt, span: Loc, op: SemaphoreOp, a: &Args) -> Option<E
     let (index, end) = match peel(&a[1]) {
         syn::Expr::Range(r) => {
             let (syn::RangeLimits::HalfOpen(_), Some(start), Some(end)) = (r.limits, &r.start, &r.end) else {
-                ctx.unsupported(loc_of(&a[1]), "open or closed ranges of semaphores (write `start..end`)");
+                ctx.unsupported(
+                    loc_of(&a[1]),
+                    Code::SemaphoreIndex,
+                    "open or closed ranges of semaphores (write `start..end`)",
+                );
                 return None;
             };
             if op == SemaphoreOp::Wait {
                 ctx.type_error(
                     loc_of(&a[1]),
+                    Code::SemaphoreIndex,
                     "`semaphore_wait` waits on one semaphore, not a range",
                     "wait on each semaphore of the range in turn, or signal one semaphore that counts them",
                 );
@@ -314,7 +342,7 @@ fn flag_argument(
         if is_true(&asg.right) {
             return Some(loc_of(&a[form.1]));
         }
-        ctx.type_error(loc_of(&a[form.1]), format!("expected {expected}"), help);
+        ctx.type_error(loc_of(&a[form.1]), Code::OperationForm, format!("expected {expected}"), help);
         None
     }))
 }
@@ -337,7 +365,7 @@ fn named_argument<'a>(
     match peel(&a[n]) {
         syn::Expr::Assign(asg) if is_ident(&asg.left, name) => Some(Some(asg)),
         other => {
-            ctx.type_error(loc_of(other), format!("expected {expected}"), help);
+            ctx.type_error(loc_of(other), Code::OperationForm, format!("expected {expected}"), help);
             Some(None)
         }
     }
@@ -359,6 +387,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         _ => {
             ctx.type_error(
                 span,
+                Code::OperationForm,
                 "`run_scoped` takes a closure, optionally after `collective_axes = [..]`",
                 "write `run_scoped(|x: T| { .. })`",
             );
@@ -368,6 +397,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let syn::Expr::Closure(c) = closure else {
         ctx.type_error(
             closure.span(),
+            Code::OperationForm,
             "expected a closure `|name: Type, ..| { .. }`",
             "the closure's parameters are the allocations",
         );
@@ -379,7 +409,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         match input {
             syn::Pat::Type(pt) => {
                 let syn::Pat::Ident(pi) = &*pt.pat else {
-                    ctx.unsupported(pt.pat.span(), "this pattern (name each allocation)");
+                    ctx.unsupported(pt.pat.span(), Code::OperationForm, "this pattern (name each allocation)");
                     continue;
                 };
                 match type_expr(ctx, &pt.ty) {
@@ -389,6 +419,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
             }
             other => ctx.type_error(
                 other.span(),
+                Code::OperationForm,
                 "an allocation needs a type: `name: Smem<..>`",
                 "write the type of each allocation",
             ),
@@ -419,6 +450,7 @@ fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {
     }
     ctx.type_error(
         e.span(),
+        Code::OperationForm,
         "expected `collective_axes = [axis, ..]`",
         "name the warpgroup axis: `collective_axes = [wg]`",
     );
@@ -438,6 +470,7 @@ fn lower_run_state(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let syn::Expr::Closure(c) = peel(v[1]) else {
         ctx.type_error(
             peel(v[1]).span(),
+            Code::OperationForm,
             "expected a closure `|acc| { .. }`",
             "the closure receives the initialised accumulator",
         );
@@ -448,14 +481,19 @@ fn lower_run_state(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         [syn::Pat::Type(pt)] => match &*pt.pat {
             syn::Pat::Ident(pi) => pi.ident.clone(),
             other => {
-                ctx.unsupported(other.span(), "this pattern (name the accumulator)");
+                ctx.unsupported(other.span(), Code::OperationForm, "this pattern (name the accumulator)");
                 return None;
             }
         },
         _ => {
             // An empty parameter list has no span of its own: point at the closure's `|..|`.
             let span = if c.inputs.is_empty() { c.or1_token.span } else { c.inputs.span() };
-            ctx.type_error(span, "`run_state` passes one accumulator to its closure", "write `|acc| { .. }`");
+            ctx.type_error(
+                span,
+                Code::OperationForm,
+                "`run_state` passes one accumulator to its closure",
+                "write `|acc| { .. }`",
+            );
             return None;
         }
     };
@@ -473,6 +511,7 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
         _ => {
             ctx.type_error(
                 span,
+                Code::OperationForm,
                 format!("`.{name}` needs a dtype: `.{name}::<bf16>()`"),
                 "name the target dtype with a turbofish",
             );
@@ -516,11 +555,15 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
                 ExprKind::Bitcast { value: recv(), dtype: turbofish_dtype()? }
             }
             "sum" | "max" | "min" => {
-                let axis = lit_u32(ctx, arity(ctx, span, &format!(".{name}(axis)"), a, 1)?[0])?;
+                let arg = arity(ctx, span, &format!(".{name}(axis)"), a, 1)?[0];
                 let op = match name.as_str() {
                     "sum" => ReduceOp::Sum,
                     "max" => ReduceOp::Max,
                     _ => ReduceOp::Min,
+                };
+                let Some(axis) = super::int_literal(arg) else {
+                    ctx.error(loc_of(arg), Diag::ReduceAxisNotLiteral { op });
+                    return None;
                 };
                 ExprKind::Reduce { value: recv(), op, axis }
             }
@@ -544,6 +587,7 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
                 None => {
                     ctx.unsupported(
                         m.method.span(),
+                        Code::UnknownOperation,
                         format!("the method `.{name}()`, which is not a tessel operation"),
                     );
                     return None;
@@ -571,6 +615,7 @@ fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
     }
     ctx.type_error(
         e.span(),
+        Code::OperationForm,
         "expected a permutation of literal dimensions, e.g. `[0, 2, 1]`",
         "list every dimension once",
     );
@@ -581,7 +626,12 @@ fn perm_arg(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<Vec<usize>>> {
 fn lower_slice(ctx: &Ctxt, span: Loc, base: Box<Expr>, a: &Args) -> Option<ExprKind> {
     let v = arity(ctx, span, ".slice([.., start..end])", a, 1)?;
     let syn::Expr::Array(arr) = peel(v[0]) else {
-        ctx.type_error(peel(v[0]).span(), "expected `[.., start..end, ..]`", "one range per dimension");
+        ctx.type_error(
+            peel(v[0]).span(),
+            Code::OperationForm,
+            "expected `[.., start..end, ..]`",
+            "one range per dimension",
+        );
         return None;
     };
     let mut args = Vec::new();
@@ -593,12 +643,17 @@ fn lower_slice(ctx: &Ctxt, span: Loc, base: Box<Expr>, a: &Args) -> Option<ExprK
                     args.push(SliceArg::Range { start: lower_expr(ctx, s), end: lower_expr(ctx, e), span: r.span() })
                 }
                 _ => {
-                    ctx.unsupported(r.span(), "half-open slices (write `start..end` or `..`)");
+                    ctx.unsupported(r.span(), Code::OperationForm, "half-open slices (write `start..end` or `..`)");
                     return None;
                 }
             },
             other => {
-                ctx.type_error(other.span(), "expected `..` or `start..end`", "slice each dimension with a range");
+                ctx.type_error(
+                    other.span(),
+                    Code::OperationForm,
+                    "expected `..` or `start..end`",
+                    "slice each dimension with a range",
+                );
                 return None;
             }
         }

@@ -12,6 +12,7 @@ use super::ast::*;
 use super::calls::{lower_call, lower_method};
 use super::peel;
 use super::types::type_expr;
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::types::DType;
 use syn::spanned::Spanned as _;
@@ -65,8 +66,12 @@ fn lower_stmt(ctx: &Ctxt, stmt: &syn::Stmt, out: &mut Vec<Stmt>) {
             know_const(ctx, &def);
             out.push(Stmt::Const(def))
         }
-        syn::Stmt::Item(item) => ctx.unsupported(item.span(), "items inside a kernel (only `const NAME: usize = ..;`)"),
-        syn::Stmt::Macro(m) => ctx.unsupported(m.span(), "macros inside a kernel"),
+        syn::Stmt::Item(item) => ctx.unsupported(
+            item.span(),
+            Code::UnsupportedSyntax,
+            "items inside a kernel (only `const NAME: usize = ..;`)",
+        ),
+        syn::Stmt::Macro(m) => ctx.unsupported(m.span(), Code::UnsupportedSyntax, "macros inside a kernel"),
         syn::Stmt::Expr(e, _) => match peel(e) {
             // A stray `;` reads as an empty statement: Rust accepts it, and so does tessel.
             syn::Expr::Verbatim(v) if v.is_empty() => {}
@@ -129,11 +134,11 @@ fn lower_let(ctx: &Ctxt, local: &syn::Local) -> Option<Stmt> {
     };
     let names = pattern_names(ctx, pat)?;
     let Some(init) = &local.init else {
-        ctx.unsupported(span, "`let` without a value");
+        ctx.unsupported(span, Code::UnsupportedSyntax, "`let` without a value");
         return None;
     };
     if let Some((else_tok, _)) = &init.diverge {
-        ctx.unsupported(else_tok.span(), "`let .. else`");
+        ctx.unsupported(else_tok.span(), Code::UnsupportedSyntax, "`let .. else`");
     }
     Some(Stmt::Let { names, ty, init: lower_expr(ctx, &init.expr), span })
 }
@@ -145,7 +150,12 @@ fn unrolled_counter_free(ctx: &Ctxt, name: &syn::Ident) -> bool {
         return true;
     }
     let help = "an unrolled loop's counter is a constant in each copy of the body: use another name";
-    ctx.type_error(name.span(), format!("`{name}` is the counter of an enclosing `#[unroll]` loop"), help);
+    ctx.type_error(
+        name.span(),
+        Code::Unroll,
+        format!("`{name}` is the counter of an enclosing `#[unroll]` loop"),
+        help,
+    );
     false
 }
 
@@ -164,7 +174,7 @@ fn pattern_names(ctx: &Ctxt, pat: &syn::Pat) -> Option<Vec<(syn::Ident, bool)>> 
         }
         syn::Pat::Wild(w) => Some(vec![(syn::Ident::new("_", w.span()), false)]),
         other => {
-            ctx.unsupported(other.span(), "this pattern (use a name or a tuple of names)");
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "this pattern (use a name or a tuple of names)");
             None
         }
     }
@@ -201,7 +211,7 @@ fn assign_target(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
             return unrolled_counter_free(ctx, id).then(|| id.clone());
         }
     }
-    ctx.unsupported(loc_of(e), "assignment to anything but a local variable");
+    ctx.unsupported(loc_of(e), Code::UnsupportedSyntax, "assignment to anything but a local variable");
     None
 }
 
@@ -225,30 +235,32 @@ fn lower_for(ctx: &Ctxt, f: &syn::ExprForLoop, out: &mut Vec<Stmt>) {
         syn::Pat::Ident(pi) => pi.ident.clone(),
         syn::Pat::Wild(w) => syn::Ident::new("_", w.span()),
         other => {
-            ctx.unsupported(other.span(), "this loop pattern (use a name)");
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "this loop pattern (use a name)");
             syn::Ident::new("_", other.span())
         }
     };
     if let Some(label) = &f.label {
-        ctx.unsupported(label.span(), "loop labels");
+        ctx.unsupported(label.span(), Code::UnsupportedSyntax, "loop labels");
     }
     let mut unroll = false;
     for attr in &f.attrs {
         match attr.path().is_ident("unroll") && matches!(attr.meta, syn::Meta::Path(_)) {
             true => unroll = true,
-            false => ctx.unsupported(attr.span(), "this attribute on a loop (only `#[unroll]`)"),
+            false => {
+                ctx.unsupported(attr.span(), Code::UnsupportedSyntax, "this attribute on a loop (only `#[unroll]`)")
+            }
         }
     }
     let bounds = match peel(&f.expr) {
         syn::Expr::Range(r) => match (&r.start, &r.end, r.limits) {
             (Some(start), Some(end), syn::RangeLimits::HalfOpen(_)) => Some((&**start, &**end)),
             _ => {
-                ctx.unsupported(r.span(), "open or closed ranges (write `start..end`)");
+                ctx.unsupported(r.span(), Code::UnsupportedSyntax, "open or closed ranges (write `start..end`)");
                 None
             }
         },
         other => {
-            ctx.unsupported(other.span(), "loops over anything but `start..end`");
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "loops over anything but `start..end`");
             None
         }
     };
@@ -289,7 +301,12 @@ fn lower_unrolled(
         if value.is_none() {
             let help =
                 "write the bounds with integer literals, consts and outer unrolled counters, or drop `#[unroll]`";
-            ctx.type_error(loc_of(e), "an unrolled loop's bounds must be known when the kernel is read", help);
+            ctx.type_error(
+                loc_of(e),
+                Code::Unroll,
+                "an unrolled loop's bounds must be known when the kernel is read",
+                help,
+            );
         }
         value
     };
@@ -297,7 +314,7 @@ fn lower_unrolled(
     let copies = match (from, to) {
         (Some(from), Some(to)) if to - from > MAX_UNROLL => {
             let message = format!("unrolling {from}..{to} would make {} copies of the body", to - from);
-            ctx.type_error(loc_of(end), message, format!("unroll at most {MAX_UNROLL} iterations"));
+            ctx.type_error(loc_of(end), Code::Unroll, message, format!("unroll at most {MAX_UNROLL} iterations"));
             from..from + 1
         }
         (Some(from), Some(to)) => from..to,
@@ -333,7 +350,7 @@ fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
         syn::Expr::Block(b) => lower_block(ctx, &b.block),
         syn::Expr::If(nested) => Block { stmts: vec![lower_if(ctx, nested)], tail: None, span: nested.if_token.span },
         other => {
-            ctx.unsupported(other.span(), "this `else` branch");
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "this `else` branch");
             Block { stmts: vec![], tail: None, span: other.span() }
         }
     });
@@ -348,7 +365,11 @@ fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
 /// `if cond { a } else { b }` used as a value.
 fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
     let Some((_, otherwise)) = &i.else_branch else {
-        ctx.unsupported(i.if_token.span, "an `if` without `else` as a value (give it an `else` branch)");
+        ctx.unsupported(
+            i.if_token.span,
+            Code::UnsupportedSyntax,
+            "an `if` without `else` as a value (give it an `else` branch)",
+        );
         return ExprKind::Invalid;
     };
     let otherwise = match peel(otherwise) {
@@ -358,7 +379,7 @@ fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
             Block { stmts: vec![], tail, span: nested.if_token.span }
         }
         other => {
-            ctx.unsupported(other.span(), "this `else` branch");
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "this `else` branch");
             return ExprKind::Invalid;
         }
     };
@@ -377,7 +398,7 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
                 None => ExprKind::Var(id.clone()),
             },
             _ => {
-                ctx.unsupported(span, "paths (use a local name)");
+                ctx.unsupported(span, Code::UnsupportedSyntax, "paths (use a local name)");
                 ExprKind::Invalid
             }
         },
@@ -392,7 +413,7 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
                 rhs: Box::new(lower_expr(ctx, &b.right)),
             },
             None => {
-                ctx.unsupported(b.op.span(), "compound assignment inside an expression");
+                ctx.unsupported(b.op.span(), Code::UnsupportedSyntax, "compound assignment inside an expression");
                 ExprKind::Invalid
             }
         },
@@ -403,7 +424,7 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
         syn::Expr::Call(c) => lower_call(ctx, c),
         syn::Expr::MethodCall(m) => lower_method(ctx, m),
         syn::Expr::Block(b) if b.label.is_none() => {
-            ctx.unsupported(span, "bare blocks (use `run_scoped` to scope allocations)");
+            ctx.unsupported(span, Code::UnsupportedSyntax, "bare blocks (use `run_scoped` to scope allocations)");
             ExprKind::Invalid
         }
         other => {
@@ -420,7 +441,11 @@ pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {
                     | syn::Expr::Unsafe(_)
                     | syn::Expr::Macro(_)
             );
-            ctx.unsupported(if keyword { span.into() } else { loc_of(other) }, describe(other));
+            ctx.unsupported(
+                if keyword { span.into() } else { loc_of(other) },
+                Code::UnsupportedSyntax,
+                describe(other),
+            );
             ExprKind::Invalid
         }
     };
@@ -505,20 +530,24 @@ fn lower_lit(ctx: &Ctxt, lit: &syn::Lit) -> ExprKind {
         syn::Lit::Int(i) => match (i.base10_parse::<i64>(), suffix(i.suffix())) {
             (Ok(v), Ok(d)) => ExprKind::Int(v, d),
             _ => {
-                ctx.unsupported(i.span(), "this integer literal (too large, or an unknown suffix)");
+                ctx.unsupported(
+                    i.span(),
+                    Code::UnsupportedSyntax,
+                    "this integer literal (too large, or an unknown suffix)",
+                );
                 ExprKind::Invalid
             }
         },
         syn::Lit::Float(f) => match (f.base10_parse::<f64>(), suffix(f.suffix())) {
             (Ok(v), Ok(d)) => ExprKind::Float(v, d),
             _ => {
-                ctx.unsupported(f.span(), "this float literal");
+                ctx.unsupported(f.span(), Code::UnsupportedSyntax, "this float literal");
                 ExprKind::Invalid
             }
         },
         syn::Lit::Bool(b) => ExprKind::Bool(b.value),
         other => {
-            ctx.unsupported(other.span(), "string, char and byte literals");
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "string, char and byte literals");
             ExprKind::Invalid
         }
     }
@@ -529,7 +558,11 @@ fn lower_unary(ctx: &Ctxt, u: &syn::ExprUnary) -> ExprKind {
         syn::UnOp::Neg(_) => UnOp::Neg,
         syn::UnOp::Not(_) => UnOp::Not,
         _ => {
-            ctx.unsupported(u.op.span(), "references and dereferences (kernel values are used by name)");
+            ctx.unsupported(
+                u.op.span(),
+                Code::UnsupportedSyntax,
+                "references and dereferences (kernel values are used by name)",
+            );
             return ExprKind::Invalid;
         }
     };

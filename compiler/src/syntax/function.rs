@@ -10,6 +10,7 @@
 
 use super::ast::{self, Block, Layout};
 use super::types::{dtype_of, layout_path, path_parts};
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::types::DType;
 use std::cell::Cell;
@@ -171,7 +172,11 @@ impl fmt::Display for Declared {
 pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
     let before = ctx.error_count();
     for attr in item.attrs.iter().filter(|a| !a.path().is_ident("doc")) {
-        ctx.unsupported(attr.span(), "attributes on a kernel function (only documentation)");
+        ctx.unsupported(
+            attr.span(),
+            Code::UnsupportedSignature,
+            "attributes on a kernel function (only documentation)",
+        );
     }
     check_signature(ctx, &item.sig);
     let params = item.sig.inputs.iter().filter_map(|arg| param(ctx, arg)).collect::<Vec<_>>();
@@ -179,7 +184,12 @@ pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
     for p in params.iter().filter(|p| p.name != "_") {
         if !seen.insert(p.name.to_string()) {
             let help = "rename one of the parameters";
-            ctx.type_error(p.name.span(), format!("`{}` is bound twice in this signature", p.name), help);
+            ctx.type_error(
+                p.name.span(),
+                Code::NameClash,
+                format!("`{}` is bound twice in this signature", p.name),
+                help,
+            );
         }
     }
     let (ret, ret_at) = match &item.sig.output {
@@ -205,7 +215,7 @@ fn type_loc(ty: &Type) -> Loc {
 fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     let reject = |present: bool, span: proc_macro2::Span, what: &str| {
         if present {
-            ctx.unsupported(span, format!("{what} (a kernel function is a plain `fn`)"));
+            ctx.unsupported(span, Code::UnsupportedSignature, format!("{what} (a kernel function is a plain `fn`)"));
         }
     };
     reject(sig.constness.is_some(), sig.fn_token.span, "`const fn` kernel functions");
@@ -215,17 +225,26 @@ fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     reject(sig.variadic.is_some(), sig.fn_token.span, "variadic kernel functions");
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         let at = tokens_loc(&sig.generics).unwrap_or_else(|| sig.ident.span().into());
-        ctx.unsupported(at, "generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)");
+        ctx.unsupported(
+            at,
+            Code::UnsupportedSignature,
+            "generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)",
+        );
     }
     if sig.ident.to_string().contains("__") {
         let help = "names with `__` are tessel's own (the pipeline rewrite's): rename the function";
-        ctx.type_error(sig.ident.span(), format!("`{}` is not a kernel function's name", sig.ident), help);
+        ctx.type_error(
+            sig.ident.span(),
+            Code::NameClash,
+            format!("`{}` is not a kernel function's name", sig.ident),
+            help,
+        );
     }
 }
 
 fn param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
     let syn::FnArg::Typed(pt) = arg else {
-        ctx.unsupported(arg.span(), "`self` parameters");
+        ctx.unsupported(arg.span(), Code::UnsupportedSignature, "`self` parameters");
         return None;
     };
     let (name, mutable) = match &*pt.pat {
@@ -235,7 +254,7 @@ fn param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
         syn::Pat::Wild(w) => (syn::Ident::new("_", w.underscore_token.span), false),
         other => {
             let at = tokens_loc(other).unwrap_or_else(|| other.span().into());
-            ctx.unsupported(at, "this parameter pattern (name the parameter)");
+            ctx.unsupported(at, Code::UnsupportedSignature, "this parameter pattern (name the parameter)");
             // Still a parameter, for the calls' arity (the function is broken: it is never checked).
             return Some(Param { name: syn::Ident::new("_", other.span()), mutable: false, ty: Declared::Unit });
         }
@@ -252,7 +271,7 @@ fn parameter(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
         Type::Group(g) => parameter(ctx, &g.elem),
         Type::Tuple(_) => {
             let what = "tuple parameters (a kernel function takes one value per parameter)";
-            ctx.unsupported(type_loc(ty), what);
+            ctx.unsupported(type_loc(ty), Code::FunctionParam, what);
             None
         }
         _ => declared(ctx, ty),
@@ -276,7 +295,7 @@ fn returned(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
                             memory, barriers and accumulators in as parameters";
                 let message =
                     format!("a kernel function returns scalars, register arrays or tuples of them, not {other}");
-                ctx.type_error(type_loc(ty), message, help);
+                ctx.type_error(type_loc(ty), Code::FunctionReturn, message, help);
                 None
             }
         },
@@ -288,7 +307,7 @@ const KINDS: &str = "a kernel function's parameters are scalars, `Gmem`, `GmemMu
 /// A type of the language: `i32`, `Acc<f32, 64, _>`, `Smem<bf16, 64, 64, Swizzle128>`, ..
 fn declared(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
     let Some((name, args)) = path_parts(ty) else {
-        ctx.unsupported(type_loc(ty), format!("this type; {KINDS}"));
+        ctx.unsupported(type_loc(ty), Code::TypeSyntax, format!("this type; {KINDS}"));
         return None;
     };
     let kind = name.to_string();
@@ -308,6 +327,7 @@ fn declared(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
             let Some((layout, dims)) = dims.split_last() else {
                 ctx.unsupported(
                     type_loc(ty),
+                    Code::TypeSyntax,
                     "`Regs` takes a dtype, dimensions and a layout: `Regs<f32, 64, 64, Layout::Wgmma>`",
                 );
                 return None;
@@ -315,7 +335,7 @@ fn declared(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
             let layout = match layout {
                 GenericArgument::Type(Type::Path(p)) => layout_path(ctx, &p.path).map(|l| l.value),
                 other => {
-                    ctx.unsupported(other.span(), "expected a layout such as `Layout::Wgmma`");
+                    ctx.unsupported(other.span(), Code::TypeSyntax, "expected a layout such as `Layout::Wgmma`");
                     None
                 }
             };
@@ -325,7 +345,11 @@ fn declared(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
         "Smem" => smem(ctx, name, &args),
         "Barrier" => {
             if args.len() > 2 {
-                ctx.unsupported(type_loc(ty), "`Barrier<arrivals, count>` takes at most two arguments");
+                ctx.unsupported(
+                    type_loc(ty),
+                    Code::TypeSyntax,
+                    "`Barrier<arrivals, count>` takes at most two arguments",
+                );
                 return None;
             }
             let mut read = args.iter().map(|a| extent(ctx, a, false));
@@ -337,14 +361,19 @@ fn declared(ctx: &Ctxt, ty: &Type) -> Option<Declared> {
             let help = "a ring's step counters belong to the `run_scoped` that allocates it: call `pipeline_produce` \
                         or `pipeline_consume` there, and the function inside the closure, with the stage's buffers \
                         and barrier";
-            ctx.type_error(type_loc(ty), "a kernel function cannot take a `Pipeline` (not yet)", help);
+            ctx.type_error(
+                type_loc(ty),
+                Code::FunctionParam,
+                "a kernel function cannot take a `Pipeline` (not yet)",
+                help,
+            );
             None
         }
         _ if args.is_empty() && DType::from_name(&kind).is_some() => {
             dtype_of(ctx, ty).map(|d| Declared::Scalar(d.value))
         }
         _ => {
-            ctx.unsupported(type_loc(ty), format!("the type `{kind}`; {KINDS}"));
+            ctx.unsupported(type_loc(ty), Code::TypeSyntax, format!("the type `{kind}`; {KINDS}"));
             None
         }
     }
@@ -355,11 +384,11 @@ fn first_dtype(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Opti
     match args.first() {
         Some(GenericArgument::Type(t)) => dtype_of(ctx, t).map(|d| d.value),
         Some(other) => {
-            ctx.unsupported(other.span(), "expected a dtype here");
+            ctx.unsupported(other.span(), Code::TypeSyntax, "expected a dtype here");
             None
         }
         None => {
-            ctx.unsupported(name.span(), format!("missing dtype argument: `{name}<f32, ..>`"));
+            ctx.unsupported(name.span(), Code::TypeSyntax, format!("missing dtype argument: `{name}<f32, ..>`"));
             None
         }
     }
@@ -368,7 +397,11 @@ fn first_dtype(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Opti
 /// The dimensions of a declared shape: at least one.
 fn shape(ctx: &Ctxt, dims: &[&GenericArgument], global: bool, at: proc_macro2::Span) -> Option<Vec<Extent>> {
     if dims.is_empty() {
-        ctx.unsupported(at, "missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`, or `_` for any)");
+        ctx.unsupported(
+            at,
+            Code::TypeSyntax,
+            "missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`, or `_` for any)",
+        );
         return None;
     }
     let read: Vec<Option<Extent>> = dims.iter().map(|d| extent(ctx, d, global)).collect();
@@ -388,7 +421,7 @@ fn extent(ctx: &Ctxt, arg: &GenericArgument, global: bool) -> Option<Extent> {
         }
         other => {
             let help = "a kernel function cannot see the kernel's consts: write the extent, or `_` for any";
-            ctx.type_error(other.span(), "expected an integer literal or `_`", help);
+            ctx.type_error(other.span(), Code::TypeSyntax, "expected an integer literal or `_`", help);
             None
         }
     }
@@ -414,7 +447,7 @@ fn smem(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<Decl
             Some(ast::Transform::Tiled(_)) => {
                 let what = "this shared-memory transform in a kernel function's parameter (Swizzle32/64/128, \
                             Swizzle<bytes>, NoSwizzle, Transposed)";
-                ctx.unsupported(t.span(), what);
+                ctx.unsupported(t.span(), Code::FunctionParam, what);
                 ok = false;
             }
             // Reported where the transform was read.

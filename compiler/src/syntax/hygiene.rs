@@ -17,6 +17,7 @@
 
 use super::ast::*;
 use super::function::Function;
+use crate::codes::Code;
 use crate::diag::Ctxt;
 use std::collections::HashMap;
 
@@ -82,6 +83,7 @@ impl Names<'_> {
             (Some(_), _) | (None, Mode::Rename(_)) => {}
             (None, Mode::Check(f)) => self.ctx.type_error(
                 name.span(),
+                Code::UnknownName,
                 format!("cannot find `{name}` in kernel function `{}`", f.name),
                 format!(
                     "a kernel function sees its parameters and its own names only, not its caller's: pass `{name}` \
@@ -118,7 +120,12 @@ impl Names<'_> {
                 self.expr(value);
                 if let (Some(Bound::Const { .. }), Mode::Check(_)) = (self.lookup(name), &self.mode) {
                     let help = "declare a mutable local instead: `let mut name = ..;`";
-                    self.ctx.type_error(name.span(), format!("cannot assign to the const `{name}`"), help);
+                    self.ctx.type_error(
+                        name.span(),
+                        Code::Immutable,
+                        format!("cannot assign to the const `{name}`"),
+                        help,
+                    );
                 }
                 self.use_name(name);
             }
@@ -151,6 +158,7 @@ impl Names<'_> {
         match &self.mode {
             Mode::Check(f) if value.is_none() && self.ctx.error_count() == before => self.ctx.type_error(
                 &def.value,
+                Code::ConstValue,
                 format!("the value of `{}` is not known at compile time", def.name),
                 format!(
                     "the consts of a kernel function are integer expressions over literals and `{}`'s other consts",
@@ -162,6 +170,7 @@ impl Names<'_> {
                     let help = "a const is an `i32` in the kernel's arithmetic";
                     self.ctx.type_error(
                         &def.value,
+                        Code::ConstValue,
                         format!("the value of `{}`, {v}, does not fit i32", def.name),
                         help,
                     );

@@ -22,6 +22,7 @@
 use super::ast::*;
 use super::expr::{first_span, last_span, lower_block, lower_expr};
 use super::function::{Callee, Function, Functions};
+use crate::codes::Code;
 use crate::diag::{Ctxt, Diag, Loc};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -106,19 +107,24 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
         Callee::Kernel => {
             let help = "a kernel runs as a launch of its own: put the shared code in a kernel function (a plain \
                         `fn` of the module) and call that";
-            ctx.type_error(seg.ident.span(), format!("`{}` is a kernel, which cannot be called", seg.ident), help);
+            ctx.type_error(
+                seg.ident.span(),
+                Code::UnknownOperation,
+                format!("`{}` is a kernel, which cannot be called", seg.ident),
+                help,
+            );
             return Some(ExprKind::Invalid);
         }
     };
     if let Some(generics) = loc_of_generics(&seg.arguments) {
         let help = format!("write `{}`: leave open extents as `_` in its parameter types", f.form());
-        ctx.type_error(generics, "a kernel function takes no generic arguments", help);
+        ctx.type_error(generics, Code::FunctionArgument, "a kernel function takes no generic arguments", help);
         return Some(ExprKind::Invalid);
     }
     if args.len() != f.params.len() {
         let n = f.params.len();
         let message = format!("`{}` takes {n} argument{}, got {}", f.name, if n == 1 { "" } else { "s" }, args.len());
-        ctx.type_error(loc_of_args(call), message, format!("write `{}`", f.form()));
+        ctx.type_error(loc_of_args(call), Code::FunctionArgument, message, format!("write `{}`", f.form()));
         return Some(ExprKind::Invalid);
     }
     if f.broken.get() {
@@ -129,7 +135,7 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
     }
     if ctx.calls.sites.borrow().len() >= MAX_CALLS {
         let message = format!("this call of `{}` would inline more than {MAX_CALLS} calls into the kernel", f.name);
-        ctx.type_error(at, message, "call the functions in loops rather than in many copies");
+        ctx.type_error(at, Code::Inlining, message, "call the functions in loops rather than in many copies");
         return Some(ExprKind::Invalid);
     }
     Some(inline(ctx, f, at, args, call))

@@ -9,6 +9,7 @@ pub mod inline;
 mod pipeline;
 mod types;
 
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use ast::{ConstDef, Kernel, KernelAttr, Param, Spanned};
 use proc_macro2::{Punct, Spacing, Span, TokenStream, TokenTree};
@@ -50,7 +51,7 @@ pub fn parse_fn(tokens: TokenStream) -> Result<Item, syn::Error> {
         Ok(func) => Ok(Item { func, tokens }),
         Err(e) => {
             let ctx = Ctxt::new();
-            ctx.unsupported(e.span(), format!("{e} (`#[kernel]` goes on a plain `fn`)"));
+            ctx.unsupported(e.span(), Code::UnsupportedSignature, format!("{e} (`#[kernel]` goes on a plain `fn`)"));
             Err(ctx.finish().err().unwrap_or(e))
         }
     }
@@ -74,7 +75,7 @@ pub fn parse(ctx: &Ctxt, attr: TokenStream, item: &Item) -> Kernel {
 fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     let reject = |present: bool, span: Span, what: &str| {
         if present {
-            ctx.unsupported(span, what.to_string());
+            ctx.unsupported(span, Code::UnsupportedSignature, what.to_string());
         }
     };
     reject(sig.constness.is_some(), sig.span(), "`const fn` kernels");
@@ -83,21 +84,29 @@ fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     if !sig.generics.params.is_empty() {
         let g = &sig.generics;
         let end = g.gt_token.map_or_else(|| g.span(), |t| t.span);
-        ctx.unsupported(Loc::new(g.span(), end), "generic kernels (use `consts(..)` in #[kernel])");
+        ctx.unsupported(
+            Loc::new(g.span(), end),
+            Code::UnsupportedSignature,
+            "generic kernels (use `consts(..)` in #[kernel])",
+        );
     }
     reject(sig.variadic.is_some(), sig.span(), "variadic kernels");
     if let syn::ReturnType::Type(_, ty) = &sig.output {
-        ctx.unsupported(ty.span(), "kernel return values (write results through a `GmemMut` parameter)");
+        ctx.unsupported(
+            ty.span(),
+            Code::UnsupportedSignature,
+            "kernel return values (write results through a `GmemMut` parameter)",
+        );
     }
 }
 
 fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
     let syn::FnArg::Typed(pt) = arg else {
-        ctx.unsupported(arg.span(), "`self` parameters");
+        ctx.unsupported(arg.span(), Code::UnsupportedSignature, "`self` parameters");
         return None;
     };
     let syn::Pat::Ident(pi) = &*pt.pat else {
-        ctx.unsupported(pt.pat.span(), "this parameter pattern (name the parameter)");
+        ctx.unsupported(pt.pat.span(), Code::UnsupportedSignature, "this parameter pattern (name the parameter)");
         return None;
     };
     if GENERATED_ITEMS.iter().any(|item| pi.ident == item) {
@@ -105,6 +114,7 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
         // (Reported; the parameter stays, so that its uses report nothing more.)
         ctx.type_error(
             pi.ident.span(),
+            Code::NameClash,
             format!("a kernel parameter cannot be called `{}`: the kernel's module defines it", pi.ident),
             "rename the parameter",
         );
@@ -147,6 +157,7 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
     if !saw_grid {
         ctx.type_error(
             name_span,
+            Code::KernelAttribute,
             "#[kernel] needs a grid: `#[kernel(grid = (M / 64, N / 64))]`",
             "name how many programs to launch along each axis",
         );
@@ -182,7 +193,7 @@ fn attr_args(ctx: &Ctxt, attr: TokenStream) -> (Vec<syn::Expr>, bool) {
 /// never reaches the end of its input, which it would report at the call site.
 fn attr_arg(ctx: &Ctxt, chunk: &[TokenTree], comma: Span, out: &mut Vec<syn::Expr>) -> bool {
     let Some(last) = chunk.last() else {
-        ctx.unsupported(comma, "an empty #[kernel] argument");
+        ctx.unsupported(comma, Code::KernelAttribute, "an empty #[kernel] argument");
         return false;
     };
     let mut end = Punct::new(';', Spacing::Alone);
@@ -202,14 +213,14 @@ fn attr_arg(ctx: &Ctxt, chunk: &[TokenTree], comma: Span, out: &mut Vec<syn::Exp
             true
         }
         Err(e) => {
-            ctx.unsupported(e.span(), format!("this #[kernel] argument: {e}"));
+            ctx.unsupported(e.span(), Code::KernelAttribute, format!("this #[kernel] argument: {e}"));
             false
         }
     }
 }
 
 fn attr_error(ctx: &Ctxt, span: Span) {
-    ctx.unsupported(span, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers, consts(..) and ragged(..)");
+    ctx.unsupported(span, Code::KernelAttribute, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers, consts(..) and ragged(..)");
 }
 
 /// One `key = value` of the attribute; returns whether it was the grid.
@@ -227,7 +238,12 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
                 other => vec![expr::lower_expr(ctx, other)],
             };
             if out.grid.is_empty() || out.grid.len() > 3 {
-                ctx.type_error(value.span(), "a grid has one to three dimensions", "write `grid = (x, y)`");
+                ctx.type_error(
+                    value.span(),
+                    Code::KernelAttribute,
+                    "a grid has one to three dimensions",
+                    "write `grid = (x, y)`",
+                );
             }
             return true;
         }
@@ -238,7 +254,12 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
         }
         "warpgroup_axis" => match value {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => out.warpgroup_axis = p.path.get_ident().cloned(),
-            other => ctx.type_error(other.span(), "expected an axis name: `warpgroup_axis = wg`", "name the axis"),
+            other => ctx.type_error(
+                other.span(),
+                Code::KernelAttribute,
+                "expected an axis name: `warpgroup_axis = wg`",
+                "name the axis",
+            ),
         },
         "cluster" => {
             let dims: Vec<Spanned<u32>> = match value {
@@ -246,7 +267,12 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
                 other => attr_u32(ctx, other).into_iter().collect(),
             };
             if dims.is_empty() || dims.len() > 3 {
-                ctx.type_error(value.span(), "a cluster has one to three dimensions", "write `cluster = (2, 1)`");
+                ctx.type_error(
+                    value.span(),
+                    Code::KernelAttribute,
+                    "a cluster has one to three dimensions",
+                    "write `cluster = (2, 1)`",
+                );
             } else {
                 let mut c = [1u32; 3];
                 for (i, d) in dims.iter().enumerate() {
@@ -269,7 +295,7 @@ fn attr_u32(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<u32>> {
 pub(crate) fn expect_int_literal(ctx: &Ctxt, e: &syn::Expr, at: impl Into<Loc>, help: &str) -> Option<Spanned<u32>> {
     let v = int_literal(e);
     if v.is_none() {
-        ctx.type_error(at, "expected an integer literal", help);
+        ctx.type_error(at, Code::KernelAttribute, "expected an integer literal", help);
     }
     v
 }
@@ -291,7 +317,7 @@ fn ragged_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
         syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => p.path.get_ident().cloned(),
         other => {
             let help = "write `ragged(M, N)` with dimensions of the signature";
-            ctx.type_error(expr::loc_of(other), "expected a dimension name", help);
+            ctx.type_error(expr::loc_of(other), Code::KernelAttribute, "expected a dimension name", help);
             None
         }
     }
@@ -306,6 +332,6 @@ fn const_def(ctx: &Ctxt, e: &syn::Expr) -> Option<ConstDef> {
             }
         }
     }
-    ctx.type_error(e.span(), "expected `NAME = value`", "write `consts(BK = 64, STAGES = 4)`");
+    ctx.type_error(e.span(), Code::KernelAttribute, "expected `NAME = value`", "write `consts(BK = 64, STAGES = 4)`");
     None
 }

@@ -48,6 +48,7 @@
 use super::calls::{is_ident, is_true};
 use super::expr::{first_span, loc_of};
 use super::{peel, peel_ty};
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::Waiters;
 use proc_macro2::{Span, TokenStream};
@@ -144,7 +145,9 @@ fn typed_name(name: syn::Ident, ty: syn::Type) -> syn::Pat {
 
 /// Parses generated tokens; a failure (a bug here, not in the kernel) is reported at `span`.
 fn parse<T: syn::parse::Parse>(ctx: &Ctxt, span: Span, tokens: TokenStream) -> Option<T> {
-    syn::parse2(tokens).map_err(|e| ctx.unsupported(span, format!("this pipeline (internal: {e})"))).ok()
+    syn::parse2(tokens)
+        .map_err(|e| ctx.unsupported(span, Code::Pipeline, format!("this pipeline (internal: {e})")))
+        .ok()
 }
 
 /// What a `run_scoped` parameter is, as far as pipelines go.
@@ -199,6 +202,7 @@ fn ring_param(ctx: &Ctxt, input: &syn::Pat) -> Param {
             };
             ctx.type_error(
                 Loc::new(last.ident.span(), end),
+                Code::Pipeline,
                 "`Pipeline<stages, copies, releases>` takes three arguments",
                 "e.g. `Pipeline<3, 2, 1>`: three stages, two TMA copies fill a stage, one warpgroup releases it",
             );
@@ -349,6 +353,7 @@ impl Rewriter<'_> {
                 _ => {
                     self.ctx.type_error(
                         loc_of(arg),
+                        Code::Pipeline,
                         "expected `cluster = true` or `delay_release = true`",
                         "`cluster = true` releases each stage in every program of the cluster; `delay_release = true` \
                          keeps one wgmma group in flight and releases each stage a step later",
@@ -393,6 +398,7 @@ impl Rewriter<'_> {
             };
             self.ctx.type_error(
                 at,
+                Code::PipelineCopies,
                 format!(
                     "this producer issues {count} {} per stage on `{bar}`, but `{}: Pipeline<_, {expected}, _>` \
                      expects {expected}",
@@ -410,7 +416,12 @@ impl Rewriter<'_> {
         let args: Vec<&syn::Expr> = call.args.iter().collect();
         <[&syn::Expr; N]>::try_from(args).ok().or_else(|| {
             let span = if call.args.is_empty() { call.paren_token.span.join() } else { call.args.span() };
-            self.ctx.type_error(span, format!("expected `{form}`"), "see `Pipeline` in the crate documentation");
+            self.ctx.type_error(
+                span,
+                Code::Pipeline,
+                format!("expected `{form}`"),
+                "see `Pipeline` in the crate documentation",
+            );
             None
         })
     }
@@ -418,7 +429,12 @@ impl Rewriter<'_> {
     /// The closure's parameter names (exactly `n` plain names) and its body.
     fn closure<'c>(&self, e: &'c syn::Expr, n: usize, form: &str) -> Option<(Vec<syn::Ident>, &'c syn::Expr)> {
         let syn::Expr::Closure(c) = peel(e) else {
-            self.ctx.type_error(loc_of(e), format!("expected a closure: `{form}`"), "the closure is one step's work");
+            self.ctx.type_error(
+                loc_of(e),
+                Code::Pipeline,
+                format!("expected a closure: `{form}`"),
+                "the closure is one step's work",
+            );
             return None;
         };
         let names: Option<Vec<syn::Ident>> = c
@@ -434,6 +450,7 @@ impl Rewriter<'_> {
             _ => {
                 self.ctx.type_error(
                     Loc::new(c.or1_token.span, c.or2_token.span),
+                    Code::Pipeline,
                     format!("this closure takes {n} plain names: `{form}`"),
                     "the step index, the stage index (and for a producer, the stage's barrier)",
                 );

@@ -13,6 +13,7 @@
 use super::ast::{Dim, Layout, ParamTy, ShapeExpr, Spanned, Transform, TypeExpr};
 use super::expr::lower_expr;
 use super::{peel, peel_ty};
+use crate::codes::Code;
 use crate::diag::Ctxt;
 use crate::types::DType;
 use syn::spanned::Spanned as _;
@@ -40,14 +41,14 @@ pub fn dtype_of(ctx: &Ctxt, ty: &Type) -> Option<Spanned<DType>> {
     let name = match path_parts(ty) {
         Some((name, args)) if args.is_empty() => name.to_string(),
         _ => {
-            ctx.unsupported(ty.span(), "expected a dtype (bf16, f16, f32, tf32, f8e4m3, f8e5m2, i4, i8, u8, i16, u16, i32, u32, i64, u64, bool)");
+            ctx.unsupported(ty.span(), Code::TypeSyntax, "expected a dtype (bf16, f16, f32, tf32, f8e4m3, f8e5m2, i4, i8, u8, i16, u16, i32, u32, i64, u64, bool)");
             return None;
         }
     };
     match DType::from_name(&name) {
         Some(d) => Some(Spanned::new(d, ty.span())),
         None => {
-            ctx.unsupported(ty.span(), format!("`{name}` is not a tessel dtype"));
+            ctx.unsupported(ty.span(), Code::TypeSyntax, format!("`{name}` is not a tessel dtype"));
             None
         }
     }
@@ -57,11 +58,11 @@ fn arg_dtype(ctx: &Ctxt, arg: Option<&&GenericArgument>, at: proc_macro2::Span) 
     match arg {
         Some(GenericArgument::Type(t)) => dtype_of(ctx, t),
         Some(other) => {
-            ctx.unsupported(arg_span(other), "expected a dtype here");
+            ctx.unsupported(arg_span(other), Code::TypeSyntax, "expected a dtype here");
             None
         }
         None => {
-            ctx.unsupported(at, "missing dtype argument");
+            ctx.unsupported(at, Code::TypeSyntax, "missing dtype argument");
             None
         }
     }
@@ -104,7 +105,7 @@ fn dim_expr(ctx: &Ctxt, arg: &GenericArgument) -> Option<syn::Expr> {
             syn::Expr::Block(b) => match b.block.stmts.as_slice() {
                 [syn::Stmt::Expr(e, None)] => Some(e.clone()),
                 _ => {
-                    ctx.unsupported(b.span(), "a dimension block holds one expression: `{ BM * 2 }`");
+                    ctx.unsupported(b.span(), Code::TypeSyntax, "a dimension block holds one expression: `{ BM * 2 }`");
                     None
                 }
             },
@@ -112,7 +113,11 @@ fn dim_expr(ctx: &Ctxt, arg: &GenericArgument) -> Option<syn::Expr> {
         },
         GenericArgument::Type(ty) if matches!(peel_ty(ty), Type::Path(_)) => type_as_expr(ty),
         other => {
-            ctx.unsupported(arg_span(other), "expected a dimension (a literal, a name or `{ expression }`)");
+            ctx.unsupported(
+                arg_span(other),
+                Code::TypeSyntax,
+                "expected a dimension (a literal, a name or `{ expression }`)",
+            );
             None
         }
     }
@@ -142,7 +147,7 @@ fn dims_span(dims: &[&GenericArgument], at: proc_macro2::Span) -> proc_macro2::S
 
 fn static_shape(ctx: &Ctxt, dims: &[&GenericArgument], at: proc_macro2::Span) -> Option<ShapeExpr> {
     if dims.is_empty() {
-        ctx.unsupported(at, "missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`)");
+        ctx.unsupported(at, Code::TypeSyntax, "missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`)");
         return None;
     }
     let exprs: Vec<syn::Expr> = dims.iter().filter_map(|d| dim_expr(ctx, d)).collect();
@@ -160,7 +165,11 @@ pub fn param_ty(ctx: &Ctxt, ty: &Type) -> Option<ParamTy> {
         Some((name, args)) if name == "Gmem" || name == "GmemMut" => {
             let (dims, rest) = split_dims(args.get(1..).unwrap_or(&[]));
             if dims.is_empty() || !rest.is_empty() {
-                ctx.unsupported(span, format!("`{name}` takes a dtype and dimensions: `{name}<bf16, M, K>`"));
+                ctx.unsupported(
+                    span,
+                    Code::TypeSyntax,
+                    format!("`{name}` takes a dtype and dimensions: `{name}<bf16, M, K>`"),
+                );
                 reject_dim_names(ctx, dims);
                 return None;
             }
@@ -179,7 +188,11 @@ pub fn param_ty(ctx: &Ctxt, ty: &Type) -> Option<ParamTy> {
         }
         Some((_, args)) if args.is_empty() => dtype_of(ctx, ty).map(ParamTy::Scalar),
         _ => {
-            ctx.unsupported(span, "kernel parameters are `Gmem<T, d0, ..>`, `GmemMut<T, d0, ..>` or scalars");
+            ctx.unsupported(
+                span,
+                Code::TypeSyntax,
+                "kernel parameters are `Gmem<T, d0, ..>`, `GmemMut<T, d0, ..>` or scalars",
+            );
             None
         }
     }
@@ -208,13 +221,17 @@ fn gmem_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<Dim> {
         syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => match i.base10_parse::<i64>() {
             Ok(v) => Some(Dim::Lit(Spanned::new(v, i.span()))),
             Err(err) => {
-                ctx.unsupported(i.span(), err.to_string());
+                ctx.unsupported(i.span(), Code::TypeSyntax, err.to_string());
                 None
             }
         },
         syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().cloned().map(Dim::Name),
         other => {
-            ctx.unsupported(other.span(), "a global dimension is a literal or a name (`M`, `K`, a const)");
+            ctx.unsupported(
+                other.span(),
+                Code::TypeSyntax,
+                "a global dimension is a literal or a name (`M`, `K`, a const)",
+            );
             None
         }
     }
@@ -225,7 +242,7 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
     let ty = peel_ty(ty);
     let span = ty.span();
     let Some((name, args)) = path_parts(ty) else {
-        ctx.unsupported(span, "this type; kernels use Acc, Smem, Barrier, Regs and scalar dtypes");
+        ctx.unsupported(span, Code::TypeSyntax, "this type; kernels use Acc, Smem, Barrier, Regs and scalar dtypes");
         return None;
     };
     let name = name.to_string();
@@ -234,7 +251,11 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
             let dtype = arg_dtype(ctx, args.first(), span);
             let (dims, rest) = split_dims(args.get(1..).unwrap_or(&[]));
             if let Some(extra) = rest.first() {
-                ctx.unsupported(arg_span(extra), "`Acc` takes a dtype and dimensions: `Acc<f32, 64, 128>`");
+                ctx.unsupported(
+                    arg_span(extra),
+                    Code::TypeSyntax,
+                    "`Acc` takes a dtype and dimensions: `Acc<f32, 64, 128>`",
+                );
                 return None;
             }
             let shape = static_shape(ctx, dims, span)?;
@@ -246,6 +267,7 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
             let [layout] = rest else {
                 ctx.unsupported(
                     span,
+                    Code::TypeSyntax,
                     "`Regs` takes a dtype, dimensions and a layout: `Regs<f32, 64, 64, Layout::Wgmma>`",
                 );
                 return None;
@@ -266,7 +288,7 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
         }
         "Barrier" => {
             if args.len() > 2 {
-                ctx.unsupported(span, "`Barrier<arrivals, count>` takes at most two arguments");
+                ctx.unsupported(span, Code::TypeSyntax, "`Barrier<arrivals, count>` takes at most two arguments");
                 return None;
             }
             let mut consts = args.iter().map(|a| const_arg(ctx, a));
@@ -276,7 +298,11 @@ pub fn type_expr(ctx: &Ctxt, ty: &Type) -> Option<TypeExpr> {
         }
         _ if args.is_empty() && DType::from_name(&name).is_some() => dtype_of(ctx, ty).map(TypeExpr::Scalar),
         _ => {
-            ctx.unsupported(span, format!("the type `{name}`; kernels use Acc, Smem, Barrier, Regs and scalar dtypes"));
+            ctx.unsupported(
+                span,
+                Code::TypeSyntax,
+                format!("the type `{name}`; kernels use Acc, Smem, Barrier, Regs and scalar dtypes"),
+            );
             None
         }
     }
@@ -290,7 +316,7 @@ fn const_arg(ctx: &Ctxt, arg: &GenericArgument) -> Option<crate::syntax::ast::Ex
             type_as_expr(ty).map(|e| lower_expr(ctx, &e))
         }
         other => {
-            ctx.unsupported(arg_span(other), "expected a compile-time integer");
+            ctx.unsupported(arg_span(other), Code::TypeSyntax, "expected a compile-time integer");
             None
         }
     }
@@ -303,7 +329,7 @@ fn layout_arg(ctx: &Ctxt, arg: &GenericArgument) -> Option<Spanned<Layout>> {
             return layout_path(ctx, &p.path);
         }
     }
-    ctx.unsupported(arg_span(arg), "expected a layout such as `Layout::Wgmma`");
+    ctx.unsupported(arg_span(arg), Code::TypeSyntax, "expected a layout such as `Layout::Wgmma`");
     None
 }
 
@@ -322,6 +348,7 @@ pub fn layout_path(ctx: &Ctxt, path: &syn::Path) -> Option<Spanned<Layout>> {
         None => {
             ctx.unsupported(
                 path.span(),
+                Code::TypeSyntax,
                 "expected a layout: Layout::Wgmma, WgmmaRow, WgmmaCol, Strided, Splat, MmaLhs, MmaRhs or MmaAcc",
             );
             None
@@ -333,11 +360,19 @@ pub fn layout_path(ctx: &Ctxt, path: &syn::Path) -> Option<Spanned<Layout>> {
 pub(super) fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> {
     let span = arg_span(arg);
     let GenericArgument::Type(ty) = arg else {
-        ctx.unsupported(span, "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)");
+        ctx.unsupported(
+            span,
+            Code::SmemTransform,
+            "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)",
+        );
         return None;
     };
     let Some((name, args)) = path_parts(ty) else {
-        ctx.unsupported(span, "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)");
+        ctx.unsupported(
+            span,
+            Code::SmemTransform,
+            "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)",
+        );
         return None;
     };
     let name = name.to_string();
@@ -361,6 +396,7 @@ pub(super) fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> 
             Err(_) => {
                 ctx.type_error(
                     i.span(),
+                    Code::SmemTransform,
                     format!("a swizzle is a number of bytes, got `{i}`"),
                     "write `Swizzle<32>`, `Swizzle<64>` or `Swizzle<128>` (`NoSwizzle` for none)",
                 );
@@ -373,6 +409,7 @@ pub(super) fn transform(ctx: &Ctxt, arg: &GenericArgument) -> Option<Transform> 
         _ => {
             ctx.unsupported(
                 span,
+                Code::SmemTransform,
                 "expected a shared-memory transform (Swizzle32/64/128, Tiled<rows, cols>, Transposed)",
             );
             None

@@ -2,8 +2,9 @@
 //! tiles to and from register arrays.
 
 use super::{regs, Checker, RegsTy, Ty};
-use crate::diag::{Diag, Loc};
-use crate::syntax::ast::{Expr, Layout, Spanned};
+use crate::codes::Code;
+use crate::diag::{Diag, Loc, StoreSource};
+use crate::syntax::ast::{Expr, ExprKind, Layout, Spanned};
 
 /// A6 and C6: an accumulator is M x N with M a multiple of 64 and N of 8.
 pub(super) fn check_acc_shape(ck: &mut Checker, shape: &[i64], span: Loc) -> bool {
@@ -29,6 +30,7 @@ pub(super) fn check_from_regs(ck: &mut Checker, regs: &Expr) -> Ty {
         other => {
             ck.ctx.type_error(
                 regs,
+                Code::OperandKind,
                 format!("Acc::from_regs takes a register array, got {other}"),
                 "load or compute a `Regs<..>` first",
             );
@@ -65,6 +67,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         Ty::Tile(_, None) => {
             ck.ctx.type_error(
                 src,
+                Code::OperationForm,
                 "loading a global tile into registers needs its shape",
                 "write `x.tile([i, j], [rows, cols]).load(Layout::Strided)`",
             );
@@ -73,6 +76,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         other => {
             ck.ctx.type_error(
                 src,
+                Code::OperandKind,
                 format!("cannot load from {other}"),
                 "load from an accumulator, a shared-memory buffer or a global tile",
             );
@@ -83,6 +87,7 @@ pub(super) fn check_load(ck: &mut Checker, _e: &Expr, src: &Expr, layout: Option
         (Some(l), Ty::Acc(_)) if l.value != Layout::Wgmma => {
             ck.ctx.type_error(
                 l.span,
+                Code::AccLoadLayout,
                 format!("an accumulator loads in Layout::Wgmma, not {}", l.value),
                 "write `acc.load()` and convert the result with `.to_layout(..)`",
             );
@@ -109,11 +114,8 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         (Ty::Error, _) | (_, Ty::Error) => return Ty::Unit,
         (_, Ty::Regs(v)) => v,
         (_, other) => {
-            ck.ctx.type_error(
-                value,
-                format!("stores take a register array, got {other}"),
-                "build the value with `splat`, loads or arithmetic",
-            );
+            let source = store_source(&dst_ty, value, &other);
+            ck.ctx.error(value, Diag::StoreNotRegs { what: other.to_string(), source });
             return Ty::Unit;
         }
     };
@@ -124,6 +126,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
             if !g.mutable {
                 ck.ctx.type_error(
                     dst,
+                    Code::ReadOnly,
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
@@ -134,6 +137,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
             } else if v.shape.len() != g.shape.len() {
                 ck.ctx.type_error(
                     value,
+                    Code::StoreMismatch,
                     format!(
                         "a tile of a {}-D array takes a {}-D value, got {}",
                         g.shape.len(),
@@ -148,6 +152,7 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         }
         other => ck.ctx.type_error(
             dst,
+            Code::OperandKind,
             format!("cannot store into {other}"),
             "store into an accumulator, a shared-memory buffer or a `GmemMut` tile",
         ),
@@ -155,17 +160,36 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
     Ty::Unit
 }
 
-/// SEED 003 (dtype, at the value), B2 (shape), B3 (sliced accumulator), SEED 004 (layout).
+/// What a store was given instead of registers, for the help line (`StoreSource`).
+fn store_source(dst: &Ty, value: &Expr, got: &Ty) -> StoreSource {
+    match (got, dst) {
+        (Ty::Acc(_), _) => {
+            let name = match &value.kind {
+                ExprKind::Var(v) => Some(v.to_string()),
+                _ => None,
+            };
+            StoreSource::Acc { name }
+        }
+        (Ty::Smem(_), Ty::Tile(..)) => StoreSource::SmemToGmem,
+        (Ty::Smem(_) | Ty::Tile(..), _) => StoreSource::Memory,
+        _ => StoreSource::Other,
+    }
+}
+
+/// B2 (shape) then SEED 003 (dtype), both at the value and both when both are wrong (Mosaic GPU
+/// checks the shape first); B3 (sliced accumulator); SEED 004 (layout).
 fn check_acc_store(ck: &mut Checker, acc: &super::AccTy, dst: &Expr, value: &Expr, v: &RegsTy) {
     if acc.sliced {
         ck.ctx.error(dst, Diag::AccStoreSliced);
         return;
     }
+    if v.shape != acc.shape {
+        ck.ctx.error(value, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
+    }
     if v.dtype != acc.dtype {
         ck.ctx.error(value, Diag::AccStoreDtype { acc: acc.dtype, value: v.dtype });
-    } else if v.shape != acc.shape {
-        ck.ctx.error(value, Diag::AccStoreShape { acc: acc.shape.clone(), value: v.shape.clone() });
-    } else if v.layout != Layout::Wgmma && v.layout != Layout::Splat {
+    }
+    if v.shape == acc.shape && v.dtype == acc.dtype && v.layout != Layout::Wgmma && v.layout != Layout::Splat {
         ck.ctx.error(value, Diag::AccFromLayout { layout: v.layout });
     }
 }
@@ -176,6 +200,7 @@ fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64]
     } else if v.shape != shape {
         ck.ctx.type_error(
             value,
+            Code::StoreMismatch,
             format!(
                 "the destination is {} but the value is {}",
                 crate::diag::shape_str(shape),
@@ -189,6 +214,7 @@ fn check_plain_store(ck: &mut Checker, dtype: crate::types::DType, shape: &[i64]
 fn dtype_mismatch(ck: &mut Checker, dtype: crate::types::DType, value: &Expr, v: &RegsTy) {
     ck.ctx.type_error(
         value,
+        Code::StoreMismatch,
         format!("the destination holds {dtype} but the value is {}", v.dtype),
         format!("cast the value first: `.cast::<{dtype}>()`"),
     );

@@ -2,6 +2,7 @@
 //! shared-memory budget. Catalog rows A1-A9, E14 (second form) and E15.
 
 use super::{acc, AccTy, Alloc, AllocKind, BarrierTy, Checker, SmemTy, Ty};
+use crate::codes::Code;
 use crate::diag::{Diag, Loc};
 use crate::legality::{self, MAX_SMEM_BYTES, MBARRIER_BYTES, SMEM_ALIGN_PLAIN, SMEM_ALIGN_SWIZZLED};
 use crate::syntax::ast::{Block, CollectiveAxes, Expr, Spanned, Transform, TypeExpr};
@@ -17,10 +18,13 @@ pub(super) fn check_run_scoped(
     params: &[(syn::Ident, TypeExpr)],
     body: &Block,
 ) -> Ty {
-    check_collective_axes(ck, collective);
+    let shared = params.iter().any(|(_, t)| matches!(t, TypeExpr::Smem { .. } | TypeExpr::Barrier { .. }));
+    check_collective_axes(ck, collective, shared);
     if let Some(c) = collective.filter(|_| params.iter().any(|(_, t)| matches!(t, TypeExpr::Acc { .. }))) {
-        // SEED 002: reported once, at the collective_axes argument.
-        ck.ctx.error(c.loc, Diag::AccCollective);
+        // SEED 002: reported once, at the collective_axes argument. Its help splits the scope
+        // when shared memory is allocated beside the accumulator: Mosaic GPU's hint (remove
+        // collective_axes) would make that shared memory per warpgroup (A4) in a kernel of several.
+        ck.ctx.error(c.loc, Diag::AccCollective { shared });
     }
     let saved_cursor = ck.smem_cursor;
     let first = ck.facts.allocs.len();
@@ -49,6 +53,7 @@ fn check_escape(ck: &mut Checker, body: &Block, result: Ty) -> Ty {
     let span = body.tail.as_deref().map_or(body.span.into(), Loc::from);
     ck.ctx.type_error(
         span,
+        Code::EscapesRunScoped,
         format!("{result} cannot leave the run_scoped that allocated it"),
         "return register arrays or scalars (for an accumulator: `acc.load()`)",
     );
@@ -56,12 +61,15 @@ fn check_escape(ck: &mut Checker, body: &Block, result: Ty) -> Ty {
 }
 
 /// A3: `collective_axes` may only name the warpgroup axis, once. Points at the first axis that is
-/// not it (or at the whole argument when the list is empty).
-fn check_collective_axes(ck: &mut Checker, collective: Option<&CollectiveAxes>) {
+/// not it (or at the whole argument when the list is empty). `shared`: the scope allocates shared
+/// memory or barriers, which a kernel of several warpgroups cannot allocate per warpgroup (A4),
+/// so the help then does not offer to leave collective_axes out.
+fn check_collective_axes(ck: &mut Checker, collective: Option<&CollectiveAxes>, shared: bool) {
     let Some(c) = collective else { return };
     let wg = ck.kernel.attr.warpgroup_axis.as_ref();
     let stray = c.axes.iter().enumerate().find(|(i, a)| *i > 0 || wg != Some(*a)).map(|(_, a)| a.span());
-    let diag = Diag::CollectiveNotWarpgroup { wg: wg.map(|w| w.to_string()) };
+    let must_share = shared && ck.kernel.attr.warpgroups.value > 1;
+    let diag = Diag::CollectiveNotWarpgroup { wg: wg.map(|w| w.to_string()), must_share };
     match stray {
         Some(span) => ck.ctx.error(span, diag),
         None if c.axes.is_empty() => ck.ctx.error(c.loc, diag),
@@ -117,6 +125,7 @@ fn allocate(ck: &mut Checker, name: &syn::Ident, ty: &TypeExpr, collective: bool
         TypeExpr::Regs { span, .. } | TypeExpr::Scalar(Spanned { span, .. }) => {
             ck.ctx.type_error(
                 *span,
+                Code::NotAllocatable,
                 "run_scoped allocates accumulators, shared memory and barriers",
                 "create register arrays with `splat`, loads or arithmetic",
             );
@@ -137,6 +146,7 @@ fn barrier_const(ck: &mut Checker, e: Option<&Expr>, what: &str) -> Option<Optio
         _ => {
             ck.ctx.type_error(
                 e,
+                Code::BarrierCount,
                 format!("a barrier's {what} must be a compile-time integer from 1 to 2^20-1"),
                 "mbarrier counts are 20-bit (PTX ISA, mbarrier.init)",
             );
@@ -175,6 +185,7 @@ fn smem_type(ck: &mut Checker, dtype: DType, mut stored: Vec<i64>, transforms: &
         if stored.len() < 2 {
             ck.ctx.type_error(
                 span,
+                Code::SmemTransform,
                 "Transposed needs at least two dimensions",
                 "a transposed buffer swaps its last two dimensions",
             );
@@ -226,7 +237,12 @@ fn read_transforms(ck: &mut Checker, transforms: &[Transform]) -> Option<Transfo
             }
         };
         if again {
-            ck.ctx.type_error(span, format!("this buffer already has {what}"), "give each transform once");
+            ck.ctx.type_error(
+                span,
+                Code::SmemTransform,
+                format!("this buffer already has {what}"),
+                "give each transform once",
+            );
             ok = false;
         }
     }
@@ -239,6 +255,7 @@ fn check_tile_fits(ck: &mut Checker, tile: &[i64], stored: &[i64], span: Span) -
     if !fits {
         ck.ctx.type_error(
             span,
+            Code::SmemTransform,
             format!(
                 "the tile {} does not divide the buffer {}",
                 crate::diag::shape_str(tile),
@@ -319,6 +336,7 @@ pub(super) fn check_run_state(ck: &mut Checker, init: &Expr, param: &syn::Ident,
             if !ty.is_error() {
                 ck.ctx.type_error(
                     init,
+                    Code::OperandKind,
                     format!("run_state initialises an accumulator from registers, got {ty}"),
                     "write `run_state(Acc::from_regs(x), |acc| { .. })`",
                 );
@@ -339,6 +357,7 @@ pub(super) fn check_set_max_registers(ck: &mut Checker, n: &Spanned<u32>) -> Ty 
     if !legality::max_registers_legal(n.value) {
         ck.ctx.type_error(
             n.span,
+            Code::RegisterCap,
             format!("set_max_registers takes a multiple of 8 from 24 to 256, got {}", n.value),
             "PTX setmaxnreg accepts 24..=256 in steps of 8",
         );
@@ -347,6 +366,7 @@ pub(super) fn check_set_max_registers(ck: &mut Checker, n: &Spanned<u32>) -> Ty 
     let Some(cap) = &ck.kernel.attr.max_registers else {
         ck.ctx.type_error(
             n.span,
+            Code::RegisterCap,
             "set_max_registers needs a register cap at entry",
             "add `max_registers = ..` to #[kernel] (ptxas ignores setmaxnreg without `.maxnreg`, warning C7508)",
         );
@@ -360,6 +380,7 @@ pub(super) fn check_set_max_registers(ck: &mut Checker, n: &Spanned<u32>) -> Ty 
     if u64::from(n.value) > most {
         ck.ctx.type_error(
             n.span,
+            Code::RegisterCap,
             format!(
                 "set_max_registers({}) can never be granted: `max_registers = {}` for {wgs} warpgroup{} leaves \
                  one warpgroup at most {most}",

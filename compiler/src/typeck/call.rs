@@ -6,6 +6,7 @@
 //! errors, at the function's tokens, get a note at the call that instantiated them.
 
 use super::{scalar, Checker, Ty};
+use crate::codes::Code;
 use crate::syntax::ast::{Block, Expr, ExprKind, Stmt, UnOp};
 use crate::syntax::function::{Declared, Extent, Function};
 use std::collections::HashMap;
@@ -80,7 +81,12 @@ fn argument(ck: &mut Checker, f: &Function, param: &crate::syntax::function::Par
         }
         _ => format!("pass a {}, or change the type of `{}`", param.ty, param.name),
     };
-    ck.ctx.type_error(arg, format!("`{}` takes {} for `{}`, but this is {ty}", f.name, param.ty, param.name), help);
+    ck.ctx.type_error(
+        arg,
+        Code::FunctionArgument,
+        format!("`{}` takes {} for `{}`, but this is {ty}", f.name, param.ty, param.name),
+        help,
+    );
     Ty::Error
 }
 
@@ -99,16 +105,19 @@ fn check_return(ck: &mut Checker, f: &Function, body: &Block, value: Ty) -> Ty {
     match (tail, &f.ret, f.ret_at) {
         (None, declared, Some(at)) => ck.ctx.type_error(
             at,
+            Code::FunctionReturn,
             format!("`{}` returns {declared}, but its body has no value", f.name),
             "end the body with the value, without `;`",
         ),
         (Some(tail), Declared::Unit, _) => ck.ctx.type_error(
             tail,
+            Code::FunctionReturn,
             format!("`{}` returns nothing, but its body ends in {value}", f.name),
             format!("declare `-> {value}`, or end the body with `;`"),
         ),
         (Some(tail), declared, _) => ck.ctx.type_error(
             tail,
+            Code::FunctionReturn,
             format!("`{}` returns {declared}, but this is {value}", f.name),
             "make the body's last expression the declared type, or change the return type",
         ),
@@ -134,7 +143,12 @@ fn adopt_literals(ck: &mut Checker, e: &Expr, declared: &Declared) -> Option<Ty>
         (_, Declared::Scalar(d)) if e.is_untyped_literal() && scalar::literal_fits(e, *d) => {
             let (lo, hi) = crate::legality::int_range(*d);
             if let Some(v) = int_value(e).filter(|v| d.is_int() && !(lo..=hi).contains(v)) {
-                ck.ctx.type_error(e, format!("the literal {v} does not fit {d}"), format!("`{d}` holds {lo} to {hi}"));
+                ck.ctx.type_error(
+                    e,
+                    Code::Literal,
+                    format!("the literal {v} does not fit {d}"),
+                    format!("`{d}` holds {lo} to {hi}"),
+                );
                 return Some(Ty::Error);
             }
             let ty = Ty::Scalar(*d);

@@ -2,6 +2,7 @@
 //! TMA copies and barriers.
 
 use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, RegsTy, SmemTy, Ty};
+use crate::codes::Code;
 use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
 use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
@@ -30,6 +31,7 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
                 };
                 ck.ctx.type_error(
                     at,
+                    Code::TileShape,
                     format!("`{}` has {} dimensions but the tile index has {}", g.name, g.shape.len(), index.len()),
                     "give one block index per dimension",
                 );
@@ -39,6 +41,7 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
                 if s.len() != g.shape.len() {
                     ck.ctx.type_error(
                         gmem,
+                        Code::TileShape,
                         format!("the tile shape {} has another rank than `{}`", shape_str(s), g.name),
                         "give one extent per dimension",
                     );
@@ -52,6 +55,7 @@ pub(super) fn check_tile(ck: &mut Checker, gmem: &Expr, index: &[Expr], shape: O
         other => {
             ck.ctx.type_error(
                 gmem,
+                Code::OperandKind,
                 format!("`.tile` takes a global array, got {other}"),
                 "tiles are blocks of `Gmem`/`GmemMut` parameters",
             );
@@ -67,6 +71,7 @@ fn check_tile_divides(ck: &mut Checker, g: &GmemTy, shape: &[i64], span: impl In
         match d {
             DimVal::Static(v) if v % t != 0 => ck.ctx.type_error(
                 span,
+                Code::TileShape,
                 format!("dimension {axis} of `{}` is {v}, not a multiple of the tile's {t}", g.name),
                 "tiles cover the array exactly",
             ),
@@ -132,7 +137,7 @@ pub(super) fn check_at(ck: &mut Checker, base: &Expr, index: &Expr) -> Ty {
         Ty::Barrier(b) if b.array.is_some() => Ty::Barrier(BarrierTy { array: None, ..b }),
         Ty::Error => Ty::Error,
         other => {
-            ck.ctx.type_error(base, format!("`.at(i)` selects a slab of a shared buffer of 2 or more dimensions or a barrier of an array, not {other}"), "index pipeline stages of `Smem<T, STAGES, ..>` or `Barrier<arrivals, STAGES>`");
+            ck.ctx.type_error(base, Code::OperandKind, format!("`.at(i)` selects a slab of a shared buffer of 2 or more dimensions or a barrier of an array, not {other}"), "index pipeline stages of `Smem<T, STAGES, ..>` or `Barrier<arrivals, STAGES>`");
             Ty::Error
         }
     }
@@ -144,6 +149,7 @@ fn check_at_index(ck: &mut Checker, index: &Expr, known: Option<i64>, len: i64, 
         Some(i) if !(0..len).contains(&i) => {
             ck.ctx.type_error(
                 index,
+                Code::IndexOutOfRange,
                 format!("index {i} is out of range for {}", what.replace("{len}", &len.to_string())),
                 format!("`.at(i)` takes 0 to {}", len - 1),
             );
@@ -163,6 +169,7 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
         Ty::Regs(r) => {
             ck.ctx.type_error(
                 base,
+                Code::View,
                 format!(
                     "only a `Layout::Wgmma` array can be sliced: in `Layout::{:?}`, a window's elements would have to move between threads",
                     r.layout
@@ -175,6 +182,7 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
         other => {
             ck.ctx.type_error(
                 base,
+                Code::OperandKind,
                 format!("`.slice` views shared buffers, accumulators and register arrays, not {other}"),
                 "slice an `Smem`, an `Acc` or a `Layout::Wgmma` array",
             );
@@ -184,6 +192,7 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
     if args.len() != shape.len() {
         ck.ctx.type_error(
             base,
+            Code::View,
             format!("the value has {} dimensions but the slice has {}", shape.len(), args.len()),
             "give one range (or `..`) per dimension",
         );
@@ -196,7 +205,12 @@ pub(super) fn check_slice(ck: &mut Checker, base: &Expr, args: &[SliceArg]) -> T
             let (Some(s), Some(e)) = (const_of(ck, start), const_of(ck, end)) else { return Ty::Error };
             let at = Loc::new(start.span, end.end);
             if s < 0 || e <= s || e > shape[i] {
-                ck.ctx.type_error(at, format!("{s}..{e} is not inside 0..{}", shape[i]), "slice within the dimension");
+                ck.ctx.type_error(
+                    at,
+                    Code::View,
+                    format!("{s}..{e} is not inside 0..{}", shape[i]),
+                    "slice within the dimension",
+                );
                 return Ty::Error;
             }
             out[i] = e - s;
@@ -235,6 +249,7 @@ fn const_of(ck: &mut Checker, e: &Expr) -> Option<i64> {
         }
         None => ck.ctx.type_error(
             e,
+            Code::View,
             "slice bounds must be known at compile time",
             "use literals, consts, unrolled loop counters, and immutable `let`s of them",
         ),
@@ -260,6 +275,7 @@ fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -
         if let Some(w) = touched.iter().find(|w| Some(w.axis) == row_axis && w.start % 8 != 0) {
             ck.ctx.type_error(
                 w.at,
+                Code::View,
                 format!("a window of a swizzled buffer starts at row {}, not a multiple of 8", w.start),
                 "the swizzle pattern repeats every 8 rows: start the window at a multiple of 8 rows",
             );
@@ -282,6 +298,7 @@ fn whole_wgmma_blocks(ck: &mut Checker, what: &str, shape: &[i64], touched: &[Wi
         if w.start % block != 0 || shape[w.axis] % block != 0 {
             ck.ctx.type_error(
                 w.at,
+                Code::View,
                 format!(
                     "{what} window along {} must start and end on a multiple of {block}",
                     if w.axis == 0 { "M" } else { "N" }
@@ -303,6 +320,7 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
         other => {
             ck.ctx.type_error(
                 base,
+                Code::OperandKind,
                 format!("transposes view shared buffers, not {other}"),
                 "transpose an `Smem` operand",
             );
@@ -311,20 +329,25 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
     };
     let n = s.stored.len();
     if n < 2 {
-        ck.ctx.type_error(base, "a 1-D buffer has nothing to transpose", "transpose 2-D views");
+        ck.ctx.type_error(base, Code::View, "a 1-D buffer has nothing to transpose", "transpose 2-D views");
+        return Ty::Error;
+    }
+    if let Some(p) = perm.filter(|p| !is_permutation(&p.value, n)) {
+        ck.ctx.error(p.span, Diag::NotAPermutation { perm: p.value.clone(), rank: n });
         return Ty::Error;
     }
     let swap_last_two = match perm {
         None => true,
         Some(p) => match perm_kind(&p.value, n) {
             Some(swap) => swap,
-            None if s.swizzle.is_some() && p.value.len() == n && moves_minor(&p.value, n) => {
+            None if s.swizzle.is_some() && moves_minor(&p.value, n) => {
                 ck.ctx.error(p.span, Diag::TransposeSwizzled);
                 return Ty::Error;
             }
             None => {
                 ck.ctx.type_error(
                     p.span,
+                    Code::View,
                     format!("tessel views may swap only the last two of {n} dimensions"),
                     format!("write `.t()`, or a permutation that keeps dimensions 0..{} in place", n - 2),
                 );
@@ -333,6 +356,12 @@ pub(super) fn check_transpose(ck: &mut Checker, base: &Expr, perm: Option<&Spann
         },
     };
     Ty::Smem(SmemTy { transposed: s.transposed ^ swap_last_two, ..s })
+}
+
+/// Whether `p` lists each of the dimensions `0..n` once.
+fn is_permutation(p: &[usize], n: usize) -> bool {
+    let mut seen = vec![false; n];
+    p.len() == n && p.iter().all(|&d| d < n && !std::mem::replace(&mut seen[d], true))
 }
 
 /// `Some(false)` for the identity, `Some(true)` for a swap of the last two, else `None`.
@@ -373,7 +402,7 @@ pub(super) fn check_copy_in(
             let rows = s.stored.len().checked_sub(2).map_or(1, |i| s.stored[i]);
             if share > 1 && (s.stored.len() < 2 || rows % share as i64 != 0) {
                 let at = multicast.unwrap_or_else(|| dst.span.into());
-                ck.ctx.type_error(at, format!("a multicast copy splits the buffer's {rows} rows across the cluster's {share} programs; they must divide evenly"), "use a buffer whose row count is a multiple of the cluster size");
+                ck.ctx.type_error(at, Code::TmaCopy, format!("a multicast copy splits the buffer's {rows} rows across the cluster's {share} programs; they must divide evenly"), "use a buffer whose row count is a multiple of the cluster size");
             } else if check_tma(ck, &g, shape.as_deref(), &s, src.into(), dst.into()) {
                 use_tensor_map(ck, call, &g, &s, share);
             }
@@ -381,11 +410,13 @@ pub(super) fn check_copy_in(
         (Ty::Error, _) | (_, Ty::Error) => {}
         (Ty::Tile(..), other) => ck.ctx.type_error(
             dst,
+            Code::OperandKind,
             format!("copy_gmem_to_smem writes a shared-memory buffer, got {other}"),
             "allocate `Smem<..>` in run_scoped",
         ),
         (other, _) => ck.ctx.type_error(
             src,
+            Code::OperandKind,
             format!("copy_gmem_to_smem reads a global tile, got {other}"),
             "write `a.tile([i, k])`",
         ),
@@ -402,6 +433,7 @@ pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Ex
             if !g.mutable {
                 ck.ctx.type_error(
                     dst,
+                    Code::ReadOnly,
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
@@ -412,11 +444,13 @@ pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Ex
         (Ty::Error, _) | (_, Ty::Error) => {}
         (Ty::Smem(_), other) => ck.ctx.type_error(
             dst,
+            Code::OperandKind,
             format!("copy_smem_to_gmem writes a global tile, got {other}"),
             "write `c.tile([i, j])`",
         ),
         (other, _) => ck.ctx.type_error(
             src,
+            Code::OperandKind,
             format!("copy_smem_to_gmem reads a shared-memory buffer, got {other}"),
             "pass an `Smem<..>` buffer",
         ),
@@ -438,6 +472,7 @@ pub(super) fn check_copy_to_peer(ck: &mut Checker, call: &Expr, src: &Expr, dst:
             if size > 1 && !(0..size).contains(&v) {
                 ck.ctx.type_error(
                     rank,
+                    Code::IndexOutOfRange,
                     format!("rank {v} is outside the cluster of {size} programs"),
                     format!("a rank is 0..{size}"),
                 );
@@ -451,18 +486,21 @@ pub(super) fn check_copy_to_peer(ck: &mut Checker, call: &Expr, src: &Expr, dst:
             if !whole(&s) {
                 ck.ctx.type_error(
                     src,
+                    Code::TmaCopy,
                     "copy_smem_to_peer copies a whole buffer or slab, not a slice or a transposed view",
                     "copy `buf` or `buf.at(i)`",
                 );
             } else if !whole(&d) || (d.dtype, &d.stored, d.swizzle) != (s.dtype, &s.stored, s.swizzle) {
                 ck.ctx.type_error(
                     dst,
+                    Code::TmaCopy,
                     format!("copy_smem_to_peer copies bytes, so its destination must be laid out as its source ({}), got {}", Ty::Smem(s.clone()), Ty::Smem(d.clone())),
                     "copy into a buffer (or slab) of the same dtype, shape and swizzle",
                 );
             } else if bytes % 16 != 0 {
                 ck.ctx.type_error(
                     src,
+                    Code::TmaCopy,
                     format!("a bulk copy moves a multiple of 16 bytes, this buffer has {bytes}"),
                     "copy a larger buffer",
                 );
@@ -471,11 +509,13 @@ pub(super) fn check_copy_to_peer(ck: &mut Checker, call: &Expr, src: &Expr, dst:
         (Ty::Error, _) | (_, Ty::Error) => {}
         (Ty::Smem(_), other) => ck.ctx.type_error(
             dst,
+            Code::OperandKind,
             format!("copy_smem_to_peer writes a shared-memory buffer, got {other}"),
             "pass the `Smem<..>` buffer to copy into (the peer's of the same name)",
         ),
         (other, _) => ck.ctx.type_error(
             src,
+            Code::OperandKind,
             format!("copy_smem_to_peer reads a shared-memory buffer, got {other}"),
             "pass an `Smem<..>` buffer",
         ),
@@ -491,6 +531,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
     if !same_bits {
         ck.ctx.type_error(
             sspan,
+            Code::TmaCopy,
             format!("`{}` holds {} but the buffer holds {}", g.name, g.dtype, s.dtype),
             "TMA copies bytes: give both sides the same dtype",
         );
@@ -499,6 +540,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
     if s.sliced {
         ck.ctx.type_error(
             sspan,
+            Code::TmaCopy,
             "TMA copies whole buffers (or `.at(i)` slabs), not slices",
             "copy into the buffer, then slice for compute",
         );
@@ -508,6 +550,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
     if stored.len() != g.shape.len() {
         ck.ctx.type_error(
             sspan,
+            Code::TmaCopy,
             format!(
                 "`{}` has {} dimensions but the buffer {} has {}",
                 g.name,
@@ -523,6 +566,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
         if t != stored.as_slice() {
             ck.ctx.type_error(
                 gspan,
+                Code::TmaCopy,
                 format!("the tile is {} but the buffer stores {}", shape_str(t), shape_str(stored)),
                 "the tile's shape is the buffer's shape in stored order",
             );
@@ -535,6 +579,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
     if inner_bytes % TMA_ALIGN_BYTES != 0 {
         ck.ctx.type_error(
             sspan,
+            Code::TmaCopy,
             format!("a TMA row is {inner_bytes} bytes, not a multiple of 16"),
             "make the last dimension span a multiple of 16 bytes",
         );
@@ -545,6 +590,7 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
     if outer_too_big || inner_too_big {
         ck.ctx.type_error(
             sspan,
+            Code::TmaCopy,
             format!("a TMA box is at most {TMA_MAX_BOX} elements per dimension, got {}", shape_str(stored)),
             "split the copy into smaller tiles",
         );
@@ -556,11 +602,16 @@ fn check_tma(ck: &mut Checker, g: &GmemTy, tile: Option<&[i64]>, s: &SmemTy, gsp
 fn check_single_barrier(ck: &mut Checker, bar: &Expr) {
     match ck.check_expr(bar) {
         Ty::Barrier(b) if b.array.is_none() => {}
-        Ty::Barrier(_) => ck.ctx.type_error(bar, "this is an array of barriers", "pick one: `bars.at(i)`"),
-        Ty::Error => {}
-        other => {
-            ck.ctx.type_error(bar, format!("expected a barrier, got {other}"), "allocate `bar: Barrier` in run_scoped")
+        Ty::Barrier(_) => {
+            ck.ctx.type_error(bar, Code::OperandKind, "this is an array of barriers", "pick one: `bars.at(i)`")
         }
+        Ty::Error => {}
+        other => ck.ctx.type_error(
+            bar,
+            Code::OperandKind,
+            format!("expected a barrier, got {other}"),
+            "allocate `bar: Barrier` in run_scoped",
+        ),
     }
 }
 
@@ -577,6 +628,7 @@ fn needs_cluster(ck: &mut Checker, at: Loc, what: &str) {
     if ck.kernel.attr.cluster_size() < 2 {
         ck.ctx.type_error(
             at,
+            Code::NeedsCluster,
             format!("{what} needs a cluster of two or more programs"),
             "add `cluster = (2, 1)` to #[kernel]",
         );

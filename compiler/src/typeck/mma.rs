@@ -2,6 +2,7 @@
 //! and D2-D8, in the order Mosaic GPU checks them.
 
 use super::{Checker, RegsTy, Ty};
+use crate::codes::Code;
 use crate::diag::{Diag, MmaOperand};
 use crate::legality;
 use crate::syntax::ast::{Expr, Layout};
@@ -28,6 +29,7 @@ fn regs_operand(ck: &mut Checker, e: &Expr) -> Option<RegsTy> {
         other => {
             ck.ctx.type_error(
                 e,
+                Code::OperandKind,
                 format!("mma takes register arrays, got {other}"),
                 "load operands with `.load(Layout::MmaLhs)` / `.load(Layout::MmaRhs)`",
             );
@@ -65,7 +67,12 @@ fn check_dtypes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, 
 /// D6 (M, N, K agree), D7 (16, 32 or 64 rows), and the per-warp tile.
 fn check_shapes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, b: &Expr, y: &RegsTy) -> bool {
     let ([m, n], [m2, k], [k2, n2]) = (c.shape.as_slice(), x.shape.as_slice(), y.shape.as_slice()) else {
-        ck.ctx.type_error(acc, "mma takes 2-D operands: acc [M, N], A [M, K], B [K, N]", "reshape the operands");
+        ck.ctx.type_error(
+            acc,
+            Code::MmaShape,
+            "mma takes 2-D operands: acc [M, N], A [M, K], B [K, N]",
+            "reshape the operands",
+        );
         return false;
     };
     for (dim, p, q, at) in [('M', m, m2, a), ('N', n, n2, b), ('K', k, k2, b)] {
@@ -84,6 +91,7 @@ fn check_shapes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, 
     if (n * m_warps) % 4 != 0 || n_per_warp % inst_n != 0 {
         ck.ctx.type_error(
             acc,
+            Code::MmaShape,
             format!(
                 "the {} warps along N of this mma each need a multiple of {inst_n} columns, but N is {n}",
                 4 / m_warps
@@ -95,6 +103,7 @@ fn check_shapes(ck: &mut Checker, acc: &Expr, c: &RegsTy, a: &Expr, x: &RegsTy, 
     if k % inst_k != 0 {
         ck.ctx.type_error(
             a,
+            Code::MmaShape,
             format!("K must be a multiple of {inst_k} for {} mma, got {k}", x.dtype),
             "pad K or pick another tile",
         );

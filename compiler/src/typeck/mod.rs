@@ -21,6 +21,7 @@ mod semaphore;
 mod signature;
 mod wgmma;
 
+use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::*;
 use proc_macro2::Span;
@@ -145,6 +146,7 @@ impl<'a> Checker<'a> {
             let span = body.tail.as_deref().map_or(body.span.into(), Loc::from);
             self.ctx.type_error(
                 span,
+                Code::BlockValue,
                 format!("a kernel body has no value, but this is {ty}"),
                 "end the body with a statement (`;`)",
             );
@@ -168,6 +170,7 @@ impl<'a> Checker<'a> {
         if let Some(what) = clash {
             self.ctx.type_error(
                 c.name.span(),
+                Code::NameClash,
                 format!("`{name}` is already {what}, so it cannot also be a const"),
                 "rename one of them (a dimension declared in `consts(..)` of #[kernel] is static)",
             );
@@ -180,6 +183,7 @@ impl<'a> Checker<'a> {
                 if i32::try_from(v).is_err() {
                     self.ctx.type_error(
                         &c.value,
+                        Code::ConstValue,
                         format!("the value of `{}`, {v}, does not fit i32", c.name),
                         "a const is an `i32` in the kernel's arithmetic",
                     );
@@ -188,11 +192,13 @@ impl<'a> Checker<'a> {
             }
             None if scalar::is_const_arithmetic(self, &c.value) => self.ctx.type_error(
                 &c.value,
+                Code::ConstValue,
                 format!("the value of `{}` overflows, divides by zero or shifts out of range", c.name),
                 "consts are computed in i64 when the kernel is compiled",
             ),
             None => self.ctx.type_error(
                 c.value.span,
+                Code::ConstValue,
                 format!("the value of `{}` is not known at compile time", c.name),
                 "consts are integer expressions over literals and other consts",
             ),
@@ -269,6 +275,7 @@ impl<'a> Checker<'a> {
                 {
                     self.ctx.type_error(
                         e,
+                        Code::DroppedValue,
                         format!("this {ty} is computed and dropped"),
                         "bind it with `let` or remove it",
                     );
@@ -284,6 +291,7 @@ impl<'a> Checker<'a> {
             if !value.is_error() && !declared.is_error() && declared != value {
                 self.ctx.type_error(
                     init,
+                    Code::MismatchedTypes,
                     format!("expected {declared}, found {value}"),
                     "make the annotation match the value, or convert the value",
                 );
@@ -315,6 +323,7 @@ impl<'a> Checker<'a> {
             _ => {
                 self.ctx.type_error(
                     span,
+                    Code::MismatchedTypes,
                     format!("cannot destructure {value} into {} names", names.len()),
                     "match the tuple's length",
                 );
@@ -336,6 +345,7 @@ impl<'a> Checker<'a> {
             other => {
                 self.ctx.type_error(
                     other.span(),
+                    Code::OperandKind,
                     "only register arrays and scalars are declared with `let`",
                     "allocate accumulators, shared memory and barriers with `run_scoped(|x: T| ..)`",
                 );
@@ -350,6 +360,7 @@ impl<'a> Checker<'a> {
         let Some(var) = self.lookup(&key).cloned() else {
             self.ctx.type_error(
                 name.span(),
+                Code::UnknownName,
                 format!("cannot find `{name}` in this kernel"),
                 "declare it first with `let mut`",
             );
@@ -358,6 +369,7 @@ impl<'a> Checker<'a> {
         if !var.mutable {
             self.ctx.type_error(
                 name.span(),
+                Code::Immutable,
                 format!("cannot assign twice to `{name}`"),
                 format!("declare it `let mut {name}`"),
             );
@@ -373,6 +385,7 @@ impl<'a> Checker<'a> {
         }
         self.ctx.type_error(
             value,
+            Code::MismatchedTypes,
             format!("`{name}` is {}, but this is {ty}", var.ty),
             "a variable keeps its dtype and shape",
         );
@@ -396,7 +409,12 @@ impl<'a> Checker<'a> {
     fn check_loop_body(&mut self, body: &Block) {
         let tail = self.check_block(body);
         if !matches!(tail, Ty::Unit | Ty::Error) {
-            self.ctx.type_error(body.span, "a loop body has no value", "end the body with a statement (`;`)");
+            self.ctx.type_error(
+                body.span,
+                Code::BlockValue,
+                "a loop body has no value",
+                "end the body with a statement (`;`)",
+            );
         }
     }
 
@@ -418,7 +436,12 @@ impl<'a> Checker<'a> {
         for (t, span) in [(Some(t), then.span), (o, otherwise.map_or(then.span, |b| b.span))] {
             if let Some(t) = t {
                 if !matches!(t, Ty::Unit | Ty::Error) {
-                    self.ctx.type_error(span, "an `if` branch has no value", "end the branch with a statement (`;`)");
+                    self.ctx.type_error(
+                        span,
+                        Code::BlockValue,
+                        "an `if` branch has no value",
+                        "end the branch with a statement (`;`)",
+                    );
                 }
             }
         }
@@ -438,12 +461,18 @@ impl<'a> Checker<'a> {
         for (ty, b) in [(&t, then), (&o, otherwise)] {
             let at = b.tail.as_deref().map_or(Loc::from(b.span), Loc::from);
             if matches!(ty, Ty::Unit) {
-                self.ctx.type_error(b.span, "this branch of an `if` value has no value", "end it with an expression");
+                self.ctx.type_error(
+                    b.span,
+                    Code::BlockValue,
+                    "this branch of an `if` value has no value",
+                    "end it with an expression",
+                );
                 ok = false;
             } else if !ty.is_plain_value() && ok {
                 // (Once: the other branch is most likely the same kind of thing.)
                 self.ctx.type_error(
                     at,
+                    Code::IfTypes,
                     format!("an `if` value is a scalar, a register array or a tuple of them, not {ty}"),
                     "choose the index instead: `x.at(if c { 0 } else { 1 })`",
                 );
@@ -461,7 +490,7 @@ impl<'a> Checker<'a> {
                 }
                 _ => "make both branches the same dtype, shape and layout".to_string(),
             };
-            self.ctx.type_error(at, format!("`if` and `else` have different types: {t} and {o}"), help);
+            self.ctx.type_error(at, Code::IfTypes, format!("`if` and `else` have different types: {t} and {o}"), help);
             return Ty::Error;
         }
         t
@@ -491,6 +520,7 @@ impl<'a> Checker<'a> {
         if !matches!(ty, Ty::Scalar(crate::types::DType::Bool) | Ty::Error) {
             self.ctx.type_error(
                 cond,
+                Code::ScalarType,
                 format!("an `if` condition is a bool, got {ty}"),
                 "compare scalars: `if k == 0 { .. }`",
             );
@@ -506,6 +536,7 @@ impl<'a> Checker<'a> {
                 let span = otherwise.map_or(then.span, |b| b.span);
                 self.ctx.type_error(
                     span,
+                    Code::BranchesDisagree,
                     format!("`{name}` is {a} after one branch and {b} after the other"),
                     "make both branches leave it in the same layout",
                 );
@@ -535,19 +566,20 @@ impl<'a> Checker<'a> {
                 Some(v) => {
                     self.ctx.type_error(
                         d,
+                        Code::Dimension,
                         format!("a dimension must be positive, got {v}"),
                         "shapes are positive compile-time integers",
                     );
                     return None;
                 }
                 None => {
-                    self.ctx.type_error(d, "this dimension is not known at compile time", "tiles, buffers and register arrays have static shapes: use literals or consts (runtime dimensions like `M` only size global arrays)");
+                    self.ctx.type_error(d, Code::Dimension, "this dimension is not known at compile time", "tiles, buffers and register arrays have static shapes: use literals or consts (runtime dimensions like `M` only size global arrays)");
                     return None;
                 }
             }
         }
         if out.is_empty() {
-            self.ctx.type_error(s.span, "a shape needs at least one dimension", "write `[d0, d1]`");
+            self.ctx.type_error(s.span, Code::Dimension, "a shape needs at least one dimension", "write `[d0, d1]`");
             return None;
         }
         Some(out)

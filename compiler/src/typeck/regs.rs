@@ -2,6 +2,7 @@
 //! changes. Catalog rows C2-C7; layout inference (what each op produces and requires) lives here.
 
 use super::{scalar, scratch, Checker, RegsTy, Ty};
+use crate::codes::Code;
 use crate::diag::{Diag, Loc};
 use crate::syntax::ast::{BinOp, Expr, Layout, MathFn, ReduceOp, ShapeExpr, Spanned};
 use crate::types::DType;
@@ -27,6 +28,7 @@ pub(super) fn check_register_budget(ck: &mut Checker, ty: &Ty, at: impl Into<Loc
     let needs = per_thread.map_or_else(|| "more".to_string(), |n| n.to_string());
     ck.ctx.type_error(
         at,
+        Code::TooManyRegisters,
         format!(
             "this {what} of {} {dtype} needs {needs} registers per thread, but a thread has at most 255",
             crate::diag::shape_str(shape)
@@ -42,6 +44,7 @@ pub(super) fn check_layout_shape(ck: &mut Checker, layout: Layout, shape: &[i64]
     let bad = |ck: &mut Checker, what: &str| {
         ck.ctx.type_error(
             span,
+            Code::LayoutShape,
             format!("{layout} holds {what}, got shape {}", crate::diag::shape_str(shape)),
             "pick a layout that fits the array, or reshape the computation",
         );
@@ -107,6 +110,7 @@ fn expect_regs(ck: &mut Checker, e: &Expr, what: &str) -> Option<RegsTy> {
         other => {
             ck.ctx.type_error(
                 e,
+                Code::OperandKind,
                 format!("{what} takes a register array, got {other}"),
                 "load the value into registers first",
             );
@@ -126,6 +130,7 @@ pub(super) fn check_splat(ck: &mut Checker, dtype: Option<&Spanned<DType>>, valu
         (_, other) => {
             ck.ctx.type_error(
                 value,
+                Code::OperandKind,
                 format!("splat takes a scalar of the array's dtype, got {other}"),
                 "write `splat::<f32>(0.0, [64, 64])`",
             );
@@ -150,6 +155,7 @@ pub(super) fn check_iota(
     if axis.value as usize >= shape.len() {
         ck.ctx.type_error(
             axis.span,
+            Code::AxisOutOfRange,
             format!("axis {} is out of range for shape {}", axis.value, crate::diag::shape_str(&shape)),
             "axes count from 0",
         );
@@ -157,7 +163,12 @@ pub(super) fn check_iota(
     }
     let dtype = dtype.map_or(DType::I32, |d| d.value);
     if !dtype.is_int() {
-        ck.ctx.type_error(span, format!("iota produces integers, not {dtype}"), "use `iota::<i32>(..)` and cast");
+        ck.ctx.type_error(
+            span,
+            Code::OperatorDtype,
+            format!("iota produces integers, not {dtype}"),
+            "use `iota::<i32>(..)` and cast",
+        );
         return Ty::Error;
     }
     if !check_layout_shape(ck, Layout::Wgmma, &shape, span) {
@@ -179,6 +190,7 @@ pub(super) fn elementwise_types(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Exp
     if !ok {
         ck.ctx.type_error(
             e,
+            Code::OperatorDtype,
             format!("the operator does not apply to {} arrays", r.dtype),
             "arithmetic takes numbers, bit operators integers",
         );
@@ -216,6 +228,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
             if a.dtype != b.dtype {
                 ck.ctx.type_error(
                     e,
+                    Code::DtypeMismatch,
                     format!("mismatched dtypes {} and {}", a.dtype, b.dtype),
                     format!("cast one side: `.cast::<{}>()`", a.dtype),
                 );
@@ -241,6 +254,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
             if *d != r.dtype && !(scalar_side.is_untyped_literal() && scalar::literal_fits(scalar_side, r.dtype)) {
                 ck.ctx.type_error(
                     scalar_side,
+                    Code::DtypeMismatch,
                     format!("a {d} scalar cannot combine with a {} array", r.dtype),
                     format!("convert the scalar with `as {}`", r.dtype),
                 );
@@ -251,6 +265,7 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
         _ => {
             ck.ctx.type_error(
                 e,
+                Code::OperandKind,
                 format!("cannot combine {lt} and {rt}"),
                 "elementwise operations take register arrays and scalars",
             );
@@ -263,7 +278,12 @@ fn combine(ck: &mut Checker, e: &Expr, lhs: &Expr, lt: &Ty, rhs: &Expr, rt: &Ty)
 /// else is an error; `None` for an error reported before).
 fn elem_dtype_of(ck: &mut Checker, arg: &Expr, ty: &Ty, what: &str) -> Option<DType> {
     if let (None, false) = (ty.elem_dtype(), ty.is_error()) {
-        ck.ctx.type_error(arg, format!("{what} register arrays or scalars, got {ty}"), "load the value first");
+        ck.ctx.type_error(
+            arg,
+            Code::OperandKind,
+            format!("{what} register arrays or scalars, got {ty}"),
+            "load the value first",
+        );
     }
     ty.elem_dtype()
 }
@@ -279,6 +299,7 @@ pub(super) fn check_math(ck: &mut Checker, e: &Expr, func: MathFn, arg: &Expr) -
     if !ok {
         ck.ctx.type_error(
             e,
+            Code::OperatorDtype,
             format!("{func:?} is not defined for {dtype}").to_lowercase(),
             "cast to `f32` first: `.cast::<f32>()`",
         );
@@ -297,7 +318,12 @@ pub(super) fn check_fma(ck: &mut Checker, e: &Expr, a: &Expr, b: &Expr, c: &Expr
     let ty = elementwise_ty(ck, e, (typed, product), (c, ct));
     let Some(dtype) = ty.elem_dtype() else { return ty };
     if !matches!(dtype, DType::F32 | DType::F16 | DType::Bf16) {
-        ck.ctx.type_error(e, format!("fma is not defined for {dtype}"), "for integers, write `a * b + c`");
+        ck.ctx.type_error(
+            e,
+            Code::OperatorDtype,
+            format!("fma is not defined for {dtype}"),
+            "for integers, write `a * b + c`",
+        );
         return Ty::Error;
     }
     ty
@@ -312,6 +338,7 @@ pub(super) fn check_cast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DType>)
         other => {
             ck.ctx.type_error(
                 value,
+                Code::OperandKind,
                 format!("`.cast` converts register arrays and scalars, not {other}"),
                 "load the value first",
             );
@@ -327,7 +354,12 @@ pub(super) fn check_bitcast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DTyp
     let Some(from) = elem_dtype_of(ck, value, &ty, "`.bitcast` reads") else { return Ty::Error };
     let to = dtype.value;
     if from == DType::Bool || to == DType::Bool {
-        ck.ctx.type_error(dtype.span, "bools have no bits to reinterpret", "convert with `.cast::<T>()` or `as`");
+        ck.ctx.type_error(
+            dtype.span,
+            Code::OperatorDtype,
+            "bools have no bits to reinterpret",
+            "convert with `.cast::<T>()` or `as`",
+        );
         return Ty::Error;
     }
     if from.bits() != to.bits() {
@@ -342,6 +374,7 @@ pub(super) fn check_bitcast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DTyp
         };
         ck.ctx.type_error(
             dtype.span,
+            Code::OperatorDtype,
             format!("a bitcast keeps the width: {from} has {} bits, {to} {}", from.bits(), to.bits()),
             help,
         );
@@ -353,40 +386,53 @@ pub(super) fn check_bitcast(ck: &mut Checker, value: &Expr, dtype: &Spanned<DTyp
     }
 }
 
-/// `x.sum(axis)`: reductions of WGMMA-layout arrays give its row (axis 1) or column (axis 0) vectors.
+/// `x.sum(axis)`: a `Layout::Wgmma` array reduces to its row (axis 1) or column (axis 0) vector, a
+/// splat to a splat, and a 1-D array (a row or column vector, a strided array or a splat) to a
+/// scalar that every thread of the warpgroup holds.
 pub(super) fn check_reduce(ck: &mut Checker, value: &Expr, _op: ReduceOp, axis: &Spanned<u32>) -> Ty {
     let Some(r) = expect_regs(ck, value, "a reduction") else { return Ty::Error };
     if axis.value as usize >= r.shape.len() {
         ck.ctx.type_error(
             axis.span,
+            Code::AxisOutOfRange,
             format!("axis {} is out of range for shape {}", axis.value, crate::diag::shape_str(&r.shape)),
             "axes count from 0",
         );
         return Ty::Error;
     }
+    if r.shape.len() == 1 {
+        return reduce_to_scalar(ck, value, &r);
+    }
     let mut shape = r.shape.clone();
     shape.remove(axis.value as usize);
     let layout = match (r.layout, axis.value) {
-        (Layout::Splat, _) if !shape.is_empty() => Layout::Splat,
+        (Layout::Splat, _) => Layout::Splat,
         (Layout::Wgmma, 1) => Layout::WgmmaRow,
         (Layout::Wgmma, 0) => {
             // Column partials cross warps through scratch.
             scratch::need(ck, scratch::column_partials_bytes(r.dtype, r.shape[1]));
             Layout::WgmmaCol
         }
-        (other, _) => {
-            ck.ctx.type_error(
-                value,
-                format!(
-                    "tessel reduces 2-D arrays in Layout::Wgmma along an axis, got {other} of shape {}",
-                    crate::diag::shape_str(&r.shape)
-                ),
-                "convert first: `.to_layout(Layout::Wgmma)`",
-            );
+        (layout, _) => {
+            ck.ctx.error(value, Diag::Reduction { layout, shape: r.shape.clone() });
             return Ty::Error;
         }
     };
     Ty::Regs(RegsTy { dtype: r.dtype, shape, layout })
+}
+
+/// A 1-D array reduced to a scalar. Row vectors and strided arrays are spread over the four
+/// warps, whose partials meet in scratch; column vectors and splats are whole in every warp.
+fn reduce_to_scalar(ck: &mut Checker, value: &Expr, r: &RegsTy) -> Ty {
+    match r.layout {
+        Layout::WgmmaRow | Layout::Strided => scratch::need(ck, scratch::warp_partials_bytes(r.dtype)),
+        Layout::WgmmaCol | Layout::Splat => {}
+        layout @ (Layout::Wgmma | Layout::MmaLhs | Layout::MmaRhs | Layout::MmaAcc) => {
+            ck.ctx.error(value, Diag::Reduction { layout, shape: r.shape.clone() });
+            return Ty::Error;
+        }
+    }
+    Ty::Scalar(r.dtype)
 }
 
 /// `v.broadcast([M, N], layout)`: C5 (layouts), C4 (shapes).
@@ -408,8 +454,12 @@ pub(super) fn check_broadcast(ck: &mut Checker, value: &Expr, shape: &ShapeExpr,
         return Ty::Error;
     }
     if let Some(axis) = kept_axis {
-        if target.len() != 2 || target[axis] != r.shape[0] {
+        if target.len() != 2 {
             ck.ctx.error(span, Diag::IncompatibleShapes { lhs: r.shape.clone(), rhs: target });
+            return Ty::Error;
+        }
+        if target[axis] != r.shape[0] {
+            ck.ctx.error(span, Diag::BroadcastVectorLength { from: r.layout, len: r.shape[0], target });
             return Ty::Error;
         }
     }

@@ -2,6 +2,7 @@
 //! and shapes.
 
 use super::{regs, Checker, Ty};
+use crate::codes::Code;
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Spanned, UnOp};
 use crate::types::{Class, DType};
 
@@ -10,7 +11,12 @@ pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
         ExprKind::Int(v, d) => check_int_literal(ck, e, *v, *d),
         ExprKind::Float(_, d) => match d {
             Some(d) if !d.is_float() => {
-                ck.ctx.type_error(e, format!("a float literal cannot be {d}"), "use a float suffix such as `f32`");
+                ck.ctx.type_error(
+                    e,
+                    Code::Literal,
+                    format!("a float literal cannot be {d}"),
+                    "use a float suffix such as `f32`",
+                );
                 Ty::Error
             }
             _ => Ty::Scalar(d.unwrap_or(DType::F32)),
@@ -28,6 +34,7 @@ pub(super) fn infer(ck: &mut Checker, e: &Expr) -> Ty {
                 other => {
                     ck.ctx.type_error(
                         e,
+                        Code::OperandKind,
                         format!("`as` converts scalars, not {other}"),
                         "convert register arrays with `.cast::<T>()`",
                     );
@@ -49,7 +56,7 @@ fn check_int_literal(ck: &mut Checker, e: &Expr, v: i64, suffix: Option<DType>) 
             None => format!("an integer without a suffix is an `i32`: write `{v}i64` for a wider one"),
             Some(_) => format!("`{dtype}` holds {lo} to {hi}"),
         };
-        ck.ctx.type_error(e, format!("the literal {v} does not fit {dtype}"), help);
+        ck.ctx.type_error(e, Code::Literal, format!("the literal {v} does not fit {dtype}"), help);
         return Ty::Error;
     }
     Ty::Scalar(dtype)
@@ -66,6 +73,7 @@ fn infer_var(ck: &mut Checker, name: &syn::Ident) -> Ty {
     if ck.kernel.attr.warpgroup_axis.as_ref().is_some_and(|a| a == name) {
         ck.ctx.type_error(
             name.span(),
+            Code::UnknownName,
             format!("`{name}` is the warpgroup axis, not a value"),
             "use `warpgroup_id()` for this warpgroup's index",
         );
@@ -74,6 +82,7 @@ fn infer_var(ck: &mut Checker, name: &syn::Ident) -> Ty {
     if !ck.ctx.declaration_rejected(&key) {
         ck.ctx.type_error(
             name.span(),
+            Code::UnknownName,
             format!("cannot find `{name}` in this kernel"),
             "declare it with `let`, in `consts(..)`, or as a parameter or a runtime dimension",
         );
@@ -92,6 +101,7 @@ fn infer_unary(ck: &mut Checker, e: &Expr, op: UnOp, operand: &Expr) -> Ty {
         _ => {
             ck.ctx.type_error(
                 e,
+                Code::OperatorDtype,
                 format!("cannot apply `{}` to {ty}", if op == UnOp::Neg { "-" } else { "!" }),
                 "negate signed or float values; `!` takes bools and integers",
             );
@@ -115,6 +125,7 @@ fn infer_binary(ck: &mut Checker, e: &Expr, op: BinOp, lhs: &Expr, rhs: &Expr) -
     let (Ty::Scalar(a), Ty::Scalar(b)) = (lt.clone(), rt.clone()) else {
         ck.ctx.type_error(
             e,
+            Code::OperandKind,
             format!("cannot combine {lt} and {rt} with an operator"),
             "operators take scalars and register arrays",
         );
@@ -134,6 +145,7 @@ fn check_ragged_division(ck: &mut Checker, e: &Expr, lhs: &Expr) {
     if ck.facts.ragged.contains(&key) && ck.lookup(&key).is_none() {
         ck.ctx.type_error(
             e,
+            Code::RaggedDivision,
             format!("`{name}` is ragged, so this division leaves out its last, partial tile"),
             format!("count the tiles with `cdiv({name}, ..)`, or drop `{name}` from `ragged(..)`"),
         );
@@ -149,7 +161,12 @@ pub(super) fn unify(ck: &mut Checker, e: &Expr, (lhs, a): (&Expr, DType), (rhs, 
     } else if rhs.is_untyped_literal() && literal_fits(rhs, a) {
         Some(a)
     } else {
-        ck.ctx.type_error(e, format!("mismatched scalar types {a} and {b}"), format!("convert one side with `as {a}`"));
+        ck.ctx.type_error(
+            e,
+            Code::DtypeMismatch,
+            format!("mismatched scalar types {a} and {b}"),
+            format!("convert one side with `as {a}`"),
+        );
         None
     }
 }
@@ -177,6 +194,7 @@ fn scalar_result(ck: &mut Checker, e: &Expr, op: BinOp, d: DType) -> Ty {
     if !ok {
         ck.ctx.type_error(
             e,
+            Code::OperatorDtype,
             format!("the operator does not apply to {d}"),
             "arithmetic takes numbers, `&&`/`||` take bools, bit operators take integers",
         );
@@ -194,7 +212,12 @@ pub(super) fn expect_int(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> boo
         Ty::Scalar(d) if d.is_int() => true,
         Ty::Error => false,
         other => {
-            ck.ctx.type_error(e, format!("{what} must be an integer scalar, got {other}"), "use an `i32` expression");
+            ck.ctx.type_error(
+                e,
+                Code::ScalarType,
+                format!("{what} must be an integer scalar, got {other}"),
+                "use an `i32` expression",
+            );
             false
         }
     }
@@ -216,6 +239,7 @@ pub(super) fn check_grid_extent(ck: &mut Checker, e: &Expr) -> bool {
         _ => {
             ck.ctx.unsupported(
                 e,
+                Code::KernelAttribute,
                 "this expression in the grid (a grid extent is integer arithmetic over runtime \
                  dimensions, consts and integer parameters, computed at launch)",
             );
@@ -231,7 +255,12 @@ pub(super) fn expect_index(ck: &mut Checker, e: &Expr, ty: &Ty, what: &str) -> b
         Ty::Scalar(DType::I32 | DType::U32) => true,
         Ty::Error => false,
         Ty::Scalar(d) if d.is_int() => {
-            ck.ctx.type_error(e, format!("{what} is a 32-bit integer, got {d}"), "convert it with `as i32`");
+            ck.ctx.type_error(
+                e,
+                Code::ScalarType,
+                format!("{what} is a 32-bit integer, got {d}"),
+                "convert it with `as i32`",
+            );
             false
         }
         other => expect_int(ck, e, other, what),
@@ -244,6 +273,7 @@ pub(super) fn check_grid_axis(ck: &mut Checker, axis: &Spanned<u32>) -> Ty {
     if axis.value >= rank {
         ck.ctx.type_error(
             axis.span,
+            Code::AxisOutOfRange,
             format!(
                 "the grid has {rank} dimension{}, so axis {} does not exist",
                 if rank == 1 { "" } else { "s" },

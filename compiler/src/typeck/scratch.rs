@@ -1,6 +1,7 @@
 //! Scratch shared memory, sized while checking: the register ops that move data between threads
-//! (`to_layout` between two 2-D layouts, column reductions `x.sum(0)` across warps) go through a
-//! per-warpgroup area after the program's allocations, which `ptx::scratch` addresses.
+//! (`to_layout` between two 2-D layouts; across warps, column reductions `x.sum(0)` and reductions
+//! of row vectors and strided arrays to a scalar) go through a per-warpgroup area after the
+//! program's allocations, which `ptx::scratch` addresses.
 //!
 //! Layout of the dynamic shared memory (`Facts::dynamic_smem_bytes`): the allocations
 //! (`Facts::smem_bytes`) rounded up to 1024, then one area of `Facts::scratch_bytes` per warpgroup
@@ -45,6 +46,11 @@ pub fn moves_data(from: Layout, to: Layout) -> bool {
 /// the reduction computes in (f32 or a 32-bit integer; 64-bit integers take 8 bytes).
 pub fn column_partials_bytes(dtype: DType, n: i64) -> i64 {
     4 * n * i64::from(work_bytes(dtype))
+}
+
+/// Scratch of a reduction of a row vector or a strided array to a scalar: one partial per warp.
+pub fn warp_partials_bytes(dtype: DType) -> i64 {
+    4 * i64::from(work_bytes(dtype))
 }
 
 pub fn work_bytes(dtype: DType) -> u32 {

@@ -8,6 +8,7 @@
 //! (`fence.acq_rel.gpu`, then a relaxed add to each), so its bounds follow the index's rules.
 
 use super::{scalar, Checker, DimVal, GmemTy, Ty};
+use crate::codes::Code;
 use crate::syntax::ast::{Expr, SemaphoreOp};
 use crate::types::DType;
 
@@ -28,6 +29,7 @@ pub(super) fn check_semaphore(
             if last <= first {
                 ck.ctx.type_error(
                     end,
+                    Code::SemaphoreIndex,
                     format!("the range {first}..{last} names no semaphore"),
                     "a range of semaphores ends after it starts",
                 );
@@ -50,6 +52,7 @@ fn check_semaphore_count(ck: &mut Checker, op: SemaphoreOp, n: &Expr) {
     if let Some(v) = scalar::eval_const(ck, n).filter(|v| *v < 1) {
         ck.ctx.type_error(
             n,
+            Code::SemaphoreIndex,
             format!("a semaphore count is at least 1, got {v}"),
             format!("write `{}(sems, i)` for a count of 1", op.name()),
         );
@@ -67,6 +70,7 @@ fn check_semaphore_array(ck: &mut Checker, op: SemaphoreOp, sems: &Expr) -> Opti
         other => {
             ck.ctx.type_error(
                 sems,
+                Code::SemaphoreArray,
                 format!("`{}` takes a global array of semaphores, got {other}", op.name()),
                 "pass a kernel parameter declared `sems: GmemMut<u32, N>` itself (not a tile of it)",
             );
@@ -78,16 +82,22 @@ fn check_semaphore_array(ck: &mut Checker, op: SemaphoreOp, sems: &Expr) -> Opti
     let mut ok = true;
     if !g.mutable {
         let message = format!("`{}` is read-only (`Gmem`), but `{}` writes its semaphores", g.name, op.name());
-        ck.ctx.type_error(sems, message, &declare);
+        ck.ctx.type_error(sems, Code::SemaphoreArray, message, &declare);
         ok = false;
     }
     if g.dtype != DType::U32 {
-        ck.ctx.type_error(sems, format!("a semaphore is a u32, but `{}` holds {}", g.name, g.dtype), &declare);
+        ck.ctx.type_error(
+            sems,
+            Code::SemaphoreArray,
+            format!("a semaphore is a u32, but `{}` holds {}", g.name, g.dtype),
+            &declare,
+        );
         ok = false;
     }
     if g.shape.len() != 1 {
         ck.ctx.type_error(
             sems,
+            Code::SemaphoreArray,
             format!("an array of semaphores is 1-D, but `{}` has {} dimensions", g.name, g.shape.len()),
             format!("declare the parameter `{}: GmemMut<u32, N>`, one semaphore per index", g.name),
         );
@@ -113,6 +123,7 @@ fn check_semaphore_index(ck: &mut Checker, array: Option<&GmemTy>, index: &Expr,
                 let (what, last) = if past == 0 { ("index", len - 1) } else { ("range end", *len) };
                 ck.ctx.type_error(
                     index,
+                    Code::SemaphoreIndex,
                     format!("{what} {i} is out of range for the {len} semaphores of `{name}`"),
                     format!("a semaphore {what} of `{name}` is {past} to {last}"),
                 );

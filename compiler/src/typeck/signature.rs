@@ -2,6 +2,7 @@
 //! and its `#[kernel(..)]` attribute (grid, warpgroups, cluster, register cap).
 
 use super::{scalar, Checker, DimVal, GmemTy, Ty, SM_REGISTERS};
+use crate::codes::Code;
 use crate::syntax::ast::{Dim, ParamTy, Spanned};
 use crate::types::DType;
 
@@ -27,6 +28,7 @@ impl Checker<'_> {
             if self.lookup(&p.name.to_string()).is_some() {
                 self.ctx.type_error(
                     p.name.span(),
+                    Code::NameClash,
                     format!("the name `{}` is used twice", p.name),
                     "rename one of the parameters",
                 );
@@ -54,7 +56,7 @@ impl Checker<'_> {
             t if t.is_float() => format!("take an `f32` and convert it in the kernel (`{name} as {t}`)"),
             t => format!("take an `i32` and convert it in the kernel (`{name} as {t}`)"),
         };
-        self.ctx.type_error(d.span, format!("a scalar parameter is {list}, got {}", d.value), help);
+        self.ctx.type_error(d.span, Code::ParamType, format!("a scalar parameter is {list}, got {}", d.value), help);
     }
 
     /// `ragged(..)` names runtime dimensions of the signature, each once: a static dimension's
@@ -64,10 +66,16 @@ impl Checker<'_> {
         for (i, d) in ragged.iter().enumerate() {
             let name = d.to_string();
             if ragged[..i].contains(d) {
-                self.ctx.type_error(d.span(), format!("`{name}` is named twice in `ragged(..)`"), "name it once");
+                self.ctx.type_error(
+                    d.span(),
+                    Code::Ragged,
+                    format!("`{name}` is named twice in `ragged(..)`"),
+                    "name it once",
+                );
             } else if self.facts.consts.contains_key(&name) {
                 self.ctx.type_error(
                     d.span(),
+                    Code::Ragged,
                     format!("`{name}` is a const, and `ragged(..)` names runtime dimensions"),
                     "a static dimension's tiles are checked when the kernel is compiled: make it a multiple \
                      of the tile",
@@ -75,6 +83,7 @@ impl Checker<'_> {
             } else if !self.facts.runtime_dims.contains(&name) {
                 self.ctx.type_error(
                     d.span(),
+                    Code::Ragged,
                     format!("`{name}` is not a dimension of this kernel's arrays"),
                     "name runtime dimensions of the signature, e.g. `ragged(M)` for `a: Gmem<bf16, M, K>`",
                 );
@@ -94,6 +103,7 @@ impl Checker<'_> {
                 if !self.facts.consts.contains_key(&n.to_string()) && self.kernel.params.iter().any(|q| q.name == *n) {
                     self.ctx.type_error(
                         n.span(),
+                        Code::NameClash,
                         format!("`{n}` is both a parameter and a dimension of `{}`", p.name),
                         "a runtime dimension is read from the array's shape at launch: give it its own name \
                          (upper case by convention, e.g. `N`)",
@@ -125,12 +135,14 @@ impl Checker<'_> {
         if v <= 0 {
             self.ctx.type_error(
                 span,
+                Code::Dimension,
                 format!("a dimension must be positive, got {v}"),
                 "shapes are positive compile-time integers",
             );
         } else if i32::try_from(v).is_err() {
             self.ctx.type_error(
                 span,
+                Code::Dimension,
                 format!("a global dimension is at most {}, got {v}", i32::MAX),
                 "kernels index global arrays with 32-bit integers",
             );
@@ -151,6 +163,7 @@ impl Checker<'_> {
         if wg.value == 0 || wg.value > 8 {
             self.ctx.type_error(
                 wg.span,
+                Code::KernelAttribute,
                 format!("a program has 1 to 8 warpgroups, got {}", wg.value),
                 "at most 1024 threads (8 warpgroups of 128) form a block",
             );
@@ -160,6 +173,7 @@ impl Checker<'_> {
         if size == 0 || size > 8 {
             self.ctx.type_error(
                 c.span,
+                Code::KernelAttribute,
                 format!("a cluster has 1 to 8 programs, got {size}"),
                 "portable cluster sizes on sm_90 are at most 8",
             );
@@ -169,12 +183,14 @@ impl Checker<'_> {
             if !crate::legality::max_registers_legal(n.value) {
                 self.ctx.type_error(
                     n.span,
+                    Code::RegisterCap,
                     format!("max_registers must be a multiple of 8 from 24 to 256, got {}", n.value),
                     "PTX `.maxnreg` and `setmaxnreg` take 24..=256 in steps of 8",
                 );
             } else if u64::from(n.value) * threads > SM_REGISTERS {
                 self.ctx.type_error(
                     n.span,
+                    Code::RegisterCap,
                     format!(
                         "max_registers = {} for {threads} threads needs {} registers, more than an SM's {}",
                         n.value,

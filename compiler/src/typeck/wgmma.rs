@@ -2,6 +2,7 @@
 //! them, and stop at the first failure of an operand so one mistake gives one error.
 
 use super::{AccTy, Checker, RegsTy, SmemTy, Ty};
+use crate::codes::Code;
 use crate::diag::{Diag, Loc};
 use crate::legality::{self, WgmmaRow};
 use crate::syntax::ast::{Expr, Layout};
@@ -35,6 +36,7 @@ pub(super) fn check_wgmma(ck: &mut Checker, acc: &Expr, a: &Expr, b: &Expr, accu
             Ty::Scalar(DType::Bool) | Ty::Error => {}
             other => ck.ctx.type_error(
                 c,
+                Code::ScalarType,
                 format!("`accumulate` must be a bool, got {other}"),
                 "write a condition, e.g. `accumulate = k > 0`",
             ),
@@ -94,6 +96,7 @@ fn check_a(ck: &mut Checker, a: &Expr) -> Option<Operand> {
         other => {
             ck.ctx.type_error(
                 a,
+                Code::OperandKind,
                 format!("A must be a shared-memory ref or a register array, got {other}"),
                 "pass an `Smem<..>` buffer or a `Regs<..>` in Layout::Wgmma",
             );
@@ -138,6 +141,7 @@ fn check_dtypes(
     let Some(row) = legality::wgmma_row(ad) else {
         ck.ctx.type_error(
             a,
+            Code::WgmmaOperandDtype,
             format!("WGMMA does not take {ad} operands"),
             "WGMMA multiplies f16, bf16, tf32 (f32 data stored as `tf32`), f8e4m3, f8e5m2 and i8",
         );

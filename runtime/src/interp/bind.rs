@@ -17,11 +17,14 @@ use super::race::Detector;
 use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
-use crate::{check_divisible, check_ragged, check_rank, Dims, Error, LaunchConfig, Result, TensorMapLayout};
+use crate::{
+    check_divisible, check_ragged, check_rank, launches_nothing, Dims, Error, LaunchConfig, Result, TensorMapLayout,
+};
 use tessel_ir::program::{DimSpec, Expr, ExprKind, LitValue, Literal, ParamInfo, ParamKind, Program};
 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
-pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Launch> {
+/// `None` for a launch with nothing to do (`launches_nothing`: an empty batch).
+pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Option<Launch>> {
     if args.len() != prog.params.len() {
         return Err(error(format!(
             "`{}` takes {} arguments, but {} were given",
@@ -43,6 +46,12 @@ pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Launch> {
     }
     for &dim in &prog.ragged {
         check_ragged(&prog.runtime_dims[dim], dim_values[dim])?;
+    }
+    if !prog.ragged.is_empty() {
+        let ragged: Vec<usize> = prog.ragged.iter().map(|&d| dim_values[d]).collect();
+        if launches_nothing(&ragged, &written_shapes(prog, args)) {
+            return Ok(None);
+        }
     }
     let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
     let mut launch = Launch {
@@ -66,7 +75,19 @@ pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Launch> {
         }
     }
     check_tensor_maps(prog, args)?;
-    Ok(launch)
+    Ok(Some(launch))
+}
+
+/// The shapes of the arrays the kernel writes (`GmemMut`), as passed.
+fn written_shapes<'a>(prog: &'static Program, args: &'a [Arg<'_>]) -> Vec<&'a [usize]> {
+    prog.params
+        .iter()
+        .zip(args)
+        .filter_map(|(p, a)| match (&p.kind, a) {
+            (ParamKind::Gmem { mutable: true, .. }, Arg::TensorMut(t)) => Some(t.shape()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The rules of the TMA tensor maps a launch would encode over these tensors (16-byte row

@@ -271,12 +271,13 @@ impl<T: Element> HostArray for HostTensor<T> {
 
 /// Runs a kernel on the CPU: decodes its program (once per process), checks and binds `args` like
 /// a GPU launch, runs every program of the grid, and writes `GmemMut` tensors back. On an error,
-/// nothing is written back.
+/// nothing is written back; nor for an empty batch (a ragged dimension of 0 with every written
+/// array empty), which runs no program and returns `Ok`, as a launch does.
 pub fn interpret(embedded: &'static Embedded, args: &mut [Arg<'_>]) -> Result<()> {
     let prog = embedded.program()?;
     // Worker threads catch their own panics; this catches any elsewhere (binding, writing back).
     catch_unwind(AssertUnwindSafe(|| {
-        let launch = bind::bind(prog, args)?;
+        let Some(launch) = bind::bind(prog, args)? else { return Ok(()) };
         schedule::run(prog, &launch)?;
         bind::write_back(prog, &launch, args);
         Ok(())

@@ -141,7 +141,14 @@ impl Warpgroup<'_> {
                     Array { dtype: *dtype, shape: x.shape.clone(), data }
                 }
             },
-            ExprKind::Reduce { value, op, axis } => reduce(*op, &*self.eval(value)?.regs()?, *axis)?,
+            ExprKind::Reduce { value, op, axis } => {
+                let reduced = reduce(*op, &*self.eval(value)?.regs()?, *axis)?;
+                // A 1-D array reduces to a scalar.
+                if let ([], [v]) = (&reduced.shape[..], &reduced.data[..]) {
+                    return Ok(Value::Scalar(Scalar::of(reduced.dtype, *v)));
+                }
+                reduced
+            }
             ExprKind::Broadcast { value, shape, spread } => broadcast(&*self.eval(value)?.regs()?, shape, *spread)?,
             // Layouts are metadata here: the values pass unchanged.
             ExprKind::ToLayout(value) | ExprKind::LayoutCast(value) => return self.eval(value),

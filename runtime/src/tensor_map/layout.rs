@@ -58,6 +58,7 @@ impl TensorMapLayout {
                     box_shape.len(),
                     shape.len()
                 ),
+                source: None,
             });
         }
         let too_large = || Error::ShapeTooLarge { shape: shape.to_vec() };
@@ -97,7 +98,7 @@ impl TensorMapLayout {
     }
 
     fn error(tensor: &'static str, reason: String) -> Error {
-        Error::TensorMap { tensor, reason }
+        Error::TensorMap { tensor, reason, source: None }
     }
 
     /// Rank: tiled maps have 1 to 5 dimensions, with one box extent per dimension and one stride

@@ -50,9 +50,10 @@ impl TensorMap {
             box_dims: &layout.box_dims,
             swizzle: sys_swizzle(layout.swizzle),
         })
-        .map_err(|err| Error::TensorMap {
+        .map_err(|source| Error::TensorMap {
             tensor,
-            reason: format!("cuTensorMapEncodeTiled rejected {layout:?}: {}", describe(err)),
+            reason: format!("cuTensorMapEncodeTiled rejected {layout:?}: {}", describe(source)),
+            source: Some(source),
         })?;
         Ok(TensorMap { raw })
     }
@@ -85,19 +86,31 @@ impl<T: Element> DeviceTensor<T> {
     /// Encodes a tensor map over this whole tensor, moved in boxes of `box_shape` (outermost
     /// axis first, like the shape). `name` names the tensor in error messages.
     pub fn tensor_map(&self, name: &'static str, box_shape: &[u32], swizzle: Swizzle) -> Result<TensorMap> {
-        let layout = self.map_layout(name, box_shape, swizzle)?;
-        TensorMap::encode(name, T::tma_dtype(), &layout)
+        tensor_map_of::<T>(name, self.address(), self.shape(), box_shape, swizzle, None)
     }
 
     /// As [`tensor_map`](Self::tensor_map), but encoded once per (box, swizzle) and then reused:
     /// launch functions call this on every launch.
     pub fn tensor_map_cached(&self, name: &'static str, box_shape: &[u32], swizzle: Swizzle) -> Result<TensorMap> {
-        let layout = self.map_layout(name, box_shape, swizzle)?;
-        self.maps.get_or_encode(layout, |layout| TensorMap::encode(name, T::tma_dtype(), layout))
+        tensor_map_of::<T>(name, self.address(), self.shape(), box_shape, swizzle, Some(&self.maps))
     }
+}
 
-    fn map_layout(&self, name: &'static str, box_shape: &[u32], swizzle: Swizzle) -> Result<TensorMapLayout> {
-        TensorMapLayout::row_major(name, self.address(), self.shape(), T::BYTES, box_shape, swizzle)
+/// The map of the row-major tensor of `T` at `address` with `shape`, moved in boxes of
+/// `box_shape`: found in `cache` or encoded (and then cached, if there is a cache).
+pub(crate) fn tensor_map_of<T: Element>(
+    name: &'static str,
+    address: u64,
+    shape: &[usize],
+    box_shape: &[u32],
+    swizzle: Swizzle,
+    cache: Option<&TensorMapCache>,
+) -> Result<TensorMap> {
+    let layout = TensorMapLayout::row_major(name, address, shape, T::BYTES, box_shape, swizzle)?;
+    let encode = |layout: &TensorMapLayout| TensorMap::encode(name, T::tma_dtype(), layout);
+    match cache {
+        Some(cache) => cache.get_or_encode(layout, encode),
+        None => encode(&layout),
     }
 }
 

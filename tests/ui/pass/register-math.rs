@@ -1,7 +1,7 @@
 //! Register arrays: elementwise arithmetic with arrays and scalars, casts, math functions (`exp2` as a
 //! function and a method), `max`/`min`, `fma` (of arrays and scalars, and of f16 with a splat),
-//! comparisons and masks from `iota`, row and column reductions, broadcasts back, `to_layout` and
-//! `layout_cast`, and values carried through loops and branches.
+//! comparisons and masks from `iota`, row and column reductions (and of their vectors to scalars),
+//! broadcasts back, `to_layout` and `layout_cast`, and values carried through loops and branches.
 
 use tessel::prelude::*;
 
@@ -33,7 +33,9 @@ fn masked_stats(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, col_min: GmemMut<f32,
         + floor(v) - ceil(v) + round(v) * trunc(v);
     y.tile([i, j], [64, 64]).store(mixed);
     let lowest = mixed.min(0);
-    col_min.tile([j], [64]).store(lowest);
+    // 1-D arrays reduce to scalars: a column vector, a row vector, a splat.
+    let range = lowest.max(0) - mixed.max(1).min(0) + splat::<f32>(1.0, [64]).sum(0);
+    col_min.tile([j], [64]).store(lowest - range);
 }
 
 // Values carried through loops and branches keep their layouts; `layout_cast` reinterprets the WGMMA
