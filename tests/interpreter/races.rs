@@ -74,6 +74,41 @@ fn a_read_of_a_stage_whose_copy_was_not_waited_for_is_a_race() {
     assert_sites(&msg, "bufs.at(read).load", "copy_gmem_to_smem(x.tile([1, 0])");
 }
 
+/// The same for a wgmma's operand: two stages of A on barriers of their own, a wait for stage 0
+/// only, and a wgmma on stage `read`.
+#[kernel(grid = (1))]
+fn wgmma_stage(a: Gmem<bf16, 128, 64>, b: Gmem<bf16, 64, 64>, c: GmemMut<f32, 64, 64>, read: i32) {
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 2, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         full: Barrier<1, 3>| {
+            copy_gmem_to_smem(a.tile([0, 0]), a_s.at(0), full.at(0));
+            copy_gmem_to_smem(a.tile([1, 0]), a_s.at(1), full.at(1));
+            copy_gmem_to_smem(b.tile([0, 0]), b_s, full.at(2));
+            barrier_wait(full.at(2));
+            barrier_wait(full.at(0));
+            wgmma(acc, a_s.at(read), b_s);
+            wgmma_wait(0);
+            barrier_wait(full.at(1));
+            c.tile([0, 0]).store(acc.load());
+        },
+    );
+}
+
+#[test]
+fn a_wgmma_of_a_stage_whose_copy_was_not_waited_for_is_a_race() {
+    let (a, b) = (randn::<bf16>(&[128, 64], 318, 1.0), randn::<bf16>(&[64, 64], 319, 1.0));
+    let mut c = poisoned::<f32>(&[64, 64], f64::NAN);
+    wgmma_stage::interpret(&a, &b, &mut c, 0).unwrap();
+    let a0 = &values(&a)[..64 * 64];
+    assert_close("c", &values(&c), &matmul_ref(a0, &values(&b), 64, 64, 64, false), 1e-5);
+    let msg = race_error(wgmma_stage::interpret(&a, &b, &mut c, 1));
+    assert!(msg.contains("data race on shared memory `a_s` (element [1, 0, 0] in stored order)"), "{msg}");
+    assert!(msg.contains("the `wgmma` at"), "{msg}");
+    assert_sites(&msg, "wgmma(acc, a_s.at(read)", "copy_gmem_to_smem(a.tile([1, 0])");
+}
+
 /// A `Barrier<2>` for two copies, and one more arrival when `extra` is set: the phase then
 /// completes with the first copy, and the wait returns before the second lands.
 #[kernel(grid = (1))]
