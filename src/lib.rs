@@ -10,6 +10,7 @@ pub use tessel_runtime::{
 pub use plan::LaunchPlan;
 pub use signature::{Dim, Param, ParamKind, Signature};
 
+pub mod lang;
 mod plan;
 mod signature;
 

@@ -773,7 +773,7 @@ impl Ctxt {
 
     /// Notes where the kernel's tokens (the attribute's and the function's) hold fragments that a
     /// `macro_rules!` substituted, so that no diagnostic's range spans two expansions
-    /// ([`Fragments`]). Nothing to do for a kernel without them.
+    /// (`Fragments`). Nothing to do for a kernel without them.
     pub fn note_fragments(&self, attr: &TokenStream, item: &TokenStream) {
         if !has_invisible_group(attr) && !has_invisible_group(item) {
             return;

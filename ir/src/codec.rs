@@ -1,4 +1,4 @@
-//! The program as bytes: how the macro embeds a kernel's [`Program`](crate::Program) beside its PTX,
+//! The program as bytes: how the macro embeds a kernel's [`Program`] beside its PTX,
 //! and how the interpreter reads it back.
 //!
 //! A compact, self-describing-enough format: unsigned integers as LEB128, signed ones zigzagged

@@ -1,7 +1,7 @@
 //! tessel's shipped kernels, written in tessel: each kernel is expanded (checked, compiled to PTX)
 //! once, when this crate builds, and the examples, tests and benchmarks link it.
 //!
-//! - [`matmul`]: C = A @ B for bf16 and f16 (persistent, warp-specialized; wide, overlapped,
+//! - [`matmul`](mod@matmul): C = A @ B for bf16 and f16 (persistent, warp-specialized; wide, overlapped,
 //!   split-K and skinny variants, chosen by [`waves`]);
 //! - [`quantized`]: the fp8 and int8 GEMMs with per-row and per-column scales;
 //! - [`linear`]: Y = act(X W^T + b), the GEMM with a fused bias and activation;
