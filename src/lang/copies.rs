@@ -43,8 +43,9 @@ use super::{only_in_kernels, Call, InKernel};
 /// # Interpreter
 ///
 /// Reads the tile when issued and arrives on `bar`; the bytes land in the buffer when that phase
-/// completes (a read before a [`barrier_wait`] that sees it is a race the interpreter reports).
-/// With `multicast = true`, each program's share of the rows lands in every program's buffer.
+/// completes (a read before a [`barrier_wait`](super::barrier_wait) that sees it is a race the
+/// interpreter reports). With `multicast = true`, each program's share of the rows lands in
+/// every program's buffer.
 ///
 /// # Example
 ///
