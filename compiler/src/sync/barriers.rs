@@ -5,12 +5,11 @@
 //! per warpgroup, per program of the cluster with `cluster = true`), and each `barrier_wait`
 //! waits for the next phase of the waiting warpgroup. The arrivals of a phase are counted where
 //! they can be told apart without run-time data:
-//! - every warpgroup that arrives also waits, and each waits after the same number of its own
-//!   arrivals every time: a phase gets the sum of those numbers;
-//! - or every warpgroup that waits, waits once in the barrier's scope: its phase gets the
-//!   arrivals of the others over the whole scope, and those of the waiters before their wait.
-//! Otherwise (a barrier used at a run-time index, arriving from another program, arrivals on
-//! run-time paths, or waits that do not line up) the barrier is not checked.
+//! each warpgroup that waits on the barrier makes the same number of arrivals before each of its
+//! waits, and each that arrives without waiting makes a known number over the barrier's scope
+//! (`first_phase` says what that proves). Otherwise (a barrier used at a run-time index, arriving
+//! from another program, arrivals on run-time paths, waits after varying numbers of arrivals) the
+//! barrier is not checked.
 
 use super::{Context, Findings, Finding, WaitSeen};
 use crate::diag::Diag;
@@ -39,43 +38,44 @@ fn phase_error(cx: &Context, walks: &[Findings], key: (usize, i64)) -> Option<Fi
         .map(|w| w.waits.iter().filter(|s| (s.barrier.alloc, s.barrier.index) == (key.0, Some(key.1))).collect())
         .collect();
     let first = waits.iter().flatten().min_by_key(|s| s.site)?;
-    let arrivals = per_phase(walks, &waits, key)?;
+    let (arrivals, exact) = first_phase(walks, &waits, key)?;
     let (expected, declared) = first.barrier.declared(&cx.program.allocs)?;
-    (arrivals != expected).then(|| Finding {
+    let wrong = arrivals < expected || (exact && arrivals > expected);
+    wrong.then(|| Finding {
         site: first.site,
         diag: Diag::BarrierArrivals { barrier: first.barrier.name(&cx.program.allocs), declared, expected, arrivals },
         calls: first.calls.clone(),
     })
 }
 
-/// The arrivals of each phase, where every warpgroup's walk agrees on them.
-fn per_phase(walks: &[Findings], waits: &[Vec<&WaitSeen>], key: (usize, i64)) -> Option<u32> {
-    // Each waiter's own arrivals before each of its waits: one number, or the barrier is skipped.
-    let mut own = Vec::new();
-    for seen in waits.iter().filter(|s| !s.is_empty()) {
-        let counts: HashSet<Option<u32>> = seen.iter().map(|s| s.arrivals).collect();
-        match counts.into_iter().collect::<Vec<_>>()[..] {
-            [Some(n)] => own.push((seen.len(), n)),
-            _ => return None,
-        }
-    }
-    if own.iter().any(|(len, _)| *len != own[0].0) {
-        return None;
-    }
-    let mut sum: u32 = own.iter().map(|(_, n)| n).sum();
+/// The arrivals the barrier's first phase can get, if every warpgroup's walk agrees on them,
+/// and whether that count is exact (rather than an upper bound).
+///
+/// Each warpgroup that waits makes the same number of arrivals (`c`) before each of its waits,
+/// so before its first; a warpgroup that never waits makes `t` over the whole scope. A phase
+/// completes after exactly its declared number of arrivals, and no waiter passes its first wait
+/// before the first phase completes, so the first phase gets at most the sum: fewer than
+/// declared, and it never completes. Where every arriving warpgroup waits, all of them arrive
+/// before their first waits: more than declared, and some arrival belongs to a later phase than
+/// the one those waits wait for.
+fn first_phase(walks: &[Findings], waits: &[Vec<&WaitSeen>], key: (usize, i64)) -> Option<(u32, bool)> {
+    let mut sum: u32 = 0;
+    let mut exact = true;
     for (w, walk) in walks.iter().enumerate() {
-        let exits: Vec<_> = walk.exits.iter().filter(|x| x.key == key).collect();
-        let arrives = exits.iter().any(|x| x.total != Some(0));
-        if !arrives || !waits[w].is_empty() {
-            continue;
-        }
-        // A warpgroup that arrives but never waits: only a single phase can be counted.
-        let single = waits.iter().flatten().all(|s| walks[s.warpgroup].exits.iter().all(|x| x.key != key || x.waits == Some(1)));
-        let totals: Vec<Option<u32>> = exits.iter().map(|x| x.total).collect::<HashSet<_>>().into_iter().collect();
-        match totals[..] {
-            [Some(n)] if single => sum = sum.checked_add(n)?,
+        let counts: Vec<Option<u32>> = match waits[w][..] {
+            [] => {
+                let exits = walk.exits.iter().filter(|x| x.key == key);
+                let totals: Vec<Option<u32>> = exits.map(|x| x.total).collect();
+                exact &= totals.iter().all(|t| *t == Some(0));
+                totals
+            }
+            ref seen => seen.iter().map(|s| s.arrivals).collect(),
+        };
+        match counts.first() {
+            Some(Some(n)) if counts.iter().all(|c| *c == Some(*n)) => sum = sum.checked_add(*n)?,
+            None => {}
             _ => return None,
         }
     }
-    Some(sum)
+    Some((sum, exact))
 }

@@ -6,8 +6,10 @@
 //! with a known trip count of at most `UNROLL` turns is walked turn by turn; any other loop is
 //! walked twice: its first turn from the state before the loop, and its later turns from the
 //! state that holds at the top of every turn after the first, the fixed point of the back edge.
-//! Both walks report: a loop is written to turn. After the loop, what holds after any number of
-//! turns (and before it, when it may not turn at all).
+//! Both walks report: a loop is written to turn, and what is wrong from its second turn on is
+//! wrong in every launch where it turns twice. After the loop, what holds after its last turn,
+//! whichever that is: the code after a loop is written for the loop having turned (a wgmma issued
+//! in the loop and not waited for there is still in flight after it).
 
 use super::access::Access;
 use super::state::{self, State};
@@ -172,17 +174,15 @@ impl<'a> Walker<'a> {
                 }
             }
             _ => {
-                let turns = matches!((&start, &end), (Value::Int(a), Value::Int(b)) if b > a);
                 let first = if let Value::Int(a) = start { Value::Int(a) } else { Value::Unknown };
-                self.iterate(slot, first, body, !turns);
+                self.iterate(slot, first, body);
             }
         }
     }
 
     /// A loop of unknown trip count: the first turn, then the later turns from the fixed point of
     /// the back edge (`X = S1 ∧ body(X)`, found by walks that record nothing), each walk reporting.
-    fn iterate(&mut self, slot: usize, first: Value, body: &Block, may_skip: bool) {
-        let entry = self.state.clone();
+    fn iterate(&mut self, slot: usize, first: Value, body: &Block) {
         self.set(slot, first);
         self.block(body);
         let mut later = self.state.clone();
@@ -208,9 +208,6 @@ impl<'a> Walker<'a> {
         self.block(body);
         // What holds at the top of every later turn holds after every turn.
         self.state = later;
-        if may_skip {
-            self.state.join(&entry);
-        }
     }
 
     pub fn expr(&mut self, e: &Expr) -> Value {
