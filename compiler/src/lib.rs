@@ -21,8 +21,8 @@ pub use tessel_ir::legality;
 pub mod lower;
 pub mod module;
 pub mod ptx;
-pub mod syntax;
 pub mod sync;
+pub mod syntax;
 pub mod typeck;
 pub use tessel_ir::types;
 

@@ -102,12 +102,16 @@ pub fn smem_hazard(state: &State, hazard: Hazard, access: Access, place: &Place,
             .iter()
             .any(|(_, p)| meets(p))
             .then(|| Diag::NotCommitted { place: name(), reader: access.describe() }),
-        Hazard::WgmmaReads => state.wgmmas.iter().find(|g| g.what.reads.iter().any(meets)).map(|g| {
-            Diag::OverwrittenUnderWgmma { place: name(), writer: access.describe(), wait: g.younger.0 }
-        }),
-        Hazard::StoreReads => state.stores.iter().find(|g| g.what.as_ref().is_some_and(meets)).map(|g| {
-            Diag::OverwrittenUnderTmaStore { place: name(), writer: access.describe(), wait: g.younger.0 }
-        }),
+        Hazard::WgmmaReads => state
+            .wgmmas
+            .iter()
+            .find(|g| g.what.reads.iter().any(meets))
+            .map(|g| Diag::OverwrittenUnderWgmma { place: name(), writer: access.describe(), wait: g.younger.0 }),
+        Hazard::StoreReads => state
+            .stores
+            .iter()
+            .find(|g| g.what.as_ref().is_some_and(meets))
+            .map(|g| Diag::OverwrittenUnderTmaStore { place: name(), writer: access.describe(), wait: g.younger.0 }),
         Hazard::WgmmaWrites => None,
     }
 }

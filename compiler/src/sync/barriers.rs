@@ -11,7 +11,7 @@
 //! from another program, arrivals on run-time paths, waits after varying numbers of arrivals) the
 //! barrier is not checked.
 
-use super::{Context, Findings, Finding, WaitSeen};
+use super::{Context, Finding, Findings, WaitSeen};
 use crate::diag::Diag;
 use std::collections::HashSet;
 

@@ -177,7 +177,7 @@ impl Walker<'_> {
         match b {
             Value::Barrier(bar @ BarrierRef { alloc, index: Some(i), .. }) => {
                 let key = (*alloc, *i);
-                let arrivals = self.state.phase(key).map_or(None, |p| p.arrivals);
+                let arrivals = self.state.phase(key).and_then(|p| p.arrivals);
                 self.wait_seen(*bar, arrivals, e);
                 if let Some(p) = self.state.phase(key) {
                     p.arrivals = Some(0);

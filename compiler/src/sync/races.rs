@@ -8,7 +8,7 @@
 //! a read of the same memory by two warpgroups, race.
 
 use super::value::Overlap;
-use super::{Context, Event, Findings, Finding};
+use super::{Context, Event, Finding, Findings};
 use crate::diag::Diag;
 
 pub fn check(cx: &Context, walks: &[Findings]) -> Vec<Finding> {

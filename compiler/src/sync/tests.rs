@@ -135,7 +135,10 @@ fn barrier_arrivals_against_the_declaration() {
     };
     assert_none(errors(one_wg(), copies(quote!(2))));
     assert_one(errors(one_wg(), copies(quote!(3))), "`bar` is declared `Barrier<3>`, but each of its phases gets 2 arrivals before this wait: the wait never returns");
-    assert_one(errors(one_wg(), copies(quote!(1))), "`bar` is declared `Barrier<1>`, but each of its phases gets 2 arrivals: this wait can return");
+    assert_one(
+        errors(one_wg(), copies(quote!(1))),
+        "`bar` is declared `Barrier<1>`, but each of its phases gets 2 arrivals: this wait can return",
+    );
 }
 
 #[test]
@@ -246,7 +249,10 @@ fn round_trip(between: TokenStream) -> TokenStream {
 #[test]
 fn a_tma_store_of_uncommitted_register_stores() {
     let uncommitted = round_trip(quote!(copy_smem_to_gmem(y_s, y.tile([i, j])); wait_smem_to_gmem(0);));
-    assert_one(errors(one_wg(), uncommitted), "`y_s` is read by a TMA store here, but the register stores into it are not committed");
+    assert_one(
+        errors(one_wg(), uncommitted),
+        "`y_s` is read by a TMA store here, but the register stores into it are not committed",
+    );
     let committed = round_trip(quote!(commit_smem(); copy_smem_to_gmem(y_s, y.tile([i, j])); wait_smem_to_gmem(0);));
     assert_none(errors(one_wg(), committed));
 }
@@ -261,7 +267,10 @@ fn a_buffer_rewritten_under_its_tma_store() {
             y_s.store(splat::<f32>(0.0, [64, 64]));
         })
     };
-    assert_one(errors(one_wg(), rewrite(quote!())), "`y_s` is overwritten here (a register store) while a TMA store that reads it");
+    assert_one(
+        errors(one_wg(), rewrite(quote!())),
+        "`y_s` is overwritten here (a register store) while a TMA store that reads it",
+    );
     assert_none(errors(one_wg(), rewrite(quote!(wait_smem_to_gmem(0);))));
 }
 
@@ -322,15 +331,161 @@ fn origins_line_up_with_the_program() {
 fn same_construct(ir: &tessel_ir::program::ExprKind, ast: &crate::syntax::ast::ExprKind) -> bool {
     use crate::syntax::ast::ExprKind as A;
     use tessel_ir::program::ExprKind as I;
-    match (ir, ast) {
-        (I::Lit(_), A::Int(..) | A::Float(..) | A::Bool(_)) => true,
-        (I::Local(_) | I::Const(_) | I::Dim(_), A::Var(_)) => true,
-        (I::Tuple(_), A::Tuple(_)) | (I::If { .. }, A::If { .. }) | (I::Unary { .. }, A::Unary { .. }) => true,
-        (I::Binary { .. }, A::Binary { .. }) | (I::ProgramId(_), A::ProgramId(_)) => true,
-        (I::Tile { .. }, A::Tile { .. }) | (I::Load { .. }, A::Load { .. }) | (I::Store { .. }, A::Store { .. }) => true,
-        (I::Wgmma { .. }, A::Wgmma { .. }) | (I::WgmmaWait(_), A::WgmmaWait(_)) => true,
-        (I::CopyIn { .. }, A::CopyGmemToSmem { .. }) | (I::Wait { .. }, A::BarrierWait(..)) => true,
-        (I::RunScoped { .. }, A::RunScoped { .. }) => true,
-        _ => false,
-    }
+    matches!(
+        (ir, ast),
+        (I::Lit(_), A::Int(..) | A::Float(..) | A::Bool(_))
+            | (I::Local(_) | I::Const(_) | I::Dim(_), A::Var(_))
+            | (I::Tuple(_), A::Tuple(_))
+            | (I::If { .. }, A::If { .. })
+            | (I::Unary { .. }, A::Unary { .. })
+            | (I::Binary { .. }, A::Binary { .. })
+            | (I::ProgramId(_), A::ProgramId(_))
+            | (I::Tile { .. }, A::Tile { .. })
+            | (I::Load { .. }, A::Load { .. })
+            | (I::Store { .. }, A::Store { .. })
+            | (I::Wgmma { .. }, A::Wgmma { .. })
+            | (I::WgmmaWait(_), A::WgmmaWait(_))
+            | (I::CopyIn { .. }, A::CopyGmemToSmem { .. })
+            | (I::Wait { .. }, A::BarrierWait(..))
+            | (I::RunScoped { .. }, A::RunScoped { .. })
+    )
+}
+
+#[test]
+fn wait_smem_to_gmem_leaves_the_most_recent_stores_in_flight() {
+    let rewrite = |which: TokenStream| {
+        quote! {
+            run_scoped(|y_s: Smem<f32, 2, 64, 64>| {
+                y_s.at(0).store(splat::<f32>(0.0, [64, 64]));
+                commit_smem();
+                copy_smem_to_gmem(y_s.at(0), y.tile([i, j]));
+                y_s.at(1).store(splat::<f32>(1.0, [64, 64]));
+                commit_smem();
+                copy_smem_to_gmem(y_s.at(1), y.tile([i, j + 1]));
+                wait_smem_to_gmem(1);
+                y_s.at(#which).store(splat::<f32>(2.0, [64, 64]));
+                wait_smem_to_gmem(0);
+            });
+        }
+    };
+    assert_none(errors(one_wg(), rewrite(quote!(0))));
+    assert_one(
+        errors(one_wg(), rewrite(quote!(1))),
+        "`y_s.at(1)` is overwritten here (a register store) while a TMA store",
+    );
+}
+
+#[test]
+fn a_semaphore_wait_orders_warpgroups() {
+    let item = quote! {
+        fn k(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, sems: GmemMut<u32, 4>) {
+            let (i, j) = (program_id(0), program_id(1));
+            run_scoped(collective_axes = [wg], |buf: Smem<f32, 64, 64>| {
+                if warpgroup_id() == 0 {
+                    buf.store(x.tile([i, j], [64, 64]).load(Layout::Strided));
+                    semaphore_signal(sems, 0);
+                } else {
+                    semaphore_wait(sems, 0);
+                    y.tile([i, j], [64, 64]).store(buf.load(Layout::Strided));
+                }
+            });
+        }
+    };
+    assert!(crate::compile(two_wg(), item).is_ok());
+}
+
+#[test]
+fn loops_of_a_few_turns_are_walked_turn_by_turn() {
+    let body = |wait_at: TokenStream| {
+        quote! {
+            run_scoped(|x_s: Smem<f32, 2, 64, 64>, bars: Barrier<1, 2>| {
+                for s in 0..2 {
+                    copy_gmem_to_smem(x.tile([i, 2 * j + s]), x_s.at(s), bars.at(s));
+                }
+                for s in 0..2 {
+                    barrier_wait(bars.at(#wait_at));
+                    y.tile([i, 2 * j + s], [64, 64]).store(x_s.at(s).load(Layout::Strided));
+                }
+            });
+        }
+    };
+    assert_none(errors(one_wg(), body(quote!(s))));
+    // Turn 1 waits on `bars.at(0)` again: a second phase that nothing arrives on, after a read
+    // of `x_s.at(1)` before its wait.
+    let wrong = errors(one_wg(), body(quote!(0)));
+    assert!(wrong.iter().any(|e| e.contains("`x_s.at(1)` is read here")), "{wrong:#?}");
+}
+
+#[test]
+fn a_buffer_handed_to_a_kernel_function_is_the_caller_s() {
+    let module = quote! {
+        mod m {
+            use tessel::prelude::*;
+
+            fn sum(buf: Smem<f32, 64, 64>) -> Regs<f32, 64, 64, Layout::Strided> {
+                buf.load(Layout::Strided) * 2.0
+            }
+
+            #[kernel(grid = (M / 64, N / 64))]
+            fn k(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
+                let (i, j) = (program_id(0), program_id(1));
+                run_scoped(|x_s: Smem<f32, 64, 64>, bar: Barrier| {
+                    copy_gmem_to_smem(x.tile([i, j]), x_s, bar);
+                    let v = sum(x_s);
+                    barrier_wait(bar);
+                    y.tile([i, j], [64, 64]).store(v);
+                });
+            }
+        }
+    };
+    let errors = match crate::module::compile(TokenStream::new(), module) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+    };
+    assert!(errors.iter().any(|e| e.contains("`x_s` is read here (a register load)")), "{errors:#?}");
+}
+
+#[test]
+fn a_group_in_flight_across_a_loop_settles() {
+    // The wgmma before the loop stays in flight while the loop issues more: its count of younger
+    // groups grows each turn until it is "many", and the walk ends.
+    let body = gemm(
+        quote!(2),
+        quote! {
+            copy_gmem_to_smem(a.tile([i, 0]), a_s, bar);
+            copy_gmem_to_smem(b.tile([0, j]), b_s, bar);
+            barrier_wait(bar);
+            wgmma(acc, a_s, b_s);
+            for k in 0..K / 64 {
+                wgmma(acc, a_s, b_s);
+            }
+            wgmma_wait(0);
+        },
+    );
+    assert_none(errors(one_wg(), body));
+}
+
+#[test]
+fn deep_loop_nests_are_walked_quickly() {
+    let body = quote! {
+        run_scoped(|x_s: Smem<f32, 64, 64>, bar: Barrier| {
+            for a in 0..M {
+                for b in 0..N {
+                    for c in 0..M {
+                        for d in 0..N {
+                            for e in 0..M {
+                                if a + b + c + d + e > 3 {
+                                    copy_gmem_to_smem(x.tile([i, j]), x_s, bar);
+                                    barrier_wait(bar);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    };
+    let start = std::time::Instant::now();
+    assert_none(errors(one_wg(), body));
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "took {:?}", start.elapsed());
 }

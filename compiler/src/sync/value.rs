@@ -9,9 +9,10 @@ use tessel_ir::program::{LitValue, Literal};
 use tessel_ir::ty::Ty;
 use tessel_ir::types::DType;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Value {
     /// A run-time value, a register array, a global array: nothing the check follows.
+    #[default]
     Unknown,
     /// An integer, wrapped to its dtype as the kernel's arithmetic wraps it.
     Int(i64),
@@ -294,11 +295,5 @@ pub fn transpose(base: Value, swap: bool) -> Value {
             Value::Smem(p)
         }
         other => other,
-    }
-}
-
-impl Default for Value {
-    fn default() -> Value {
-        Value::Unknown
     }
 }

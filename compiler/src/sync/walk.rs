@@ -78,7 +78,14 @@ impl<'a> Walker<'a> {
         let (Some(region), Some(site)) = (self.state.region, self.site(at)) else { return };
         if self.recording() && self.uncertain == 0 && self.state.unsynced {
             let calls = self.calls.clone();
-            self.out.events.push(Event { warpgroup: self.warpgroup, region, access, place: place.clone(), site, calls });
+            self.out.events.push(Event {
+                warpgroup: self.warpgroup,
+                region,
+                access,
+                place: place.clone(),
+                site,
+                calls,
+            });
         }
     }
 
