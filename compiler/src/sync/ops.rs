@@ -35,7 +35,8 @@ impl Walker<'_> {
             K::WgmmaWait(n) => state::wait(&mut self.state.wgmmas, *n),
             K::CopyIn { src, dst, barrier, .. } => self.copy_in(e, src, dst, barrier),
             K::CopyOut { src, dst, .. } => {
-                let [s, _] = <[Value; 2]>::try_from(self.each(&[src, dst])).unwrap_or_default();
+                let s = self.expr(src);
+                self.expr(dst);
                 self.access(&s, Access::TmaStore, src);
                 let place = if let Value::Smem(p) = s { Some(p) } else { None };
                 if let Some(site) = self.site(e) {
@@ -43,10 +44,11 @@ impl Walker<'_> {
                 }
             }
             K::CopyToPeer { src, dst, barrier, rank } => {
-                let [s, _, _, _] = <[Value; 4]>::try_from(self.each(&[src, dst, barrier, rank])).unwrap_or_default();
+                let s = self.expr(src);
+                self.each(&[dst, barrier, rank]);
                 self.access(&s, Access::PeerCopy, src);
-                // It arrives on the barrier of another program: this program's phases of it are
-                // not this program's to count.
+                // It arrives on the barrier of program `rank`, and the peers' copies on this
+                // program's: arrivals no walk of this program can count.
                 self.lose_barrier(barrier);
             }
             K::CommitSmem => self.state.unfenced.clear(),
@@ -149,7 +151,8 @@ impl Walker<'_> {
     }
 
     fn copy_in(&mut self, e: &Expr, src: &Expr, dst: &Expr, barrier: &Expr) {
-        let [_, d, b] = <[Value; 3]>::try_from(self.each(&[src, dst, barrier])).unwrap_or_default();
+        self.expr(src);
+        let (d, b) = (self.expr(dst), self.expr(barrier));
         self.access(&d, Access::TmaLoad, dst);
         if let (Value::Smem(place), Value::Barrier(bar), Some(site)) = (d, &b, self.site(e)) {
             self.state.loads.retain(|l| l.site != site);

@@ -9,10 +9,9 @@ use tessel_ir::program::{LitValue, Literal};
 use tessel_ir::ty::Ty;
 use tessel_ir::types::DType;
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     /// A run-time value, a register array, a global array: nothing the check follows.
-    #[default]
     Unknown,
     /// An integer, wrapped to its dtype as the kernel's arithmetic wraps it.
     Int(i64),

@@ -174,7 +174,7 @@ impl<'a> Walker<'a> {
         let (start, end) = (self.expr(start), self.expr(end));
         match (&start, &end) {
             (Value::Int(a), Value::Int(b)) if b <= a => {}
-            (Value::Int(a), Value::Int(b)) if b - a <= UNROLL => {
+            (Value::Int(a), Value::Int(b)) if b.checked_sub(*a).is_some_and(|n| n <= UNROLL) => {
                 for i in *a..*b {
                     self.set(slot, Value::Int(i));
                     self.block(body);
