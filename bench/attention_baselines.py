@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The baselines of examples/bench_attention.rs: attention forward passes of other systems on the
+"""The baselines of bench/examples/bench_attention.rs: attention forward passes of other systems on the
 same shapes, with the same columns.
 
     PYTHONUNBUFFERED=1 python3 bench/attention_baselines.py

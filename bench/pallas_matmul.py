@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Pallas side of examples/bench_matmul.rs: JAX Pallas Mosaic GPU's Hopper matmul
+"""The Pallas side of bench/examples/bench_matmul.rs: JAX Pallas Mosaic GPU's Hopper matmul
 (jax.experimental.pallas.ops.gpu.hopper_matmul_mgpu) on the same shapes and dtypes.
 
     PYTHONUNBUFFERED=1 python3 bench/pallas_matmul.py

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # What ptxas makes of each example kernel, for the GPU machine (ptxas and cuobjdump from CUDA):
+#   cargo build --release -p tessel-kernels --examples
 #   TESSEL_DUMP_PTX=ptx target/release/examples/matmul; TESSEL_DUMP_PTX=ptx target/release/examples/attention
 #   bench/sass.sh ptx > bench/results/sass.txt
 # Per kernel: registers, GMMA instructions by shape (HGMMA 16-bit, QGMMA fp8, IGMMA int8), STSM

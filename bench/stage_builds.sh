@@ -23,7 +23,9 @@ for build in "${builds[@]}"; do
   git -C "$root" worktree remove --force "$tree" 2>/dev/null || true
   git -C "$root" worktree add -q --detach "$tree" "$rev"
   args=(); for e in "${examples[@]}"; do args+=(--example "$e"); done
-  (cd "$tree" && CARGO_TARGET_DIR=/tmp/stage-target-$name cargo build -q --release "${args[@]}")
+  # --workspace finds each example in whichever package has it (bench/, or the root before the
+  # benchmarks had a crate of their own).
+  (cd "$tree" && CARGO_TARGET_DIR=/tmp/stage-target-$name cargo build -q --release --workspace "${args[@]}")
   mkdir -p "$root/$dir/$name"
   for e in "${examples[@]}"; do
     cp "/tmp/stage-target-$name/release/examples/$e" "$root/$dir/$name/"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's quantized GEMMs on the shapes of examples/bench_qmatmul.rs, for comparison with
+"""PyTorch's quantized GEMMs on the shapes of bench/examples/bench_qmatmul.rs, for comparison with
 tessel's fp8 and int8 kernels (kernels/src/quantized.rs).
 
     PYTHONUNBUFFERED=1 BENCH_OUT=$OUT python3 bench/torch_qmatmul.py

@@ -7,7 +7,7 @@
 //! call site of `Ctxt::type_error` and `Ctxt::unsupported`) share a code per rule, and every
 //! internal error has `Internal`.
 //!
-//! `tests/errors.rs` checks that every code here has its entry in `docs/errors.md` and the other
+//! `compiler-tests/tests/errors.rs` checks that every code here has its entry in `docs/errors.md` and the other
 //! way round, that each entry's wrong kernel fails with exactly its code and its right kernel
 //! compiles.
 
@@ -52,10 +52,11 @@ macro_rules! codes {
 //   it checks: an existing row if the message is one more case of that rule, else a new row
 //   `Name = N,`;
 // then give the new code its entry in `docs/errors.md`, at the same place in its area as the row
-// (`cargo test --test errors` says which are missing or out of order). N is the largest number in
-// use plus one, whatever the area: a code never changes its number, and a code no message gives any
-// more leaves the table for `Code::RETIRED` (below), its number never reused, its entry kept and
-// marked retired. The rows are grouped by area (A to K, as the catalog's ids, then L and Z).
+// (`cargo test -p tessel-compiler-tests --test errors` says which are missing or out of order). N
+// is the largest number in use plus one, whatever the area: a code never changes its number, and a
+// code no message gives any more leaves the table for `Code::RETIRED` (below), its number never
+// reused, its entry kept and marked retired. The rows are grouped by area (A to K, as the
+// catalog's ids, then L and Z).
 codes! {
     // ---- A. accumulator allocation, shared memory and registers ----------------------------------
     /// SEED 000: an accumulator of an unsigned dtype.

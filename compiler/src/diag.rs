@@ -2,7 +2,7 @@
 //! and the context that collects every problem of a kernel before any is reported (`Ctxt`).
 //!
 //! Messages mirror JAX Pallas's Mosaic GPU backend word for word for the rows of the error catalog
-//! (listed, each with its compile-fail case, in `tests/ui/README.md`); the row id is given on each
+//! (listed, each with its compile-fail case, in `compiler-tests/tests/ui/README.md`); the row id is given on each
 //! variant.
 //! Help lines give a fix that is correct for PTX. Every diagnostic has a stable code (`Diag::code`,
 //! from the table in `codes`), which `Ctxt::into_errors` puts in front of its message.

@@ -183,7 +183,7 @@ pub const SMEM_ALIGN_PLAIN: u64 = 128;
 
 /// `setmaxnreg` takes 24..=256 in multiples of 8 (PTX ISA #miscellaneous-instructions-setmaxnreg).
 pub fn max_registers_legal(n: u32) -> bool {
-    (24..=256).contains(&n) && n % 8 == 0
+    (24..=256).contains(&n) && n.is_multiple_of(8)
 }
 
 /// The dtypes a scalar kernel parameter may have: those the kernel ABI passes by value as a

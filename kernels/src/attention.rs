@@ -1,4 +1,4 @@
-//! The flash attention forward pass of `examples/attention.rs` and `examples/bench_attention.rs`.
+//! The flash attention forward pass of `kernels/examples/attention.rs` and `bench/examples/bench_attention.rs`.
 //!
 //! O = softmax(scale Q K^T) V for every head, without materializing the scores. The work comes in
 //! units of 128 queries of one head; one program per SM walks over them (a persistent grid, so

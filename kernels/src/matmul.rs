@@ -1,4 +1,4 @@
-//! The persistent, warp-specialized GEMM of `examples/matmul.rs` and `examples/bench_matmul.rs`.
+//! The persistent, warp-specialized GEMM of `kernels/examples/matmul.rs` and `bench/examples/bench_matmul.rs`.
 //!
 //! One program per SM walks over 128 x BN tiles of C in an L2-friendly order. Warpgroup 0 is the
 //! producer: it streams 128 x 64 slices of A and 64 x BN slices of B through a ring of shared-memory

@@ -1,4 +1,4 @@
-//! The quantized GEMMs of `examples/matmul.rs` and `examples/bench_qmatmul.rs`: fp8 (e4m3) and
+//! The quantized GEMMs of `kernels/examples/matmul.rs` and `bench/examples/bench_qmatmul.rs`: fp8 (e4m3) and
 //! int8 operands, the weight-and-activation-quantized linear layer of LLM inference.
 //!
 //! C = diag(a_scale) (A W^T) diag(w_scale), rounded to bf16: A is M x K (activations, one scale

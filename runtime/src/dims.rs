@@ -76,7 +76,7 @@ pub fn check_rank(tensor: &'static str, shape: &[usize], expected: usize) -> Res
 /// Checks that a runtime dimension (or expression) `dim` with value `value` is a multiple of
 /// `divisor`; `why` says what in the kernel needs it.
 pub fn check_divisible(dim: &'static str, value: usize, divisor: usize, why: &'static str) -> Result<()> {
-    if divisor != 0 && value % divisor == 0 {
+    if divisor != 0 && value.is_multiple_of(divisor) {
         return Ok(());
     }
     Err(Error::Divisibility { dim, value, divisor, why })

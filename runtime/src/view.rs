@@ -118,7 +118,7 @@ pub(crate) fn checked_range(
 
 /// Checks that a view whose element `start` is at `address` is aligned as kernels need.
 pub(crate) fn check_aligned(view: &'static str, start: usize, address: u64) -> Result<()> {
-    if address % VIEW_ALIGN == 0 {
+    if address.is_multiple_of(VIEW_ALIGN) {
         Ok(())
     } else {
         Err(Error::ViewMisaligned { view, start, address })

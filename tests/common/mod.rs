@@ -1,4 +1,5 @@
 //! Shared helpers of the GPU and interpreter tests: seeded N(0,1) data, f64 references, error checks.
+//! Also included by the kernels crate's tests (`kernels/tests`).
 #![allow(dead_code)]
 
 use tessel::{Element, HostTensor};

@@ -274,7 +274,7 @@ fn fma_rounds_once_to_f32_then_to_the_dtype() {
 }
 
 /// Scalars of bf16, f16, fp8 and tf32 with untyped float literals, which take the scalar's dtype
-/// (the PTX of `tests/ptx/in/narrow_scalars.rs`): arithmetic, `max`/`min`, comparisons and a math
+/// (the PTX of `compiler-tests/tests/ptx/in/narrow_scalars.rs`): arithmetic, `max`/`min`, comparisons and a math
 /// function, each result rounded to the dtype.
 #[kernel(grid = (1))]
 fn narrow_scalars(y: GmemMut<f32, 576>, x: f32) {
@@ -349,7 +349,7 @@ fn narrow_scalars_take_untyped_literals_in_their_dtype() {
 }
 
 /// Integers narrower than 32 bits wrap at their width, like Rust's wrapping arithmetic and `as`
-/// (the PTX of `tests/ptx/in/narrow_ints.rs` wraps the same way): i32 and i64 to u8/i8/i16/u16/i4
+/// (the PTX of `compiler-tests/tests/ptx/in/narrow_ints.rs` wraps the same way): i32 and i64 to u8/i8/i16/u16/i4
 /// conversions take the low bits (300 as u8 is 44, not 255), sums and products wrap before a
 /// comparison reads them, `!` of a u8 stays below 256, `-` and `/ -1` of -128 give -128, and a u8
 /// array's wrapped sum is what a u8 array stores.

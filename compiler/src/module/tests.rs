@@ -111,7 +111,7 @@ fn the_same_error_from_two_calls_is_reported_once_with_a_note_at_each() {
         }
     });
     // (Without span locations the two calls are at one place, which gets one note: see
-    // `tests/ui/functions/error-in-body.rs` for a note at each.)
+    // `compiler-tests/tests/ui/functions/error-in-body.rs` for a note at each.)
     assert_eq!(
         errs,
         [

@@ -123,7 +123,7 @@ impl TensorMapLayout {
 
     /// Base: the global address is 16-byte aligned.
     fn check_base(&self, tensor: &'static str) -> Result<()> {
-        if self.base % TMA_ALIGN != 0 {
+        if !self.base.is_multiple_of(TMA_ALIGN) {
             return Err(Error::Misaligned {
                 tensor,
                 what: "the base address".into(),
@@ -192,7 +192,7 @@ impl TensorMapLayout {
     /// Inner box: the box's innermost extent is a whole number of 16-byte units.
     fn check_inner_box_bytes(&self, tensor: &'static str) -> Result<()> {
         let bytes = self.inner_box_bytes();
-        if bytes % TMA_ALIGN != 0 {
+        if !bytes.is_multiple_of(TMA_ALIGN) {
             return Err(Self::error(
                 tensor,
                 format!(

@@ -1,0 +1,214 @@
+//! The attention example's kernels (`kernels/src/attention.rs`): results against an f64
+//! reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against the
+//! reference and the interpreter), and the checks its dispatcher makes beyond the launch's own.
+
+use tessel_kernels::attention as kernels;
+#[path = "../examples/support/attention_ref.rs"]
+#[allow(dead_code)]
+mod reference;
+
+use kernels::{check, Interpret};
+use tessel::prelude::*;
+use tessel::{Element, Error, HostTensor};
+
+/// Outputs and probabilities are rounded to bf16 (relative step 2^-8) or f16 (2^-11).
+fn tolerance<T: Element>() -> f64 {
+    if T::DTYPE == "bf16" {
+        1e-2
+    } else {
+        2e-3
+    }
+}
+
+fn interpreted<T: Element>(interpret: Interpret<T>, heads: usize, s: usize, t: usize, d: usize, causal: bool) {
+    let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
+    let mut o = HostTensor::new([heads, s, d], vec![T::from_f64(f64::NAN); heads * s * d]).unwrap();
+    let scale = 1.0 / (d as f32).sqrt();
+    interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, scale, causal).unwrap();
+    let err = reference::max_rel_err(&qkv, &o, scale as f64, 64, causal);
+    println!("{heads} x {s} x {t} x {d} (causal: {causal}): max relative error {err:.2e}");
+    assert!(err <= tolerance::<T>(), "max relative error {err:.2e}");
+}
+
+#[test]
+fn bf16_head_dim_64_matches_the_reference() {
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 256, 384, 64, false);
+}
+
+#[test]
+fn bf16_head_dim_128_matches_the_reference() {
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 128, 256, 128, false);
+}
+
+#[test]
+fn f16_matches_the_reference() {
+    interpreted::<f16>(kernels::interpret_f16, 1, 256, 128, 64, false);
+    interpreted::<f16>(kernels::interpret_f16, 1, 128, 384, 128, false);
+}
+
+#[test]
+fn a_single_key_block_is_the_last_one_too() {
+    // One step: no previous block's P V, and the last block's P V in the same step.
+    interpreted::<bf16>(kernels::interpret_bf16, 1, 128, 128, 64, false);
+}
+
+#[test]
+fn causal_attention_sees_only_earlier_keys() {
+    // Three units per head: one, two and three key blocks, the last of each masked on its diagonal.
+    interpreted::<bf16>(kernels::interpret_bf16, 2, 384, 384, 128, true);
+    interpreted::<f16>(kernels::interpret_f16, 1, 256, 256, 64, true);
+}
+
+#[test]
+fn sequences_of_any_length() {
+    // S and T that 128 does not divide: the last unit's queries past S are not stored, the last
+    // key block's keys past T are masked; with the causal mask (T = S), by the diagonal's mask.
+    for (heads, s, t, d, causal) in [(2, 200, 333, 64, false), (1, 77, 130, 128, false), (2, 200, 200, 128, true)] {
+        let qkv = reference::inputs::<bf16>(heads, s, t, d).unwrap();
+        let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
+        kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, causal).unwrap();
+        assert!(o.data().iter().all(|x| !x.is_nan()), "{heads} x {s} x {t}: a row was not written");
+        let err = reference::max_rel_err(&qkv, &o, 0.125, 4 * heads * s, causal);
+        assert!(err <= tolerance::<bf16>(), "{heads} x {s} x {t} x {d} (causal: {causal}): {err:.2e}");
+    }
+}
+
+#[test]
+fn causal_units_past_one_round_are_all_computed() {
+    // 133 one-block units over 132 programs: the last takes a second one (the second round of
+    // the snake deal runs right to left).
+    let (heads, s, d) = (133, 128, 64);
+    let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
+    let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
+    kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, true).unwrap();
+    // Two rows of every head, so that a unit dealt to no program (left NaN) shows.
+    let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
+    assert!(err <= tolerance::<bf16>(), "max relative error {err:.2e}");
+}
+
+#[test]
+fn both_causal_orders_compute_every_unit() {
+    // 144 units of one to four key blocks over 132 programs, dealt head after head or over all
+    // heads: every output row written (none left NaN), sampled rows right.
+    let (heads, s, d) = (36, 512, 64);
+    let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
+    for order in [0, 1] {
+        let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
+        kernels::causal_bf16_d64::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order).unwrap();
+        assert!(o.data().iter().all(|x| !x.is_nan()), "order {order}: a unit was not computed");
+        let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
+        assert!(err <= tolerance::<bf16>(), "order {order}: max relative error {err:.2e}");
+    }
+}
+
+#[test]
+fn causal_units_go_head_after_head_when_that_keeps_the_programs_even() {
+    // FlashAttention-3's shapes with D = 128 (heads = 16 x 16384 / S): head after head up to
+    // S = 8192; at 16384 that would give one program 1.54x the mean work.
+    for (s, want) in [(1024, 1), (2048, 1), (4096, 1), (8192, 1), (16384, 0)] {
+        assert_eq!(kernels::causal_order(16 * 16384 / s, s / 128, true), want, "S = {s}");
+    }
+    assert_eq!(kernels::causal_order(256, 8, false), 0);
+}
+
+#[test]
+fn the_dispatcher_rejects_what_the_kernels_cannot_take() {
+    let err = check(&[2, 256, 96], &[2, 256, 96], 0.1, false).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument: "q", .. }), "{err}");
+    let err = check(&[2, 128, 64], &[2, 0, 64], 0.1, false).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{err}");
+    for scale in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let err = check(&[2, 128, 64], &[2, 128, 64], scale, false).unwrap_err();
+        assert!(matches!(&err, Error::InvalidArgument { argument: "scale", .. }), "{scale}: {err}");
+    }
+    let err = check(&[2, 128, 64], &[2, 256, 64], 0.1, true).unwrap_err();
+    assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{err}");
+    assert_eq!(check(&[2, 128, 128], &[2, 256, 128], 0.1, false), Ok(128));
+    assert_eq!(check(&[2, 256, 64], &[2, 256, 64], 0.1, true), Ok(64));
+}
+
+#[test]
+fn the_launch_checks_the_rest() {
+    let qkv = reference::inputs::<bf16>(1, 128, 192, 64).unwrap();
+    let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
+    // The kernels without the key mask take whole 128-key blocks (the dispatcher gives such keys
+    // to the `ragged_*` kernels).
+    let err = kernels::attention_bf16_d64::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0).unwrap_err();
+    assert!(matches!(err, Error::Divisibility { dim: "T", value: 192, .. }), "{err}");
+    // The heads of Q and K must agree.
+    let k = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
+    let err = kernels::interpret_bf16(&qkv[0], &k, &k, &mut o, 0.1, false).unwrap_err();
+    assert!(matches!(err, Error::DimMismatch { dim: "H", .. }), "{err}");
+    // A Q of another rank is the launch's error too, with or without the mask (not a panic).
+    let flat = HostTensor::<bf16>::zeros([128]).unwrap();
+    for causal in [false, true] {
+        let err = kernels::interpret_bf16(&flat, &qkv[1], &qkv[2], &mut o, 0.1, causal).unwrap_err();
+        assert!(err.to_string().contains("q"), "{err}");
+    }
+}
+
+mod gpu {
+    use super::*;
+
+    use kernels::Launch;
+
+    /// GPU against the f64 reference and against the interpreter (whose rounding differs in
+    /// `ex2.approx` and the order of sums only).
+    fn on_gpu<T: Element>(launch: Launch<T>, interpret: Interpret<T>, shape: [usize; 4], causal: bool) {
+        let [heads, s, t, d] = shape;
+        let dev = Device::new(0).expect("an sm_90 GPU");
+        let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
+        let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
+        let mut o = DeviceTensor::<T>::zeros(&dev, [heads, s, d]).unwrap();
+        o.poison(T::from_f64(f64::NAN)).unwrap();
+        let scale = 1.0 / (d as f32).sqrt();
+        launch(&dev, &q, &k, &v, &mut o, scale, causal).unwrap();
+        let gpu = o.to_host().unwrap();
+        let err = reference::max_rel_err(&qkv, &gpu, scale as f64, 256, causal);
+        println!("GPU {heads} x {s} x {t} x {d} (causal: {causal}): max relative error {err:.2e}");
+        assert!(err <= tolerance::<T>(), "GPU: max relative error {err:.2e}");
+        let mut host = HostTensor::<T>::zeros([heads, s, d]).unwrap();
+        interpret(&qkv[0], &qkv[1], &qkv[2], &mut host, scale, causal).unwrap();
+        let worst =
+            gpu.data().iter().zip(host.data()).map(|(g, h)| (g.to_f64() - h.to_f64()).abs()).fold(0.0, f64::max);
+        let top = host.data().iter().map(|h| h.to_f64().abs()).fold(0.0, f64::max);
+        println!("GPU vs interpreter: max difference {:.2e} of {top:.2e}", worst);
+        assert!(worst <= tolerance::<T>() * top, "GPU vs interpreter: {worst:.2e}");
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn programs_that_take_several_units_match() {
+        // 40 heads x 4 units = 160 units over 132 programs: some programs take two, which
+        // exercises the Q buffers' reuse and the rings continuing across units.
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 384, 64], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 256, 128], false);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn f16_and_a_single_key_block_match() {
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 256, 1024, 128], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 384, 128, 64], false);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn causal_attention_matches() {
+        // 40 heads x 4 units, the heaviest first: programs take units of 1 to 4 key blocks, dealt
+        // over all heads; 60 heads x 4 units are dealt head after head (`causal_order`).
+        assert_eq!((kernels::causal_order(40, 4, true), kernels::causal_order(60, 4, true)), (0, 1));
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 512, 128], true);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 512, 512, 64], true);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [60, 512, 512, 128], true);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn sequences_of_any_length_match() {
+        // S and T that 128 does not divide, with programs taking several units, and causal.
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 500, 1000, 128], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 300, 77, 64], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 500, 500, 64], true);
+    }
+}
