@@ -1,5 +1,6 @@
 //! `sync`: the synchronization check. It reads a checked kernel's program (`tessel_ir::Program`)
-//! and reports, at the token, the ways asynchronous hardware can race or hang:
+//! and reports, at the token, the ways asynchronous hardware can race or hang (codes T0114 to
+//! T0120, in `docs/errors.md`):
 //!
 //! - S1: a shared buffer read (a wgmma operand, a register load, the source of a TMA store or a
 //!   peer copy) while a TMA load into it has not been waited for (`barrier_wait` on its barrier);
