@@ -2,9 +2,9 @@
 
 pub use tessel_macros::{kernel, kernels};
 pub use tessel_runtime::{
-    bf16, cudarc, f16, AsDeviceView, AsDeviceViewMut, AsStream, Device, DeviceTensor, DeviceView, DeviceViewMut,
-    Element, Error, HostTensor, LaunchConfig, Module, Result, Swizzle, TensorMap, F8E4M3, F8E5M2, RAGGED_MAX,
-    VIEW_ALIGN,
+    bf16, cudarc, f16, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Device, DeviceTensor, DeviceView,
+    DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, Result, Swizzle, TensorMap, F8E4M3, F8E5M2,
+    RAGGED_MAX, VIEW_ALIGN,
 };
 
 pub use plan::LaunchPlan;
@@ -48,3 +48,9 @@ pub mod __private {
     pub use tessel_runtime::__private::*;
     pub use tessel_runtime::{bf16, f16, F8E4M3, F8E5M2};
 }
+
+/// The README's Rust examples, compiled and run as doc tests so that the first page a user reads
+/// stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

@@ -56,7 +56,7 @@ macro_rules! codes {
 // is the largest number in use plus one, whatever the area: a code never changes its number, and a
 // code no message gives any more leaves the table for `Code::RETIRED` (below), its number never
 // reused, its entry kept and marked retired. The rows are grouped by area (A to K, as the
-// catalog's ids).
+// catalog's ids, then L and Z).
 codes! {
     // ---- A. accumulator allocation, shared memory and registers ----------------------------------
     /// SEED 000: an accumulator of an unsigned dtype.
@@ -303,6 +303,22 @@ codes! {
     Instances = 107,
     /// A call of an instance the kernel does not list (rustc's error at the call).
     UndeclaredInstance = 108,
+
+    // ---- L. synchronization (the `sync` stage) ----------------------------------------------------
+    /// S1: a shared buffer read before a wait on the barrier of the TMA load into it.
+    LoadNotWaited = 114 in Diag,
+    /// S2: a barrier whose phases get fewer or more arrivals than it is declared with.
+    BarrierArrivals = 115 in Diag,
+    /// S3: a shared buffer overwritten while a wgmma that reads it may be in flight.
+    OverwrittenUnderWgmma = 116 in Diag,
+    /// S4: an accumulator read or stored while a wgmma that writes it may be in flight.
+    AccUnderWgmma = 117 in Diag,
+    /// S5: a TMA store, peer copy or wgmma of register stores not committed (`commit_smem`).
+    NotCommitted = 118 in Diag,
+    /// S6: a shared buffer overwritten while a TMA store that reads it may be in flight.
+    OverwrittenUnderTmaStore = 119 in Diag,
+    /// S7: a shared buffer written by one warpgroup and read by another with no barrier between.
+    UnorderedWarpgroups = 120 in Diag,
 
     // ---- Z. bugs ---------------------------------------------------------------------------------
     /// A bug in tessel ("internal tessel error: ..").

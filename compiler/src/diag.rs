@@ -138,6 +138,22 @@ pub enum Diag {
     /// E17
     MatmulShapes { a: Vec<i64>, b: Vec<i64>, acc: Vec<i64> },
 
+    // ---- S. synchronization (the `sync` stage: read off the program, after checking) --------------
+    /// S1: a shared buffer read while a TMA load into it may not have landed.
+    LoadNotWaited { place: String, barrier: String, reader: &'static str },
+    /// S2: a barrier whose phases get more or fewer arrivals than it is declared with.
+    BarrierArrivals { barrier: String, declared: String, expected: u32, arrivals: u32 },
+    /// S3: a shared buffer overwritten while a wgmma that reads it may be in flight.
+    OverwrittenUnderWgmma { place: String, writer: &'static str, wait: u32 },
+    /// S4: an accumulator read or stored while a wgmma that writes it may be in flight.
+    AccUnderWgmma { acc: String, store: bool, wait: u32 },
+    /// S5: a TMA store, peer copy or wgmma of a buffer with register stores not yet committed.
+    NotCommitted { place: String, reader: &'static str },
+    /// S6: a shared buffer overwritten while a TMA store that reads it may be in flight.
+    OverwrittenUnderTmaStore { place: String, writer: &'static str, wait: u32 },
+    /// S7: a shared buffer written by one warpgroup and read by another with no barrier between.
+    UnorderedWarpgroups { place: String, writer: usize, write: &'static str, reader: usize },
+
     // ---- tessel's own rules ----------------------------------------------------------------------
     /// `v.max(x)` with an axis that is no integer literal: `.max(axis)` reduces, and `max(x, y)`
     /// is the elementwise maximum (a ReLU written the Rust way, `(v + b).max(0.0)`, lands here).
@@ -317,6 +333,38 @@ impl Diag {
             NotAPermutation { perm, rank } => format!(
                 "{} is not a permutation of the view's {rank} dimensions",
                 shape_str(&perm.iter().map(|&d| d as i64).collect::<Vec<_>>())
+            ),
+            LoadNotWaited { place, barrier, reader } => format!(
+                "`{place}` is read here ({reader}) before its TMA load has landed: no \
+                 `barrier_wait({barrier})` since the copy into it"
+            ),
+            BarrierArrivals { barrier, declared, expected, arrivals } if arrivals < expected => format!(
+                "`{barrier}` is declared `{declared}`, but each of its phases gets {} before this \
+                 wait: the wait never returns",
+                arrivals_text(*arrivals)
+            ),
+            BarrierArrivals { barrier, declared, arrivals, .. } => format!(
+                "`{barrier}` is declared `{declared}`, but each of its phases gets {}: this wait can \
+                 return before the last of them arrives",
+                arrivals_text(*arrivals)
+            ),
+            OverwrittenUnderWgmma { place, writer, .. } => {
+                format!("`{place}` is overwritten here ({writer}) while a wgmma that reads it may still be in flight")
+            }
+            AccUnderWgmma { acc, store, .. } => format!(
+                "the accumulator `{acc}` is {} here while a wgmma that writes it may still be in flight",
+                if *store { "stored" } else { "read" }
+            ),
+            NotCommitted { place, reader } => format!(
+                "`{place}` is read by {reader} here, but the register stores into it are not committed: \
+                 {reader} may not see them"
+            ),
+            OverwrittenUnderTmaStore { place, writer, .. } => format!(
+                "`{place}` is overwritten here ({writer}) while a TMA store that reads it may still be in flight"
+            ),
+            UnorderedWarpgroups { place, writer, write, reader } => format!(
+                "`{place}` is written by warpgroup {writer} ({write}) and read here by warpgroup {reader}, \
+                 with no barrier between them"
             ),
             Unsupported { what, .. } => format!("unsupported in a tessel kernel: {what}"),
             Type { message, .. } => message.clone(),
@@ -512,6 +560,39 @@ impl Diag {
                 "list each of the dimensions 0..{rank} once, e.g. `.transpose([{}])` swaps the last two",
                 swapped_last_two(*rank)
             ),
+            LoadNotWaited { barrier, .. } => format!(
+                "wait for the copy first: `barrier_wait({barrier});` before this read (a TMA load lands \
+                 when a wait on its barrier returns)"
+            ),
+            BarrierArrivals { arrivals: 0, barrier, .. } => format!(
+                "nothing arrives on `{barrier}` before this wait: issue its copies (`copy_gmem_to_smem(.., .., \
+                 {barrier})`) or `barrier_arrive({barrier})` first"
+            ),
+            BarrierArrivals { barrier, arrivals, .. } => format!(
+                "declare `{barrier}` with {arrivals} arrivals per phase, or make each phase's arrivals match \
+                 its declaration: one per `copy_gmem_to_smem` on it, and one per `barrier_arrive` of each \
+                 warpgroup"
+            ),
+            OverwrittenUnderWgmma { wait, .. } => format!(
+                "wait for that wgmma first: `wgmma_wait({wait});` before this write (`wgmma_wait(n)` returns \
+                 when at most the `n` most recent wgmmas are in flight)"
+            ),
+            AccUnderWgmma { wait, .. } => format!(
+                "wait for that wgmma first: `wgmma_wait({wait});` (a wgmma writes its accumulator until a \
+                 `wgmma_wait` covers it)"
+            ),
+            NotCommitted { place, .. } => format!(
+                "call `commit_smem();` between the stores into `{place}` and this read: it makes ordinary \
+                 shared-memory writes visible to TMA and wgmma"
+            ),
+            OverwrittenUnderTmaStore { wait, .. } => {
+                format!("wait for the store to read it first: `wait_smem_to_gmem({wait});` before this write")
+            }
+            UnorderedWarpgroups { writer, reader, .. } => format!(
+                "order them with a barrier: warpgroup {writer} arrives on it after writing \
+                 (`barrier_arrive(bar)`, or its TMA copy completes on `bar`) and warpgroup {reader} waits on \
+                 it (`barrier_wait(bar)`) before reading"
+            ),
             Unsupported { .. } => {
                 "see the language reference in tessel's crate documentation for what kernels may use".into()
             }
@@ -603,6 +684,15 @@ fn swapped_last_two(rank: usize) -> String {
         dims.swap(rank - 1, rank - 2);
     }
     dims.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// `1 arrival`, `3 arrivals`, `no arrival`.
+fn arrivals_text(n: u32) -> String {
+    match n {
+        0 => "no arrival".into(),
+        1 => "1 arrival".into(),
+        n => format!("{n} arrivals"),
+    }
 }
 
 fn mma_layout(operand: MmaOperand) -> &'static str {

@@ -21,6 +21,7 @@ pub use tessel_ir::legality;
 pub mod lower;
 pub mod module;
 pub mod ptx;
+pub mod sync;
 pub mod syntax;
 pub mod typeck;
 pub use tessel_ir::types;
@@ -114,8 +115,18 @@ struct FrontEnd {
 fn front_end(functions: Option<&Functions>, attr: TokenStream, item: &syntax::Item) -> FrontEnd {
     let ctx = context(functions);
     let kernel = syntax::parse(&ctx, attr, item);
-    let facts = typeck::check(&ctx, &kernel);
+    let facts = check(&ctx, &kernel);
     FrontEnd { kernel, facts, errors: ctx.finish().err() }
+}
+
+/// Checks a kernel that was read: `typeck`, then, when it passed, the synchronization of its
+/// program (`sync`), whose errors join the kernel's.
+fn check(ctx: &diag::Ctxt, kernel: &syntax::ast::Kernel) -> typeck::Facts {
+    let facts = typeck::check(ctx, kernel);
+    if !ctx.has_errors() {
+        sync::check(ctx, kernel, &facts);
+    }
+    facts
 }
 
 /// A fresh diagnostic context; a kernel of a `#[kernels]` module may call the module's functions.

@@ -17,7 +17,7 @@ use std::fmt;
 pub const MAGIC: &[u8; 4] = b"TSL\0";
 
 /// The format's version: bumped whenever an encoded type changes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Why bytes are not a program of this version of tessel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -381,7 +381,10 @@ codec_struct!(Program {
     body,
     tensor_maps,
     waits_on_semaphores,
+    files,
+    sites,
 });
+codec_struct!(SourceLoc { file, line, column });
 codec_struct!(ParamInfo { name, kind });
 codec_enum!(ParamKind { 0 => Gmem { dtype, shape, mutable }, 1 => Scalar(dtype) });
 codec_enum!(DimSpec { 0 => Static(extent), 1 => Runtime(dim) });
@@ -406,7 +409,7 @@ codec_enum!(Allocation { 0 => Acc(alloc), 1 => Smem(alloc), 2 => Barrier { alloc
 codec_enum!(Spread { 0 => Rows, 1 => Cols, 2 => Splat });
 codec_struct!(Literal { value, suffix, dtype });
 codec_enum!(LitValue { 0 => Int(v), 1 => Float(v), 2 => Bool(v) });
-codec_struct!(Expr { ty, kind });
+codec_struct!(Expr { ty, kind, site });
 codec_enum!(ExprKind {
     0 => Lit(lit),
     1 => Local(slot),
@@ -565,6 +568,7 @@ mod tests {
         round_trip(String::from("grid = (M / 64, N / 64)"));
         round_trip(vec![Some(3usize), None, Some(0)]);
         round_trip((7u32, -3i64, [1usize, 2, 3]));
+        round_trip(vec![SourceLoc { file: 0, line: 12, column: 9 }, SourceLoc { file: 1, line: 0, column: 1 }]);
     }
 
     #[test]

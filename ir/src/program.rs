@@ -53,6 +53,22 @@ pub struct Program {
     /// Whether a program may wait on a semaphore another program signals: then the interpreter
     /// runs the programs as many at once as the GPU would.
     pub waits_on_semaphores: bool,
+    /// The source files the kernel's operations are written in ([`SourceLoc::file`]).
+    pub files: Vec<String>,
+    /// Where each memory and synchronization operation is written ([`Expr::site`]), so that the
+    /// interpreter's messages (a data race names both accesses) point at the kernel's source.
+    pub sites: Vec<SourceLoc>,
+}
+
+/// Where an operation is written in the kernel's source: its first token's line and column, both
+/// counted from 1 as rustc prints them (0 where the compiler that expanded the kernel could not
+/// tell: a Rust older than 1.88).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SourceLoc {
+    /// Index into `Program::files`.
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
 }
 
 /// One argument of the kernel's entry point, in the kernel ABI's order: what the PTX entry
@@ -80,6 +96,13 @@ impl Program {
     /// Programs per cluster.
     pub fn cluster_size(&self) -> usize {
         self.cluster.iter().product()
+    }
+
+    /// Site `site` as `file:line:column`, or `None` for an index the table lacks.
+    pub fn site_text(&self, site: u32) -> Option<String> {
+        let loc = self.sites.get(site as usize)?;
+        let file = self.files.get(loc.file as usize).map_or("<unknown file>", String::as_str);
+        Some(format!("{file}:{}:{}", loc.line, loc.column))
     }
 }
 
@@ -203,6 +226,9 @@ pub enum LitValue {
 pub struct Expr {
     pub ty: Ty,
     pub kind: ExprKind,
+    /// Where a memory or synchronization operation is written (an index into `Program::sites`);
+    /// `None` for every other expression.
+    pub site: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -47,7 +47,7 @@ pub use device::{AsStream, Device};
 pub use dims::{check_divisible, check_ragged, check_rank, launches_nothing, to_u32, Dims, RAGGED_MAX};
 pub use element::Element;
 pub use error::{Error, Result};
-pub use interp::{interpret, Arg, Embedded, HostArray};
+pub use interp::{interpret, with_race_check, Arg, Embedded, HostArray};
 pub use launch::{launch, KernelArg, LaunchConfig};
 pub use module::{Module, DEFAULT_DYNAMIC_SMEM, MAX_DYNAMIC_SMEM};
 pub use tensor::{AccessGuard, DeviceTensor, HostTensor};

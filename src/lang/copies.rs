@@ -42,7 +42,10 @@ use super::{only_in_kernels, Call, InKernel};
 ///
 /// # Interpreter
 ///
-/// Copies at once, then arrives on `bar`.
+/// Reads the tile when issued and arrives on `bar`; the bytes land in the buffer when that phase
+/// completes (a read before a [`barrier_wait`](super::barrier_wait) that sees it is a race the
+/// interpreter reports). With `multicast = true`, each program's share of the rows lands in
+/// every program's buffer.
 ///
 /// # Example
 ///
@@ -98,7 +101,8 @@ pub fn copy_gmem_to_smem<T, S, X, const ARRIVALS: u32>(src: Tile<T, S>, dst: Sme
 ///
 /// # Interpreter
 ///
-/// Copies at once.
+/// Copies when issued; for the race detector it reads the buffer (and writes the tile) until a
+/// [`wait_smem_to_gmem`] covers it, so a rewrite of the buffer before that is a race.
 ///
 /// # Example
 ///
@@ -121,7 +125,8 @@ pub fn copy_smem_to_gmem<T, S, X>(src: Smem<T, S, X>, dst: Tile<T, S>) {
 ///
 /// # Interpreter
 ///
-/// Nothing: its copies complete at once.
+/// Completes the TMA stores it covers, for the race detector: their buffers may be rewritten
+/// after it.
 ///
 /// # Example
 ///
@@ -146,7 +151,9 @@ where
 ///
 /// # Interpreter
 ///
-/// The warpgroup's threads meet (one host thread runs them all, so nothing waits).
+/// The warpgroup's register stores into shared memory so far reach TMA stores, peer copies and
+/// `wgmma`s (one host thread runs the warpgroup, so nothing waits); without it, such a read of
+/// them is a race the interpreter reports.
 ///
 /// # Examples
 ///
@@ -184,7 +191,8 @@ where
 ///
 /// # Interpreter
 ///
-/// Copies into the peer's buffer at once, then one arrival on its `bar`.
+/// Reads `src` when issued and arrives once on the peer's `bar`; the bytes land in the peer's
+/// buffer when that phase completes.
 ///
 /// # Example
 ///

@@ -119,7 +119,7 @@ impl<T, S> Acc<T, S> {
     ///
     /// # Interpreter
     ///
-    /// A copy.
+    /// A copy; a read of elements that a `wgmma` in flight writes is a race it reports.
     pub fn load(self) -> Regs<T, S, Layout::Wgmma> {
         match self.never {}
     }
@@ -138,7 +138,7 @@ impl<T, S> Acc<T, S> {
     ///
     /// # Interpreter
     ///
-    /// A copy.
+    /// A copy; a write of elements that a `wgmma` in flight writes is a race it reports.
     pub fn store<L: RegisterLayout>(self, value: Regs<T, S, L>) {
         match self.never {}
     }
@@ -263,7 +263,9 @@ impl<D: Accumulator, E: WgmmaOperand<D>, S, X> WgmmaB<D> for Smem<E, S, X> {}
 ///
 /// # Interpreter
 ///
-/// `acc += a @ b` at once (so `wgmma_wait` has nothing to wait for): products exact, the
+/// Reads the operands when issued; `acc += a @ b` lands at the [`wgmma_wait`] that covers it
+/// (overwriting an operand, or touching the accumulator, before that is a race it reports):
+/// products exact, the
 /// products of each instruction's K block summed exactly and added to the accumulator with one
 /// rounding (to `f32`, then to `f16` for an `f16` accumulator; integer sums wrap to `i32`); a
 /// `tf32` operand's low 13 mantissa bits are ignored, as on the GPU.
@@ -359,7 +361,7 @@ where
 ///
 /// # Interpreter
 ///
-/// Nothing: its `wgmma` completes at once.
+/// The products of the `wgmma`s it covers (all but the latest `n`) land in their accumulators.
 pub fn wgmma_wait<'k>(n: u32)
 where
     Call<'k>: InKernel,

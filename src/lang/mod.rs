@@ -83,6 +83,29 @@
 //! allocated with `collective_axes` (see [`run_scoped`]) and are then shared by all warpgroups; in
 //! a kernel of one warpgroup the distinction disappears.
 //!
+//! # Synchronization, checked when the kernel compiles
+//!
+//! Copies and matrix products run asynchronously, and the build checks that a kernel waits for
+//! them, over its branches and loops (each warpgroup's code on its own, with `warpgroup_id()`
+//! known). Each rule is a compile error at the offending token, whose `help:` line gives the fix:
+//!
+//! | code | rule |
+//! |---|---|
+//! | T0114 | a shared buffer is read (wgmma operand, register load, TMA store or peer copy source) only after a [`barrier_wait`] on the barrier of the TMA load into it |
+//! | T0115 | each phase of a [`Barrier`] gets the arrivals it is declared with: fewer, and the wait never returns; more, and it can return before the last of them |
+//! | T0116 | a shared buffer is not overwritten (TMA load, register store) while a [`wgmma`] that reads it may be in flight: a [`wgmma_wait`] covers it first |
+//! | T0117 | an accumulator is not read or stored while a [`wgmma`] that writes it may be in flight |
+//! | T0118 | a TMA store, peer copy or wgmma of register stores comes after a [`commit_smem`] |
+//! | T0119 | a shared buffer is not overwritten while a TMA store that reads it may be in flight: a [`wait_smem_to_gmem`] covers it first |
+//! | T0120 | a shared buffer written by one warpgroup and read by another has a barrier between them |
+//!
+//! Where the answer depends on run-time data (an `.at(s)` at a run-time index, a branch on
+//! run-time data) the check says nothing rather than guess; a loop is taken to turn (what is wrong
+//! from its second turn on is reported). So a [`Pipeline`]'s ring, whose stage is counted at run
+//! time, is correct by construction rather than checked, and what the body does with the stage's
+//! buffers is the kernel's to get right; the accumulators and the buffers outside the ring are
+//! checked as anywhere else.
+//!
 //! # Statements, operators and scalars
 //!
 //! | construct | PTX | interpreter |

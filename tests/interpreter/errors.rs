@@ -21,6 +21,7 @@ fn matmul(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
         },

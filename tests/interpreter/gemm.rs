@@ -97,6 +97,7 @@ fn matmul_h(a: Gmem<f16, M, K>, b: Gmem<f16, K, N>, c: GmemMut<f16, M, N>) {
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
         },
@@ -128,6 +129,7 @@ fn matmul_tf32(a: Gmem<f32, M, K>, bt: Gmem<f32, N, K>, c: GmemMut<f32, M, N>) {
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
         },
@@ -162,6 +164,7 @@ fn matmul_fp8(a: Gmem<f8e4m3, M, K>, bt: Gmem<f8e5m2, N, K>, c: GmemMut<f32, M, 
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
         },
@@ -190,6 +193,7 @@ fn matmul_i8(a: Gmem<i8, M, K>, bt: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s.t());
+                wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
         },

@@ -113,6 +113,7 @@ fn gemm_acc(
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
             }
         });
         if j == 0 {

@@ -116,9 +116,16 @@ fn multicast_lands_in_every_program_of_the_cluster() {
     assert_same("y", &values(&y), &want);
 }
 
+/// Warpgroup 0 waits on `done.at(1)` and warpgroup 1 on `ready`, which nothing arrives on in this
+/// launch. The arrivals in launches of more than 64 programs keep the compile-time check (which
+/// rejects a wait that surely never returns) from seeing it: this is the interpreter's to report.
 #[kernel(grid = (2), warpgroups = 2, warpgroup_axis = wg)]
 fn stuck(y: GmemMut<f32, 64, 64>) {
     run_scoped(collective_axes = [wg], |ready: Barrier, done: Barrier<1, 2>| {
+        if num_programs(0) > 64 {
+            barrier_arrive(ready);
+            barrier_arrive(done.at(1));
+        }
         if warpgroup_id() == 0 {
             barrier_arrive(done.at(0));
             barrier_wait(done.at(1));
@@ -150,10 +157,14 @@ fn a_deadlock_names_the_barriers_and_the_waiting_warpgroups() {
 }
 
 /// Warpgroup 0 has nothing to wait for, but leaving a scope with barriers is a program-wide
-/// barrier (`bar.sync 0`), where it waits for warpgroup 1, which waits for a phase forever.
+/// barrier (`bar.sync 0`), where it waits for warpgroup 1, which waits for a phase forever (no
+/// arrival in a launch of one program, which the compile-time check cannot tell).
 #[kernel(grid = (1), warpgroups = 2, warpgroup_axis = wg)]
 fn orphan(y: GmemMut<f32, 64, 64>) {
     run_scoped(collective_axes = [wg], |go: Barrier| {
+        if num_programs(0) > 64 {
+            barrier_arrive(go);
+        }
         if warpgroup_id() == 1 {
             barrier_wait(go);
         }
@@ -200,7 +211,9 @@ fn scopes_that_reuse_shared_memory_are_ordered() {
 }
 
 /// Two TMA loads complete two phases of a `Barrier<1>`: the first wait's parity then names the
-/// third phase, as `mbarrier.try_wait.parity` does on the GPU.
+/// third phase, as `mbarrier.try_wait.parity` does on the GPU. (The second load is issued where
+/// the grid has fewer than 64 programs along M, as in this test: a count the compile-time check,
+/// which rejects a barrier with more arrivals per phase than declared, cannot tell.)
 #[kernel(grid = (M / 64, N / 64))]
 fn too_many_arrivals(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
@@ -211,9 +224,12 @@ fn too_many_arrivals(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M
          bar: Barrier| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
-                copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                if num_programs(0) < 64 {
+                    copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                }
                 barrier_wait(bar);
                 wgmma(acc, a_s, b_s);
+                wgmma_wait(0);
             }
             c.tile([i, j]).store(acc.load());
         },

@@ -25,7 +25,7 @@ use crate::diag::{Ctxt, Loc};
 use crate::syntax::ast::Kernel;
 use crate::syntax::Item;
 use crate::typeck::Facts;
-use crate::{host, lower, ptx, syntax, typeck, Compiled, Functions};
+use crate::{host, lower, ptx, syntax, Compiled, Functions};
 use decl::{Decl, Value};
 use proc_macro2::TokenStream;
 use quote::ToTokens as _;
@@ -155,7 +155,7 @@ fn front(functions: Option<&Functions>, decl: &Decl, func: &syn::ItemFn, values:
         }
     };
     let kernel = syntax::parse(&ctx, attr, &item);
-    let facts = typeck::check(&ctx, &kernel);
+    let facts = crate::check(&ctx, &kernel);
     Front { read: Some((kernel, facts)), errors: ctx.into_errors() }
 }
 

@@ -32,8 +32,12 @@ pub(crate) fn interpret(params: &[HostParam], program: &[u8]) -> TokenStream {
         static PROGRAM: ::tessel::__private::interp::Embedded = ::tessel::__private::interp::Embedded::new(#bytes);
 
         /// Runs the kernel on the CPU: the same program as the PTX, on host tensors, one host
-        /// thread per warpgroup (so barriers and producer/consumer code behave), with TMA copies
-        /// synchronous. Checks the arguments first, exactly as `launch` does (`check_args`).
+        /// thread per warpgroup (so barriers and producer/consumer code behave), TMA copies
+        /// landing and wgmmas completing at the waits that cover them. Checks the arguments first,
+        /// exactly as `launch` does (`check_args`). A data race (two accesses to shared or global
+        /// memory that nothing orders, an accumulator read before its `wgmma_wait`) is an
+        /// `Error::Interpreter` naming both accesses; `TESSEL_RACE_CHECK=0` or
+        /// `tessel::with_race_check(false, || ..)` turns the detector off.
         #[allow(clippy::too_many_arguments)]
         pub fn interpret(#(#decls),*) -> ::tessel::Result<()> {
             self::check_args(#(#shapes),*)?;

@@ -60,7 +60,7 @@ fn gemm() -> (TokenStream, TokenStream) {
         /// C = alpha * A @ B.
         pub fn gemm(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>, alpha: f32, seed: i64) {
             let (i, j) = (program_id(0), program_id(1));
-            run_scoped(|acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier| {
+            run_scoped(|acc: Acc<f32, 64, 64>, a_s: Smem<bf16, 64, 64, Swizzle128>, b_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier<2>| {
                 for k in 0..K / 64 {
                     copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                     copy_gmem_to_smem(b.tile([k, j]), b_s, bar);

@@ -6,20 +6,21 @@ use crate::typeck::{AllocKind, Ty};
 use crate::types::{DType, Layout};
 use tessel_ir::program::*;
 
-impl Lowerer<'_> {
-    fn boxed(&mut self, e: &ast::Expr) -> Result<Box<Expr>> {
+impl<'a> Lowerer<'a> {
+    fn boxed(&mut self, e: &'a ast::Expr) -> Result<Box<Expr>> {
         self.expr(e).map(Box::new)
     }
 
-    fn exprs(&mut self, es: &[ast::Expr]) -> Result<Vec<Expr>> {
+    fn exprs(&mut self, es: &'a [ast::Expr]) -> Result<Vec<Expr>> {
         es.iter().map(|e| self.expr(e)).collect()
     }
 
-    fn opt(&mut self, e: Option<&ast::Expr>) -> Result<Option<Box<Expr>>> {
+    fn opt(&mut self, e: Option<&'a ast::Expr>) -> Result<Option<Box<Expr>>> {
         e.map(|e| self.boxed(e)).transpose()
     }
 
-    pub(super) fn expr(&mut self, e: &ast::Expr) -> Result<Expr> {
+    pub(super) fn expr(&mut self, e: &'a ast::Expr) -> Result<Expr> {
+        self.origins.push(e);
         let kind = match &e.kind {
             K::Invalid => return Err(internal("an invalid expression passed checking")),
             K::Int(..) | K::Float(..) | K::Bool(_) => ExprKind::Lit(self.literal(e, None)?),
@@ -73,11 +74,12 @@ impl Lowerer<'_> {
             | K::ToLayout { .. }
             | K::LayoutCast { .. } => self.regs_expr(e)?,
         };
-        Ok(Expr { ty: self.ty(e).clone(), kind })
+        let site = self.sites.of(e, &kind);
+        Ok(Expr { ty: self.ty(e).clone(), kind, site })
     }
 
     /// Views, loads, stores, copies, barriers and matrix products.
-    fn memory_expr(&mut self, e: &ast::Expr) -> Result<ExprKind> {
+    fn memory_expr(&mut self, e: &'a ast::Expr) -> Result<ExprKind> {
         Ok(match &e.kind {
             K::Tile { gmem, index, .. } => {
                 let shape = match self.ty(e) {
@@ -141,7 +143,7 @@ impl Lowerer<'_> {
     }
 
     /// Register-array operations.
-    fn regs_expr(&mut self, e: &ast::Expr) -> Result<ExprKind> {
+    fn regs_expr(&mut self, e: &'a ast::Expr) -> Result<ExprKind> {
         Ok(match &e.kind {
             K::Splat { value, .. } => {
                 let (dtype, shape) = self.regs_type(e)?;
@@ -214,21 +216,22 @@ impl Lowerer<'_> {
 
     /// `e`, where an untyped literal (or its negation) takes `dtype` instead of its own type, as
     /// `typeck` types it there.
-    fn adopting(&mut self, e: &ast::Expr, dtype: Option<DType>) -> Result<Expr> {
+    fn adopting(&mut self, e: &'a ast::Expr, dtype: Option<DType>) -> Result<Expr> {
         let Some(dtype) = dtype.filter(|_| e.is_untyped_literal()) else { return self.expr(e) };
+        self.origins.push(e);
         let kind = match &e.kind {
             K::Unary { op: UnOp::Neg, operand } => {
                 ExprKind::Unary { op: UnOp::Neg, operand: Box::new(self.adopting(operand, Some(dtype))?) }
             }
             _ => ExprKind::Lit(self.literal(e, Some(dtype))?),
         };
-        Ok(Expr { ty: self.ty(e).clone(), kind })
+        Ok(Expr { ty: self.ty(e).clone(), kind, site: None })
     }
 
     /// Two operands of an operator; an untyped literal takes the other side's dtype, as in
     /// `typeck` (`k + 1`, `x * 0.5`), rounded once from its written value. Other scalars beside a
     /// register array are converted to the array's dtype at run time.
-    fn operands(&mut self, lhs: &ast::Expr, rhs: &ast::Expr) -> Result<(Box<Expr>, Box<Expr>)> {
+    fn operands(&mut self, lhs: &'a ast::Expr, rhs: &'a ast::Expr) -> Result<(Box<Expr>, Box<Expr>)> {
         let (lt, rt) = (self.ty(lhs).elem_dtype(), self.ty(rhs).elem_dtype());
         let (left, right) = match (lt, rt) {
             (Some(a), Some(b)) if a != b && lhs.is_untyped_literal() => (Some(b), None),
@@ -238,7 +241,7 @@ impl Lowerer<'_> {
         Ok((Box::new(self.adopting(lhs, left)?), Box::new(self.adopting(rhs, right)?)))
     }
 
-    fn slice(&mut self, e: &ast::Expr, base: &ast::Expr, args: &[SliceArg]) -> Result<ExprKind> {
+    fn slice(&mut self, e: &ast::Expr, base: &'a ast::Expr, args: &[SliceArg]) -> Result<ExprKind> {
         let starts = args
             .iter()
             .map(|a| match a {
@@ -262,7 +265,7 @@ impl Lowerer<'_> {
         call: &ast::Expr,
         collective: bool,
         params: &[(syn::Ident, TypeExpr)],
-        body: &ast::Block,
+        body: &'a ast::Block,
     ) -> Result<ExprKind> {
         // A kernel function's call is a scope without parameters, which typeck checks as a call.
         let recorded = self.facts.scope_allocs.get(&call.id).map_or(&[][..], Vec::as_slice);
@@ -295,7 +298,7 @@ impl Lowerer<'_> {
         Ok(ExprKind::RunScoped { allocs, body, collective, sync_entry, sync_exit, sync_cluster })
     }
 
-    fn run_state(&mut self, init: &ast::Expr, param: &syn::Ident, body: &ast::Block) -> Result<ExprKind> {
+    fn run_state(&mut self, init: &'a ast::Expr, param: &syn::Ident, body: &'a ast::Block) -> Result<ExprKind> {
         let (K::AccFromRegs(regs), Ty::Acc(acc)) = (&init.kind, self.ty(init)) else {
             return Err(internal("run_state without Acc::from_regs passed checking"));
         };

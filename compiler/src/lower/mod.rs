@@ -10,6 +10,7 @@
 //! unexpected here is an internal error.
 
 mod expr;
+mod site;
 
 use std::collections::HashMap;
 
@@ -28,8 +29,25 @@ fn internal(msg: impl Into<String>) -> Internal {
 
 /// The program of a checked kernel; an error is an internal one, at the kernel's name.
 pub fn lower(kernel: &Kernel, facts: &Facts) -> std::result::Result<Program, syn::Error> {
+    lower_with_origins(kernel, facts).map(|(program, _)| program)
+}
+
+/// The program of a checked kernel and where each of its expressions came from (`Origins`), for
+/// the checks that read the program and report at the user's tokens.
+pub fn lower_with_origins<'k>(
+    kernel: &'k Kernel,
+    facts: &'k Facts,
+) -> std::result::Result<(Program, Origins<'k>), syn::Error> {
     program(kernel, facts)
         .map_err(|Internal(what)| crate::codes::internal_error(kernel.name.span(), format!("lowering: {what}")))
+}
+
+/// The syntax node of every expression of a program's body, in the order `Program::for_each_expr`
+/// visits them (parents before children, in program order): the program has no spans, so a check
+/// that reads it finds the tokens of an expression here. Lowering is one node per node, so the
+/// table is built as the body is lowered, each node entered before its children.
+pub struct Origins<'k> {
+    pub exprs: Vec<&'k ast::Expr>,
 }
 
 /// What a name means at one point of the kernel.
@@ -41,23 +59,31 @@ enum Binding {
 
 struct Lowerer<'a> {
     facts: &'a Facts,
+    /// The syntax node of each expression lowered so far, in the order entered (`Origins`).
+    origins: Vec<&'a ast::Expr>,
     scopes: Vec<HashMap<String, Binding>>,
     slots: usize,
     /// Whether the kernel has a `semaphore_wait`.
     waits: bool,
     /// Whether the kernel runs in clusters of more than one program.
     clustered: bool,
+    /// Where the kernel's memory and synchronization operations are written.
+    sites: site::Sites,
 }
 
-fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
+fn program<'k>(k: &'k Kernel, facts: &'k Facts) -> Result<(Program, Origins<'k>)> {
     let clustered = k.attr.cluster_size() > 1;
-    let mut l = Lowerer { facts, scopes: vec![HashMap::new()], slots: 0, waits: false, clustered };
+    let sites = site::Sites::default();
+    let mut l =
+        Lowerer { facts, origins: Vec::new(), scopes: vec![HashMap::new()], slots: 0, waits: false, clustered, sites };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }
     let params = k.params.iter().map(|p| l.param(p)).collect::<Result<Vec<_>>>()?;
     let grid = k.attr.grid.iter().map(|g| l.expr(g)).collect::<Result<_>>()?;
     let grid_text = k.attr.grid.iter().map(crate::host::grid::render).collect();
+    // `Origins` covers the body, as `Program::for_each_expr` does, not the grid.
+    l.origins.clear();
     let body = l.block(&k.body)?;
     let divisibility = facts.divisibility.iter().map(|(d, n)| {
         let why = crate::typeck::divisibility_why(d, *n);
@@ -66,7 +92,8 @@ fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
     let divisibility = divisibility.collect::<Result<_>>()?;
     let ragged = facts.ragged.iter().map(|d| l.dim_index(d)).collect::<Result<_>>()?;
     let [cx, cy, cz] = k.attr.cluster.value;
-    Ok(Program {
+    let (files, sites) = l.sites.finish();
+    let program = Program {
         name: k.name.to_string(),
         params,
         runtime_dims: facts.runtime_dims.clone(),
@@ -85,10 +112,13 @@ fn program(k: &Kernel, facts: &Facts) -> Result<Program> {
         body,
         tensor_maps: facts.tensor_maps.clone(),
         waits_on_semaphores: l.waits,
-    })
+        files,
+        sites,
+    };
+    Ok((program, Origins { exprs: l.origins }))
 }
 
-impl Lowerer<'_> {
+impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: &str) -> usize {
         let slot = self.slots;
         self.slots += 1;
@@ -190,7 +220,7 @@ impl Lowerer<'_> {
         self.facts.types.get(e.id as usize).unwrap_or(&Ty::Error)
     }
 
-    fn block(&mut self, b: &ast::Block) -> Result<Block> {
+    fn block(&mut self, b: &'a ast::Block) -> Result<Block> {
         self.scoped(|l| {
             let mut stmts = Vec::new();
             for s in &b.stmts {
@@ -203,7 +233,7 @@ impl Lowerer<'_> {
         })
     }
 
-    fn stmt(&mut self, s: &ast::Stmt) -> Result<Option<Stmt>> {
+    fn stmt(&mut self, s: &'a ast::Stmt) -> Result<Option<Stmt>> {
         Ok(Some(match s {
             ast::Stmt::Let { names, init, .. } => {
                 let init = self.expr(init)?;

@@ -13,6 +13,7 @@ use tessel_ir::types::DType;
 use super::exec::{Launch, ParamValue};
 use super::memory::{cells, load, GlobalBuf};
 use super::numeric::{error, round};
+use super::race::Detector;
 use super::semaphore::wait_limit;
 use super::value::Scalar;
 use super::{Arg, HostArray};
@@ -60,9 +61,11 @@ pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Option<La
         halted: AtomicBool::new(false),
         progress: AtomicU64::new(0),
         wait_limit: wait_limit()?,
+        race: None,
     };
     launch.dims = dim_values.iter().map(|&v| v as i64).collect();
     launch.grid = grid(prog, &launch)?;
+    launch.race = Detector::for_launch(prog, launch.grid)?;
     for (name, &v) in prog.runtime_dims.iter().zip(&dim_values) {
         if i32::try_from(v).is_err() {
             return Err(Error::Launch(format!(

@@ -5,7 +5,8 @@ use std::rc::Rc;
 
 use super::exec::Warpgroup;
 use super::numeric::error;
-use super::sync::WaitEnd;
+use super::race::{Clocks, What};
+use super::sync::{Arrival, WaitEnd};
 use super::value::{AccRef, Array, BarrierRef, Value};
 use crate::{Error, Result};
 use tessel_ir::program::{Expr, ExprKind};
@@ -53,35 +54,34 @@ impl Warpgroup<'_> {
                 _ => return Err(error("internal: a slice of something other than a buffer, accumulator or array")),
             },
             ExprKind::Transpose { base, swap } => Value::Smem(self.eval(base)?.smem()?.transpose(*swap)),
-            ExprKind::Load { src, .. } => Value::Regs(Rc::new(self.load(src)?)),
+            ExprKind::Load { src, .. } => Value::Regs(Rc::new(self.load(src, e.site)?)),
             ExprKind::Store { dst, value } => {
                 let dst = self.eval(dst)?;
                 let value = self.eval(value)?.regs()?;
-                self.store(dst, &value)?;
+                self.store(dst, &value, e.site)?;
                 Value::Unit
             }
             ExprKind::CopyIn { src, dst, barrier, multicast, .. } => {
-                self.copy_in(src, dst, barrier, *multicast)?;
+                self.copy_in(e.site, src, dst, barrier, *multicast)?;
                 Value::Unit
             }
             ExprKind::CopyOut { src, dst, .. } => {
-                let view = self.eval(src)?.smem()?;
-                let tile = self.eval(dst)?.tile()?;
-                tile.copy_from_smem(self.global(tile.param)?, &view, &self.state().smem);
+                self.copy_out(e.site, src, dst)?;
                 Value::Unit
             }
             ExprKind::CopyToPeer { src, dst, barrier, rank } => {
-                self.copy_to_peer(src, dst, barrier, rank)?;
+                self.copy_to_peer(e.site, src, dst, barrier, rank)?;
                 Value::Unit
             }
             ExprKind::Arrive { barrier, cluster } => {
                 let b = self.eval(barrier)?.barrier()?;
+                let clocks = self.release();
                 if *cluster {
                     for program in self.cluster {
-                        program.arrive((b.alloc, b.index));
+                        program.arrive((b.alloc, b.index), Arrival::arrive(clocks.clone()));
                     }
                 } else {
-                    self.state().arrive((b.alloc, b.index));
+                    self.state().arrive((b.alloc, b.index), Arrival::arrive(clocks));
                 }
                 Value::Unit
             }
@@ -109,79 +109,90 @@ impl Warpgroup<'_> {
         }
     }
 
-    fn load(&mut self, src: &Expr) -> Result<Array> {
+    /// `x.load(..)`: an accumulator's values once no wgmma writing them is in flight, a shared
+    /// view's or a global tile's (elements outside the array read as 0).
+    fn load(&mut self, src: &Expr, site: Option<u32>) -> Result<Array> {
         Ok(match self.eval(src)? {
-            Value::Acc(a) => a.load(),
-            Value::Smem(v) => v.read(&self.state().smem),
+            Value::Acc(a) => {
+                self.check_acc(&a, site, false)?;
+                a.load()
+            }
+            Value::Smem(v) => {
+                self.record_smem(self.rank, &v, self.me(What::RegLoad, site, false).as_ref())?;
+                v.read(&self.state().smem)
+            }
             Value::Tile(t) => {
                 let shape = t.shape.clone().ok_or_else(|| error("internal: a tile load without a shape"))?;
+                self.record_global(&t.boxed(&shape), self.me(What::RegLoad, site, false).as_ref())?;
                 t.load(self.global(t.param)?, &shape)?
             }
             _ => return Err(error("internal: a load from something that holds no values")),
         })
     }
 
-    fn store(&self, dst: Value, value: &Array) -> Result<()> {
+    /// `x.store(v)`.
+    fn store(&self, dst: Value, value: &Array, site: Option<u32>) -> Result<()> {
         match dst {
-            Value::Acc(a) => a.store(value),
-            Value::Smem(v) => v.write(&self.state().smem, value),
-            Value::Tile(t) => t.store(self.global(t.param)?, value)?,
+            Value::Acc(a) => {
+                self.check_acc(&a, site, true)?;
+                a.store(value)
+            }
+            Value::Smem(v) => {
+                self.record_smem(self.rank, &v, self.me(What::RegStore, site, true).as_ref())?;
+                v.write(&self.state().smem, value)
+            }
+            Value::Tile(t) => {
+                let block = t.shape.clone().unwrap_or_else(|| value.shape.clone());
+                self.record_global(&t.boxed(&block), self.me(What::RegStore, site, true).as_ref())?;
+                t.store(self.global(t.param)?, value)?
+            }
             _ => return Err(error("internal: a store into something that holds no values")),
         }
         Ok(())
     }
 
-    /// A TMA load: the tile lands in the buffer (of every program of the cluster, for a multicast),
-    /// then counts as one arrival on the issuing program's barrier.
-    fn copy_in(&mut self, src: &Expr, dst: &Expr, barrier: &Expr, multicast: bool) -> Result<()> {
-        let tile = self.eval(src)?.tile()?;
-        let view = self.eval(dst)?.smem()?;
-        let bar = self.eval(barrier)?.barrier()?;
-        let g = self.global(tile.param)?;
-        if multicast {
-            for program in self.cluster {
-                tile.copy_to_smem(g, &view, &program.smem);
-            }
-        } else {
-            tile.copy_to_smem(g, &view, &self.state().smem);
-        }
-        self.state().arrive((bar.alloc, bar.index));
-        Ok(())
-    }
-
-    /// A bulk copy into program `rank` of the cluster: the bytes land in its buffer when issued,
-    /// then count as one arrival on its barrier. The peer is in the barrier's scope by then (its
-    /// entry is a cluster-wide barrier), so the bytes land in memory that scope owns.
-    fn copy_to_peer(&mut self, src: &Expr, dst: &Expr, barrier: &Expr, rank: &Expr) -> Result<()> {
-        let from = self.eval(src)?.smem()?;
-        let to = self.eval(dst)?.smem()?;
-        let bar = self.eval(barrier)?.barrier()?;
-        let rank = self.eval_scalar(rank)?.to_i64();
-        let Some(peer) = usize::try_from(rank).ok().and_then(|r| self.cluster.get(r)) else {
-            let size = self.cluster.len();
-            return Err(error(format!("copy_smem_to_peer to rank {rank}, outside the cluster of {size} programs")));
-        };
-        to.write(&peer.smem, &from.read(&self.state().smem));
-        peer.arrive((bar.alloc, bar.index));
-        Ok(())
+    /// What this warpgroup releases (to a barrier), when the detector runs; it steps on, so what
+    /// it does next is not released.
+    pub(crate) fn release(&mut self) -> Option<Clocks> {
+        let r = self.race.as_mut()?;
+        let clocks = r.clocks.clone();
+        r.tick();
+        Some(clocks)
     }
 
     /// The program-wide barrier of a `run_scoped` (`bar.sync 0`).
     pub(crate) fn sync_program(&mut self) -> Result<()> {
-        ended(self.state().sync_program(self.wg, &self.place()))
+        let place = self.place();
+        let end = self.state().sync_program(self.wg, &place, self.race.as_mut().map(|r| &mut r.clocks));
+        self.step();
+        ended(end)
     }
 
     /// The cluster-wide barrier of a `run_scoped` that allocates barriers in a cluster
     /// (`barrier.cluster.arrive` / `wait`).
     pub(crate) fn sync_cluster(&mut self) -> Result<()> {
-        ended(self.state().sync_cluster(self.wg, &self.place()))
+        let place = self.place();
+        let end = self.state().sync_cluster(self.wg, &place, self.race.as_mut().map(|r| &mut r.clocks));
+        self.step();
+        ended(end)
     }
 
-    /// `barrier_wait`: waits for the phase after this warpgroup's previous waits on the barrier.
+    /// The warpgroup steps on after releasing its clocks or issuing an asynchronous operation:
+    /// what it does next is not known to those it released to, nor to the operation.
+    pub(crate) fn step(&mut self) {
+        if let Some(r) = &mut self.race {
+            r.tick();
+        }
+    }
+
+    /// `barrier_wait`: waits for the phase after this warpgroup's previous waits on the barrier,
+    /// and acquires what its completed phases released.
     fn wait(&mut self, b: BarrierRef) -> Result<()> {
         let key = (b.alloc, b.index);
         let phase = *self.waits.get(&key).unwrap_or(&0);
-        ended(self.state().wait(self.wg, key, phase, &self.place()))?;
+        let place = self.place();
+        let state = self.state();
+        ended(state.wait(self.wg, (key, phase), &place, self.race.as_mut().map(|r| &mut r.clocks)))?;
         self.waits.insert(key, phase + 1);
         Ok(())
     }

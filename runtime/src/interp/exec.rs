@@ -1,7 +1,7 @@
 //! One warpgroup running the kernel body: statements, scalars, scopes and the dispatch of every
 //! expression (memory in `effects.rs`, register arrays in `ops.rs`, matrix products in `matmul.rs`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -10,8 +10,10 @@ use tessel_ir::memory::AllocKind;
 use tessel_ir::ops::BinOp;
 use tessel_ir::types::DType;
 
+use super::matmul::PendingWgmma;
 use super::memory::{GlobalBuf, SmemView};
 use super::numeric::{error, scalar_binop, scalar_unop};
+use super::race::{Detector, WgClocks};
 use super::sync::{Place, ProgramState};
 use super::value::{AccRef, Array, BarrierRef, Scalar, Value};
 use crate::Result;
@@ -32,6 +34,8 @@ pub(crate) struct Launch {
     pub progress: AtomicU64,
     /// How long a semaphore wait lets the launch go without progress before it gives up.
     pub wait_limit: Duration,
+    /// The race detector, unless it is off.
+    pub race: Option<Detector>,
 }
 
 impl Launch {
@@ -63,6 +67,13 @@ pub(crate) struct Warpgroup<'a> {
     pub waits: HashMap<(usize, usize), u64>,
     /// Entries so far into the `run_scoped` of each barrier allocation.
     entries: HashMap<usize, u64>,
+    /// The race detector's clocks of this warpgroup, unless it is off.
+    pub race: Option<WgClocks>,
+    /// The wgmmas issued and not yet waited for, oldest first: each completes (its product lands
+    /// in the accumulator) at the `wgmma_wait` that covers it.
+    pub wgmmas: VecDeque<PendingWgmma>,
+    /// wgmmas issued so far (the wgmma unit's clock of the latest).
+    pub wgmma_issued: u32,
 }
 
 impl<'a> Warpgroup<'a> {
@@ -81,7 +92,21 @@ impl<'a> Warpgroup<'a> {
                 ParamValue::Scalar(s) => Value::Scalar(*s),
             };
         }
-        Warpgroup { prog, launch, cluster, rank, program, wg, frame, waits: HashMap::new(), entries: HashMap::new() }
+        let race = launch.race.as_ref().map(|d| WgClocks::new(&d.agents, program, wg));
+        Warpgroup {
+            prog,
+            launch,
+            cluster,
+            rank,
+            program,
+            wg,
+            frame,
+            waits: HashMap::new(),
+            entries: HashMap::new(),
+            race,
+            wgmmas: VecDeque::new(),
+            wgmma_issued: 0,
+        }
     }
 
     /// Runs the kernel body.
@@ -191,11 +216,22 @@ impl<'a> Warpgroup<'a> {
             ExprKind::NumPrograms(axis) => Value::Scalar(Scalar::Int(self.launch.grid[*axis] as i64, DType::I32)),
             ExprKind::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
             ExprKind::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
-            // Ordering and resource hints that a synchronous interpreter has no use for.
-            ExprKind::WgmmaWait(_)
-            | ExprKind::CommitSmem
-            | ExprKind::WaitSmemToGmem(_)
-            | ExprKind::SetMaxRegisters(_) => Value::Unit,
+            ExprKind::WgmmaWait(n) => self.wgmma_wait(*n)?,
+            ExprKind::CommitSmem => {
+                if let Some(r) = &mut self.race {
+                    r.fence();
+                }
+                Value::Unit
+            }
+            ExprKind::WaitSmemToGmem(n) => {
+                // TMA stores copy when issued; the wait completes them for the race detector.
+                if let Some(r) = &mut self.race {
+                    r.clocks.vc.raise(r.stores, r.stores_issued.saturating_sub(*n));
+                }
+                Value::Unit
+            }
+            // A resource hint the interpreter has no use for.
+            ExprKind::SetMaxRegisters(_) => Value::Unit,
             ExprKind::Const(v) => Value::Scalar(Scalar::Int(*v, DType::I32)),
             ExprKind::RunScoped { allocs, body, sync_entry, sync_exit, sync_cluster, .. } => {
                 if *sync_entry {
@@ -218,10 +254,10 @@ impl<'a> Warpgroup<'a> {
             }
             ExprKind::RunState { init, slot, body, .. } => {
                 let init = self.eval(init)?.regs()?;
-                self.frame[*slot] = Value::Acc(AccRef::new(Array::clone(&init)));
+                self.frame[*slot] = Value::Acc(AccRef::new(Array::clone(&init), None));
                 self.block(body)?
             }
-            ExprKind::Wgmma { acc, a, b, accumulate } => self.wgmma(acc, a, b, accumulate.as_deref())?,
+            ExprKind::Wgmma { acc, a, b, accumulate } => self.wgmma(e, acc, a, b, accumulate.as_deref())?,
             ExprKind::Semaphore { op, sems, index, end, count } => {
                 self.semaphore(*op, sems, (index, end.as_deref()), count.as_deref())?
             }
@@ -275,7 +311,7 @@ impl<'a> Warpgroup<'a> {
                     return Err(error("internal: an accumulator allocation of another kind"));
                 };
                 let shape = shape.iter().map(|&d| d as usize).collect();
-                Value::Acc(AccRef::new(Array::filled(*dtype, shape, 0.0)))
+                Value::Acc(AccRef::new(Array::filled(*dtype, shape, 0.0), Some(*i)))
             }
             Allocation::Smem(i) => Value::Smem(SmemView::of_alloc(*i, &self.prog.allocs[*i])?),
             Allocation::Barrier { alloc, array } => {

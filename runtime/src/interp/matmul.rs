@@ -11,11 +11,40 @@ use std::rc::Rc;
 use tessel_ir::legality;
 use tessel_ir::types::DType;
 
+use super::access::Op;
 use super::exec::Warpgroup;
 use super::numeric::{error, round, tf32_truncate};
-use super::value::{Array, Value};
+use super::race::What;
+use super::value::{AccRef, Array, Value};
 use crate::Result;
 use tessel_ir::program::Expr;
+
+/// A wgmma in flight: its operands as it read them when issued, and the accumulator window its
+/// product lands in at the `wgmma_wait` that covers it.
+#[derive(Debug)]
+pub(crate) struct PendingWgmma {
+    pub acc: AccRef,
+    a: Rc<Array>,
+    b: Array,
+    /// `accumulate`: false replaces the window with the product.
+    adds: bool,
+    k_step: usize,
+    /// Where the wgmma is written, for messages.
+    pub site: Option<u32>,
+}
+
+impl PendingWgmma {
+    /// The product lands in the accumulator.
+    fn complete(self) -> Result<()> {
+        let mut window = self.acc.load();
+        if !self.adds {
+            window.data.fill(0.0);
+        }
+        accumulate(&mut window, &self.a, &self.b, self.k_step)?;
+        self.acc.store(&window);
+        Ok(())
+    }
+}
 
 /// `acc[m, n] += sum_k a[m, k] * b[k, n]`, rounding once per K block of `k_step`.
 fn accumulate(acc: &mut Array, a: &Array, b: &Array, k_step: usize) -> Result<()> {
@@ -75,26 +104,52 @@ fn blocks(
 }
 
 impl Warpgroup<'_> {
-    /// `wgmma(acc, a, b)`, executed synchronously (so `wgmma_wait` has nothing to wait for); with
-    /// `accumulate = c` false, the accumulator starts from zero (the scale-d predicate).
-    pub(crate) fn wgmma(&mut self, acc: &Expr, a: &Expr, b: &Expr, adds: Option<&Expr>) -> Result<Value> {
+    /// `wgmma(acc, a, b)`: reads its operands now and puts its product in flight, to land in the
+    /// accumulator at the `wgmma_wait` that covers it; with `accumulate = c` false, the product
+    /// replaces the accumulator's values (the scale-d predicate). Its shared-memory operands are
+    /// read by the async proxy, at some point before that wait.
+    pub(crate) fn wgmma(&mut self, e: &Expr, acc: &Expr, a: &Expr, b: &Expr, adds: Option<&Expr>) -> Result<Value> {
         let adds = match adds {
             Some(c) => self.eval_scalar(c)?.to_i64() != 0,
             None => true,
         };
         let acc = self.eval(acc)?.acc()?;
+        self.wgmma_issued += 1;
+        let op = self.race.as_ref().map(|r| Op {
+            agent: r.wgmma,
+            clock: self.wgmma_issued,
+            clocks: r.clocks.clone(),
+            site: e.site,
+            what: What::Wgmma,
+        });
         let a = match self.eval(a)? {
-            Value::Smem(v) => Rc::new(v.read(&self.state().smem)),
+            Value::Smem(v) => {
+                self.record_smem(self.rank, &v, op.as_ref().map(|o| o.actor(false)).as_ref())?;
+                Rc::new(v.read(&self.state().smem))
+            }
             other => other.regs()?,
         };
-        let b = self.eval(b)?.smem()?.read(&self.state().smem);
+        let b = self.eval(b)?.smem()?;
+        self.record_smem(self.rank, &b, op.as_ref().map(|o| o.actor(false)).as_ref())?;
+        let b = b.read(&self.state().smem);
         let row = legality::wgmma_row(a.dtype).ok_or_else(|| error(format!("internal: wgmma on {}", a.dtype)))?;
-        let mut window = acc.load();
-        if !adds {
-            window.data.fill(0.0);
+        let k_step = row.k_step as usize;
+        self.wgmmas.push_back(PendingWgmma { acc, a, b, adds, k_step, site: e.site });
+        self.step();
+        Ok(Value::Unit)
+    }
+
+    /// `wgmma_wait(n)`: every wgmma but the latest `n` completes, in order.
+    pub(crate) fn wgmma_wait(&mut self, n: u32) -> Result<Value> {
+        while self.wgmmas.len() > n as usize {
+            if let Some(w) = self.wgmmas.pop_front() {
+                w.complete()?;
+            }
         }
-        accumulate(&mut window, &a, &b, row.k_step as usize)?;
-        acc.store(&window);
+        if let Some(r) = &mut self.race {
+            let done = self.wgmma_issued - self.wgmmas.len() as u32;
+            r.clocks.vc.raise(r.wgmma, done);
+        }
         Ok(Value::Unit)
     }
 

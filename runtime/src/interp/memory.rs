@@ -123,14 +123,9 @@ impl TileRef {
         Ok(())
     }
 
-    /// A TMA load into `view` (whole buffer or slab): elements outside the array read as zero
-    /// (the tensor map's zero fill).
-    pub(crate) fn copy_to_smem(&self, g: &GlobalBuf, view: &SmemView, smem: &[AtomicU64]) {
-        let origin = self.origin(&view.shape);
-        for_each_index(&view.shape, |e| {
-            let v = g.offset(&origin, e).map_or(0.0, |i| load(&g.data, i));
-            store(smem, view.stored_slot(e), v);
-        });
+    /// The box of the block's elements, for a block of `block` elements.
+    pub(crate) fn boxed(&self, block: &[usize]) -> GlobalBox {
+        GlobalBox { param: self.param, origin: self.origin(block), shape: block.to_vec() }
     }
 
     /// A TMA store of `view`: elements outside the array are dropped (the tensor map clips).
@@ -141,6 +136,41 @@ impl TileRef {
                 store(&g.data, i, round(g.dtype, load(smem, view.stored_slot(e))));
             }
         });
+    }
+}
+
+/// A box of a global array: `shape` elements from element `origin` (which a tile's index and
+/// block shape give), some perhaps outside the array.
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalBox {
+    pub param: usize,
+    pub origin: Vec<i64>,
+    pub shape: Vec<usize>,
+}
+
+impl GlobalBox {
+    /// What a TMA load of the box reads, in row-major order: elements outside the array read as
+    /// zero (the tensor map's zero fill).
+    pub(crate) fn read(&self, g: &GlobalBuf) -> Vec<f64> {
+        let mut values = Vec::with_capacity(self.shape.iter().product());
+        for_each_index(&self.shape, |e| values.push(g.offset(&self.origin, e).map_or(0.0, |i| load(&g.data, i))));
+        values
+    }
+
+    /// The box's elements inside the array, as indices into its buffer (the race detector's
+    /// shadow cells).
+    pub(crate) fn cells(&self, g: &GlobalBuf) -> Vec<usize> {
+        let mut cells = Vec::with_capacity(self.shape.iter().product());
+        for_each_index(&self.shape, |e| cells.extend(g.offset(&self.origin, e)));
+        cells
+    }
+
+    /// Elements `start..start + len` of dimension `dim`.
+    pub(crate) fn rows(&self, dim: usize, start: usize, len: usize) -> GlobalBox {
+        let mut b = self.clone();
+        b.origin[dim] = b.origin[dim].saturating_add(start as i64);
+        b.shape[dim] = len;
+        b
     }
 }
 
@@ -234,9 +264,29 @@ impl SmemView {
         v
     }
 
+    /// Elements `start..start + len` of stored dimension `dim`.
+    pub(crate) fn rows(&self, dim: usize, start: usize, len: usize) -> SmemView {
+        let mut v = self.clone();
+        v.base += start * v.strides[dim];
+        v.shape[dim] = len;
+        v
+    }
+
     /// `.t()`: swap the last two dimensions of the view.
     pub(crate) fn transpose(&self, swap: bool) -> SmemView {
         SmemView { transposed: self.transposed ^ swap, ..self.clone() }
+    }
+
+    /// Writes `values` (one per element, in stored order) into the view: a TMA load landing.
+    pub(crate) fn write_stored(&self, smem: &[AtomicU64], values: &[f64]) {
+        for (slot, &v) in Slots::new(&self.shape, &self.strides, self.base).zip(values) {
+            store(smem, slot, v);
+        }
+    }
+
+    /// The race detector's shadow cells (bytes) of the view's elements, in stored order.
+    pub(crate) fn cells(&self) -> impl Iterator<Item = usize> + '_ {
+        Slots::new(&self.shape, &self.strides, self.base).map(|slot| slot / SLOTS_PER_BYTE)
     }
 
     /// The view's values in logical order.
@@ -265,6 +315,57 @@ impl SmemView {
     }
 }
 
+/// The element of `alloc` (a shared buffer; stored order) at shadow cell `cell`, for messages.
+pub(crate) fn alloc_element(alloc: &Alloc, cell: usize) -> Vec<usize> {
+    let AllocKind::Smem { dtype, stored, .. } = &alloc.kind else { return Vec::new() };
+    let slots = (dtype.bits() / 4).max(1) as usize;
+    let mut flat = (cell * SLOTS_PER_BYTE).saturating_sub(alloc.offset as usize * SLOTS_PER_BYTE) / slots;
+    let mut index = vec![0; stored.len()];
+    for (i, &d) in index.iter_mut().zip(stored).rev() {
+        let d = d.max(1) as usize;
+        *i = flat % d;
+        flat /= d;
+    }
+    index
+}
+
+/// The slots of a strided view's elements, in stored (row-major) order.
+struct Slots<'a> {
+    shape: &'a [usize],
+    strides: &'a [usize],
+    index: Vec<usize>,
+    at: usize,
+    left: usize,
+}
+
+impl<'a> Slots<'a> {
+    fn new(shape: &'a [usize], strides: &'a [usize], base: usize) -> Slots<'a> {
+        Slots { shape, strides, index: vec![0; shape.len()], at: base, left: shape.iter().product() }
+    }
+}
+
+impl Iterator for Slots<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let here = self.at;
+        for axis in (0..self.shape.len()).rev() {
+            self.index[axis] += 1;
+            self.at += self.strides[axis];
+            if self.index[axis] < self.shape[axis] {
+                break;
+            }
+            self.at -= self.strides[axis] * self.shape[axis];
+            self.index[axis] = 0;
+        }
+        Some(here)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -290,6 +391,14 @@ mod tests {
         assert_eq!(t.data, vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
         let s = v.transpose(true).slice(&[1, 0], &[2, 2]).read(&smem);
         assert_eq!(s.data, vec![1.0, 4.0, 2.0, 5.0]);
+    }
+
+    #[test]
+    fn slots_walk_a_view_in_stored_order() {
+        let v = buffer(vec![4, 6], false).slice(&[1, 2], &[2, 3]);
+        let mut want = Vec::new();
+        for_each_index(&v.shape, |e| want.push(v.stored_slot(e)));
+        assert_eq!(Slots::new(&v.shape, &v.strides, v.base).collect::<Vec<_>>(), want);
     }
 
     #[test]

@@ -98,7 +98,8 @@ fn run_cluster(prog: &'static Program, launch: &Launch, c: usize) -> Result<()> 
     // A program's coordinates from its cluster rank (`%cluster_ctarank` is x fastest).
     let program = |rank: usize| [origin[0] + rank % cx, origin[1] + rank / cx % cy, origin[2] + rank / (cx * cy)];
     let slots = SmemView::slots_for(prog.smem_bytes);
-    let states = ProgramState::cluster(size, slots, prog.warpgroups);
+    let shadow = launch.race.as_ref().map(|_| prog.smem_bytes as usize);
+    let states = ProgramState::cluster(size, slots, prog.warpgroups, shadow);
     let mut results = Vec::new();
     if size * prog.warpgroups == 1 {
         results.push(run_warpgroup(prog, launch, &states, 0, program(0), 0));

@@ -44,7 +44,7 @@ const WAIT_LIMIT_VAR: &str = "TESSEL_SEMAPHORE_WAIT_MS";
 const SPIN_POLLS: u32 = 64;
 const POLL_SLEEP: Duration = Duration::from_micros(50);
 
-impl Warpgroup<'_> {
+impl<'a> Warpgroup<'a> {
     /// `semaphore_signal(sems, i, n)`, `semaphore_wait(sems, i, n)`, or a signal of `i..end`.
     pub(crate) fn semaphore(
         &mut self,
@@ -70,18 +70,28 @@ impl Warpgroup<'_> {
             SemaphoreOp::Signal => {
                 // Every index is checked before any counter changes, as one release covers them.
                 let cells = (i..end).map(|i| self.counter(op, param, i)).collect::<Result<Vec<_>>>()?;
+                // The counters release the signaller's clocks before a waiter can take the count.
+                if let (Some(d), Some(r)) = (&self.launch.race, &mut self.race) {
+                    (i..end).for_each(|i| d.signal(param, i as usize, &r.clocks));
+                    r.tick();
+                }
                 for cell in cells {
                     signal(cell, n);
                 }
                 self.launch.advance();
             }
-            SemaphoreOp::Wait => self.wait_for(self.counter(op, param, i)?, n, param, i)?,
+            SemaphoreOp::Wait => {
+                self.wait_for(self.counter(op, param, i)?, n, param, i)?;
+                if let (Some(d), Some(r)) = (&self.launch.race, &mut self.race) {
+                    d.acquire(param, i as usize, &mut r.clocks);
+                }
+            }
         }
         Ok(Value::Unit)
     }
 
     /// Counter `i` of parameter `param`; an index outside the array is an error (the PTX skips it).
-    fn counter(&self, op: SemaphoreOp, param: usize, i: i64) -> Result<&AtomicU64> {
+    fn counter(&self, op: SemaphoreOp, param: usize, i: i64) -> Result<&'a AtomicU64> {
         let cells = &self.global(param)?.data;
         usize::try_from(i).ok().and_then(|i| cells.get(i)).ok_or_else(|| {
             let name = &self.prog.params[param].name;

@@ -27,24 +27,16 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use tessel_ir::memory::{Alloc, AllocKind};
 
+use super::barrier::BarrierState;
+pub(crate) use super::barrier::{Arrival, Landing};
 use super::memory::cells;
+use super::race::{Clocks, Shadow};
 use crate::Error;
 
 /// A warpgroup waiting for a barrier phase, for the message.
 struct Waiting {
     key: (usize, usize),
     phase: u64,
-}
-
-/// One mbarrier object.
-#[derive(Clone, Copy, Debug, Default)]
-struct BarrierState {
-    expected: u32,
-    /// Arrivals in the current phase.
-    arrived: u32,
-    completed: u64,
-    /// Which entry of its `run_scoped` initialised it (see [`ProgramState::init_barriers`]).
-    epoch: u64,
 }
 
 /// What a blocked warpgroup waits for.
@@ -59,13 +51,25 @@ enum Blocked {
 }
 
 /// The program-wide barrier of `run_scoped` (`bar.sync 0`).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Default)]
 struct ProgramBarrier {
     arrived: usize,
     generation: u64,
+    /// What this generation's arrivals release, and what the last completed one released.
+    gathered: Clocks,
+    released: Clocks,
 }
 
-#[derive(Debug, Default)]
+impl ProgramBarrier {
+    /// Completes the generation: its arrivals' clocks become the ones its waiters acquire.
+    fn complete(&mut self) {
+        self.arrived = 0;
+        self.generation += 1;
+        self.released = std::mem::take(&mut self.gathered);
+    }
+}
+
+#[derive(Default)]
 struct SyncState {
     barriers: HashMap<(usize, usize), BarrierState>,
     program: ProgramBarrier,
@@ -97,19 +101,25 @@ impl SyncState {
     /// Completes the program-wide barrier if every running warpgroup has reached it.
     fn release_program(&mut self, wake: &Condvar) {
         if self.program.arrived > 0 && self.program.arrived >= self.live {
-            self.program = ProgramBarrier { arrived: 0, generation: self.program.generation + 1 };
+            self.program.complete();
             wake.notify_all();
         }
     }
 
-    /// One arrival on barrier `key`, completing its phase at the expected count.
-    fn count_arrival(&mut self, key: (usize, usize), wake: &Condvar) {
-        let b = self.barriers.entry(key).or_insert(BarrierState { expected: 1, ..BarrierState::default() });
-        b.arrived += 1;
-        if b.arrived >= b.expected {
-            b.arrived = 0;
-            b.completed += 1;
+    /// One arrival on barrier `key` (see [`BarrierState::arrive`]); `smem` is this program's.
+    fn count_arrival(&mut self, key: (usize, usize), a: Arrival, smem: &[AtomicU64], wake: &Condvar) {
+        let b = self.barriers.entry(key).or_insert_with(|| BarrierState::new(1, 0));
+        if b.arrive(a, smem) {
             wake.notify_all();
+        }
+    }
+
+    /// What a warpgroup that was blocked on `b` acquires when it goes on.
+    fn released<'s>(&'s self, b: Blocked, all: &'s [SyncState]) -> Option<&'s Clocks> {
+        match b {
+            Blocked::Phase { key, .. } => self.barriers.get(&key).map(|b| &b.released),
+            Blocked::Program { .. } => Some(&self.program.released),
+            Blocked::Cluster { .. } => Some(&all[0].cluster.released),
         }
     }
 
@@ -149,6 +159,8 @@ struct ClusterSync {
 /// A program's shared memory and barriers.
 pub(crate) struct ProgramState {
     pub smem: Vec<AtomicU64>,
+    /// The race detector's shadow of `smem`, one cell per byte.
+    pub shadow: Option<Mutex<Shadow>>,
     /// This program's index in its cluster's state (its `cluster_rank()`).
     rank: usize,
     sync: Arc<ClusterSync>,
@@ -165,8 +177,8 @@ fn release_cluster(all: &mut [SyncState], wake: &Condvar) {
     let live: usize = all.iter().map(|s| s.live).sum();
     let arrived = all[0].cluster.arrived;
     if arrived > 0 && arrived >= live {
-        all[0].cluster.arrived = 0;
-        for s in all.iter_mut() {
+        all[0].cluster.complete();
+        for s in all[1..].iter_mut() {
             s.cluster.generation += 1;
         }
         wake.notify_all();
@@ -180,14 +192,21 @@ fn deadlocked(all: &[SyncState]) -> bool {
 
 impl ProgramState {
     /// The `size` programs of a cluster, of `warpgroups` warpgroups with `slots` shared-memory
-    /// slots each, which read as NaN until written (uninitialised shared memory).
-    pub(crate) fn cluster(size: usize, slots: usize, warpgroups: usize) -> Vec<ProgramState> {
+    /// slots each, which read as NaN until written (uninitialised shared memory); with a shadow of
+    /// `shadow` cells each when the race detector runs.
+    pub(crate) fn cluster(size: usize, slots: usize, warpgroups: usize, shadow: Option<usize>) -> Vec<ProgramState> {
         let program = || SyncState { live: warpgroups, waiting: vec![None; warpgroups], ..SyncState::default() };
         let sync = Arc::new(ClusterSync {
             programs: Mutex::new((0..size).map(|_| program()).collect()),
             wake: Condvar::new(),
         });
-        (0..size).map(|rank| ProgramState { smem: cells(slots, f64::NAN), rank, sync: sync.clone() }).collect()
+        let program = |rank| ProgramState {
+            smem: cells(slots, f64::NAN),
+            shadow: shadow.map(|n| Mutex::new(Shadow::new(n, true))),
+            rank,
+            sync: sync.clone(),
+        };
+        (0..size).map(program).collect()
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<SyncState>> {
@@ -206,7 +225,7 @@ impl ProgramState {
         for i in 0..count {
             let current = s.barriers.get(&(alloc, i)).map_or(0, |b| b.epoch);
             if epoch > current {
-                s.barriers.insert((alloc, i), BarrierState { expected, arrived: 0, completed: 0, epoch });
+                s.barriers.insert((alloc, i), BarrierState::new(expected, epoch));
             }
         }
     }
@@ -214,38 +233,60 @@ impl ProgramState {
     /// One arrival on a barrier of this program, from this program or a peer of its cluster
     /// (which is in the barrier's scope too: entering it is a cluster-wide barrier, after this
     /// program initialised the barrier).
-    pub(crate) fn arrive(&self, key: (usize, usize)) {
-        self.lock()[self.rank].count_arrival(key, &self.sync.wake);
+    pub(crate) fn arrive(&self, key: (usize, usize), arrival: Arrival) {
+        self.lock()[self.rank].count_arrival(key, arrival, &self.smem, &self.sync.wake);
     }
 
-    /// Blocks warpgroup `wg` until the phase `phase` of barrier `key` completes (by parity).
-    pub(crate) fn wait(&self, wg: usize, key: (usize, usize), phase: u64, place: &Place) -> WaitEnd {
+    /// Blocks warpgroup `wg` until the phase `phase` of barrier `key` completes (by parity);
+    /// `acquire` then joins what the barrier's completed phases released.
+    pub(crate) fn wait(
+        &self,
+        wg: usize,
+        (key, phase): ((usize, usize), u64),
+        place: &Place,
+        acquire: Option<&mut Clocks>,
+    ) -> WaitEnd {
         let all = self.lock();
-        self.block(all, wg, Blocked::Phase { key, phase }, place)
+        self.block(all, wg, Blocked::Phase { key, phase }, place, acquire)
     }
 
-    /// The program-wide barrier: blocks warpgroup `wg` until every running warpgroup reached it.
-    pub(crate) fn sync_program(&self, wg: usize, place: &Place) -> WaitEnd {
+    /// The program-wide barrier: blocks warpgroup `wg` until every running warpgroup reached it;
+    /// `clocks` are released to and acquire from every warpgroup's.
+    pub(crate) fn sync_program(&self, wg: usize, place: &Place, clocks: Option<&mut Clocks>) -> WaitEnd {
         let mut all = self.lock();
         let s = &mut all[self.rank];
         let me = Blocked::Program { generation: s.program.generation };
         s.program.arrived += 1;
+        if let Some(c) = &clocks {
+            s.program.gathered.join(c);
+        }
         s.release_program(&self.sync.wake);
-        self.block(all, wg, me, place)
+        self.block(all, wg, me, place, clocks)
     }
 
     /// The cluster-wide barrier: blocks warpgroup `wg` until every running warpgroup of every
-    /// program of the cluster reached it.
-    pub(crate) fn sync_cluster(&self, wg: usize, place: &Place) -> WaitEnd {
+    /// program of the cluster reached it; `clocks` as for [`ProgramState::sync_program`].
+    pub(crate) fn sync_cluster(&self, wg: usize, place: &Place, clocks: Option<&mut Clocks>) -> WaitEnd {
         let mut all = self.lock();
         let me = Blocked::Cluster { generation: all[self.rank].cluster.generation };
         all[0].cluster.arrived += 1;
+        if let Some(c) = &clocks {
+            all[0].cluster.gathered.join(c);
+        }
         release_cluster(&mut all, &self.sync.wake);
-        self.block(all, wg, me, place)
+        self.block(all, wg, me, place, clocks)
     }
 
-    /// Waits (under the lock) until `me` is satisfied, the cluster fails, or it deadlocks.
-    fn block(&self, mut all: MutexGuard<'_, Vec<SyncState>>, wg: usize, me: Blocked, place: &Place) -> WaitEnd {
+    /// Waits (under the lock) until `me` is satisfied, the cluster fails, or it deadlocks; once
+    /// satisfied, `acquire` joins what `me` released.
+    fn block(
+        &self,
+        mut all: MutexGuard<'_, Vec<SyncState>>,
+        wg: usize,
+        me: Blocked,
+        place: &Place,
+        acquire: Option<&mut Clocks>,
+    ) -> WaitEnd {
         loop {
             if all.iter().any(|s| s.failure.is_some()) {
                 all[self.rank].waiting[wg] = None;
@@ -253,6 +294,9 @@ impl ProgramState {
             }
             if all[self.rank].satisfied(me) {
                 all[self.rank].waiting[wg] = None;
+                if let (Some(clocks), Some(released)) = (acquire, all[self.rank].released(me, &all)) {
+                    clocks.join(released);
+                }
                 return WaitEnd::Done;
             }
             all[self.rank].waiting[wg] = Some(me);
@@ -353,7 +397,8 @@ fn deadlock_message(all: &[SyncState], rank: usize, place: &Place) -> String {
             }
         };
         let w = Waiting { key, phase };
-        let b = s.barriers.get(&w.key).copied().unwrap_or_default();
+        let fresh = BarrierState::new(1, 0);
+        let b = s.barriers.get(&w.key).unwrap_or(&fresh);
         let mut part = format!(
             "warpgroup {wg} waits on barrier {} for phase {} (parity {}), but it has completed {} phase(s) and has \
              {} of {} arrival(s) in phase {}",
@@ -365,6 +410,13 @@ fn deadlock_message(all: &[SyncState], rank: usize, place: &Place) -> String {
             b.expected,
             b.completed
         );
+        if b.tx > 0 {
+            part.push_str(&format!(
+                " and waits for the bytes of {} more multicast cop(ies) from the cluster's programs (every program \
+                 of the cluster must issue the same multicast copy)",
+                b.tx
+            ));
+        }
         if b.completed > w.phase {
             // The parity the warpgroup waits with names a later phase (mbarrier.try_wait.parity).
             part.push_str(&format!(
@@ -388,7 +440,23 @@ fn deadlock_message(all: &[SyncState], rank: usize, place: &Place) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::ProgramState;
+    use super::{Arrival, ProgramState};
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn a_multicast_phase_completes_when_every_program_delivered() {
+        let states = ProgramState::cluster(2, 2, 1, None);
+        states[0].init_barriers(0, 1, 1, 1);
+        // Program 1's copy delivers its bytes before program 0 issues its own.
+        let land = |v: f64| -> super::Landing { Box::new(move |smem| smem[0].store(v.to_bits(), Ordering::Relaxed)) };
+        states[0].arrive((0, 0), Arrival::delivery(None, land(1.0)));
+        states[0].arrive((0, 0), Arrival::expect(2));
+        assert_eq!(completed(&states, 0, (0, 0)), 0, "program 0's own copy has not landed");
+        assert!(f64::from_bits(states[0].smem[0].load(Ordering::Relaxed)).is_nan(), "no bytes before the phase");
+        states[0].arrive((0, 0), Arrival::delivery(None, land(2.0)));
+        assert_eq!(completed(&states, 0, (0, 0)), 1);
+        assert_eq!(f64::from_bits(states[0].smem[0].load(Ordering::Relaxed)), 2.0);
+    }
 
     fn completed(states: &[ProgramState], rank: usize, key: (usize, usize)) -> u64 {
         states[rank].lock()[rank].barriers.get(&key).map_or(0, |b| b.completed)
@@ -396,11 +464,11 @@ mod tests {
 
     #[test]
     fn barriers_are_initialised_once_per_entry_of_their_scope() {
-        let states = ProgramState::cluster(1, 0, 2);
+        let states = ProgramState::cluster(1, 0, 2, None);
         // The first warpgroup to enter initialises the barrier (two arrivals a phase).
         states[0].init_barriers(0, 1, 2, 1);
-        states[0].arrive((0, 0));
-        states[0].arrive((0, 0));
+        states[0].arrive((0, 0), Arrival::arrive(None));
+        states[0].arrive((0, 0), Arrival::arrive(None));
         assert_eq!(completed(&states, 0, (0, 0)), 1);
         // The second warpgroup's entry finds it initialised and leaves it as it is.
         states[0].init_barriers(0, 1, 2, 1);

@@ -52,6 +52,8 @@ impl Array {
 #[derive(Clone, Debug)]
 pub(crate) struct AccRef {
     pub cell: Rc<RefCell<Array>>,
+    /// Its allocation (`None` for a `run_state` accumulator), for messages.
+    pub alloc: Option<usize>,
     pub row0: usize,
     pub col0: usize,
     pub rows: usize,
@@ -60,9 +62,18 @@ pub(crate) struct AccRef {
 
 impl AccRef {
     /// A whole, fresh accumulator holding `init`.
-    pub(crate) fn new(init: Array) -> AccRef {
+    pub(crate) fn new(init: Array, alloc: Option<usize>) -> AccRef {
         let (rows, cols) = (init.shape[0], init.shape[1]);
-        AccRef { cell: Rc::new(RefCell::new(init)), row0: 0, col0: 0, rows, cols }
+        AccRef { cell: Rc::new(RefCell::new(init)), alloc, row0: 0, col0: 0, rows, cols }
+    }
+
+    /// Whether the two windows share an element of one accumulator.
+    pub(crate) fn overlaps(&self, other: &AccRef) -> bool {
+        Rc::ptr_eq(&self.cell, &other.cell)
+            && self.row0 < other.row0 + other.rows
+            && other.row0 < self.row0 + self.rows
+            && self.col0 < other.col0 + other.cols
+            && other.col0 < self.col0 + self.cols
     }
 
     /// The window's values, as a register array.

@@ -13,7 +13,7 @@ fn wgmma_bf16(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<bf16, 64, 64, Swizzle128>,
          b_s: Smem<bf16, 64, 64, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 64 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(b.tile([k, j]), b_s, bar);

@@ -11,7 +11,7 @@ fn wgmma_fp8(a: Gmem<f8e4m3, M, K>, bt: Gmem<f8e4m3, N, K>, c: GmemMut<f32, M, N
         |acc: Acc<f32, 64, 64>,
          a_s: Smem<f8e4m3, 64, 128, Swizzle128>,
          b_s: Smem<f8e4m3, 64, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);

@@ -11,7 +11,7 @@ fn wgmma_i8(a: Gmem<i8, M, K>, bt: Gmem<i8, N, K>, c: GmemMut<i32, M, N>) {
         |acc: Acc<i32, 64, 64>,
          a_s: Smem<i8, 64, 128, Swizzle128>,
          b_s: Smem<i8, 64, 128, Swizzle128>,
-         bar: Barrier| {
+         bar: Barrier<2>| {
             for k in 0..K / 128 {
                 copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
                 copy_gmem_to_smem(bt.tile([j, k]), b_s, bar);

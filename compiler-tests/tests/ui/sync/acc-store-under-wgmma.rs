@@ -1,0 +1,26 @@
+//! S4: a scaled copy of the accumulator is stored back into it while the wgmma that writes it may
+//! still be running. Underlines `acc`.
+
+use tessel::prelude::*;
+
+#[kernel(grid = (M / 64, N / 64))]
+fn scaled(a: Gmem<bf16, M, 64>, b: Gmem<bf16, 64, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<2>| {
+            copy_gmem_to_smem(a.tile([i, 0]), a_s, bar);
+            copy_gmem_to_smem(b.tile([0, j]), b_s, bar);
+            barrier_wait(bar);
+            acc.store(splat::<f32>(1.0, [64, 64]));
+            wgmma(acc, a_s, b_s);
+            acc.store(splat::<f32>(0.5, [64, 64]));
+            wgmma_wait(0);
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+fn main() {}

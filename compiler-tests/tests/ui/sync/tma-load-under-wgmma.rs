@@ -1,0 +1,27 @@
+//! S3: each K step copies the next A tile into `a_s` while the previous step's wgmma, which reads
+//! it, may still be running (no `wgmma_wait` in the loop). Underlines the copy's destination.
+
+use tessel::prelude::*;
+
+#[kernel(grid = (M / 64, N / 64))]
+fn gemm(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |acc: Acc<f32, 64, 64>,
+         a_s: Smem<bf16, 64, 64, Swizzle128>,
+         b_s: Smem<bf16, 64, 64, Swizzle128>,
+         bar: Barrier<1>| {
+            copy_gmem_to_smem(b.tile([0, j]), b_s, bar);
+            barrier_wait(bar);
+            for k in 0..K / 64 {
+                copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                barrier_wait(bar);
+                wgmma(acc, a_s, b_s);
+            }
+            wgmma_wait(0);
+            c.tile([i, j]).store(acc.load());
+        },
+    );
+}
+
+fn main() {}
