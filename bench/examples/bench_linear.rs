@@ -9,7 +9,7 @@
 //! BENCH_SHAPES=8192x14336x4096 BENCH_OUT=/tmp target/release/examples/bench_linear
 //! ```
 //!
-//! The protocol is `bench_matmul`'s (DESIGN.md, "Performance protocol"): inputs N(0,1) scaled by
+//! The protocol is `bench_matmul`'s (docs/performance.md, "How we measure"): inputs N(0,1) scaled by
 //! K^-1/4 (so that X W^T is of order 1, where the activations bend) and a N(0,1) bias, from fixed
 //! seeds; operand sets rotated beyond the L2, each launch taking the next; tessel's Y and
 //! cuBLASLt's on the same inputs, each written over NaN, compared (`max|y_tessel - y_lt| /

@@ -7,7 +7,7 @@
 //! BENCH_SHAPES=8192x8192x8192 BENCH_OUT=/tmp target/release/examples/bench_matmul
 //! ```
 //!
-//! The protocol (DESIGN.md, "Performance protocol"), per shape and dtype:
+//! The protocol (docs/performance.md, "How we measure"), per shape and dtype:
 //! - inputs are N(0,1) from fixed seeds (never zeros: they run faster than real data);
 //! - when one set of A, B and C is smaller than twice the L2, launches rotate over enough sets to
 //!   exceed that, each launch (whichever contender's) taking the next set, so that operands come
