@@ -177,7 +177,7 @@ pub fn swizzle_elems(swizzle: Swizzle, dtype: DType) -> i64 {
 pub const TMA_MAX_BOX: i64 = 256;
 pub const TMA_ALIGN_BYTES: i64 = 16;
 /// TMA shared-memory destinations are 128-byte aligned; tessel aligns swizzled buffers to 1024 so that
-/// descriptors need no base offset (hopper-ptx-facts §3).
+/// descriptors need no base offset (checked on the H200).
 pub const SMEM_ALIGN_SWIZZLED: u64 = 1024;
 pub const SMEM_ALIGN_PLAIN: u64 = 128;
 

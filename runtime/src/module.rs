@@ -85,7 +85,7 @@ impl Module {
     }
 
     /// The JIT's verbose info log: ptxas's register and spill report and its warnings. Tests
-    /// assert it has no `C75..` line (a wgmma pipeline serialized, hopper-ptx-facts §8).
+    /// assert it has no `C75..` line (a wgmma pipeline serialized, checked on the H200).
     pub fn info_log(&self) -> &str {
         &self.info_log
     }

@@ -265,7 +265,7 @@ fn tensor_map_errors_name_the_tensor() {
 #[ignore = "needs an NVIDIA GPU"]
 fn info_log_carries_ptxas_warnings() {
     // setmaxnreg without a register cap at entry is ignored, with C7508 in the JIT's info log
-    // (hopper-ptx-facts §7); the log must reach `Module::info_log`.
+    // (checked on the H200); the log must reach `Module::info_log`.
     let ptx = ADD_ONE.replace("DONE:\n", "DONE:\n    setmaxnreg.inc.sync.aligned.u32 240;\n");
     let device = device();
     let module = Module::load_uncached(device.context(), &ptx, "add_one").unwrap();

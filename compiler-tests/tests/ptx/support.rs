@@ -167,7 +167,7 @@ pub fn ptxas_or_skip(what: &str) -> Option<PathBuf> {
 }
 
 /// Assembles `ptx` for sm_90a. `Ok(log)` when ptxas exits 0 and reports no wgmma serialization
-/// (`C75xx`, hopper-ptx-facts §8) and no warning; otherwise `Err` with what it said.
+/// (`C75xx`, checked on the H200) and no warning; otherwise `Err` with what it said.
 pub fn assemble(ptxas: &Path, tag: &str, ptx: &str) -> Result<String, String> {
     run_ptxas(ptxas, tag, ptx, false)
 }

@@ -2,7 +2,7 @@
 //!
 //! A fragment is a per-thread base coordinate (registers computed from the thread's position) plus a
 //! constant offset per element, in register order. The formulas are the PTX ISA's fragment figures
-//! (hopper-ptx-facts §5): lane l, warp w of the warpgroup, g = l >> 2, t = l & 3.
+//! (checked on the H200): lane l, warp w of the warpgroup, g = l >> 2, t = l & 3.
 
 use super::gen::Gen;
 use crate::types::DType;

@@ -213,7 +213,7 @@ pub fn smem_addr(g: &mut Gen, base: &str, ty: &SmemTy, coords: &[String]) -> Str
 }
 
 /// Applies the hardware swizzle to an absolute shared address: bits [4, 4+b) ^= bits [7, 7+b) with
-/// b = log2(swizzle / 16) (hopper-ptx-facts §4).
+/// b = log2(swizzle / 16) (checked on the H200).
 pub fn swizzle(g: &mut Gen, addr: &str, swizzle: u32) -> String {
     let mask = swizzle / 16 - 1;
     let t = g.w.reg(Class::B32);

@@ -1,5 +1,5 @@
 //! `mma(acc, a, b)`: warp-level `mma.sync` over a warpgroup's register fragments (PTX ISA
-//! #warp-level-matrix-instructions-mma; hopper-ptx-facts §5).
+//! #warp-level-matrix-instructions-mma; checked on the H200).
 //!
 //! The fragments are layout.rs's, for acc [M, N] (`MmaAcc`), A [M, K] (`MmaLhs`), B [K, N]
 //! (`MmaRhs`), with `m_warps = M / 16` warps along M and `n_warps = 4 / m_warps` along N:

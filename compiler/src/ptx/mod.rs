@@ -51,11 +51,11 @@ use value::Val;
 use writer::{Class, Writer};
 
 /// The PTX ISA version of every module: 8.0 has wgmma, TMA, setmaxnreg and loads on drivers from
-/// CUDA 12.0 on (hopper-ptx-facts §1).
+/// CUDA 12.0 on (checked on the H200).
 pub const PTX_VERSION: &str = "8.0";
 
 /// The PTX ISA version of a module with a warp-level fp8 `mma` (`mma.sync ... .e4m3`/`.e5m2` needs 8.4,
-/// which drivers from CUDA 12.4 load; the H200's 580 driver loads up to 9.0, hopper-ptx-facts §1).
+/// which drivers from CUDA 12.4 load; the H200's 580 driver loads up to 9.0, checked on the H200).
 pub const PTX_VERSION_FP8_MMA: &str = "8.4";
 
 /// The module's `.version`: [`PTX_VERSION`] unless an instruction needs a later one.

@@ -2,7 +2,7 @@
 //! four per instruction, instead of one `st.shared` per element.
 //!
 //! The WGMMA fragment of a 16 x 16 block of a warp's rows is exactly the register side of
-//! `stmatrix.m8n8.x4` (PTX ISA, stmatrix; hopper-ptx-facts §5): for each 8-column half, lane
+//! `stmatrix.m8n8.x4` (PTX ISA, stmatrix; checked on the H200): for each 8-column half, lane
 //! `l` holds row `l / 4` and row `l / 4 + 8`, columns `2 (l % 4)` and `+1`. Lanes `8i .. 8i + 8`
 //! give the row addresses of matrix `i`. Rows are 16-byte chunks, which every swizzle keeps whole,
 //! so each row address is just the address of its first element.

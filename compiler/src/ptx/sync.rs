@@ -117,7 +117,7 @@ fn bind_alloc(g: &mut Gen, alloc: usize) -> Val {
 }
 
 /// One thread initialises every mbarrier; the init is fenced and made visible to the program (and
-/// the cluster) before anyone uses it (hopper-ptx-facts §8.4).
+/// the cluster) before anyone uses it (checked on the H200).
 fn init_barriers(g: &mut Gen, allocs: &[usize], cluster: bool) {
     let skip = g.w.label("init_done");
     g.w.ins(format!("@!{} bra {skip}", g.lanes.first));
@@ -179,7 +179,7 @@ fn barrier_parts(g: &mut Gen, b: &Expr) -> Option<(String, usize, Option<String>
 
 /// `barrier_arrive(bar)`: the warpgroup's writes are done (bar.sync), then one thread arrives.
 /// With `cluster`, it arrives on the barrier at the same offset in every program of the cluster
-/// (`mapa` to each rank's shared window: hopper-ptx-facts §8). The arrival keeps the default
+/// (`mapa` to each rank's shared window: checked on the H200). The arrival keeps the default
 /// `.release.cta` semantics: what it orders is the warpgroup's reads of a stage, which its
 /// `wgmma_wait` has already completed, and a `.release.cluster` fence on every release stalls the
 /// warpgroup's next wgmma (it measured 40% slower).
@@ -241,7 +241,7 @@ pub fn emit_wait(g: &mut Gen, b: &Expr, waiters: Waiters) -> Val {
 }
 
 /// `commit_smem()`: this warpgroup's generic-proxy shared-memory writes become visible to the async
-/// proxy (TMA, wgmma): every writer fences, then the warpgroup synchronizes (hopper-ptx-facts §6).
+/// proxy (TMA, wgmma): every writer fences, then the warpgroup synchronizes (checked on the H200).
 pub fn emit_commit_smem(g: &mut Gen) -> Val {
     g.w.ins("fence.proxy.async.shared::cta");
     sync_warpgroup(g);

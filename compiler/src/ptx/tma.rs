@@ -1,5 +1,5 @@
 //! TMA copies between global and shared memory (PTX ISA #data-movement-and-conversion-instructions-
-//! cp-async-bulk-tensor; hopper-ptx-facts §6). Copies are issued by one thread per warpgroup.
+//! cp-async-bulk-tensor; checked on the H200). Copies are issued by one thread per warpgroup.
 //!
 //! A swizzled buffer wider than one swizzle span is stored as column blocks of the span's width
 //! (`[C / W][R][W]`), so its copy is one TMA instruction per column block.

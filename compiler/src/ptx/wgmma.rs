@@ -1,4 +1,4 @@
-//! `wgmma(acc, a, b)` (PTX ISA §9.7.15.5.2, wgmma.mma_async; hopper-ptx-facts §2-§3).
+//! `wgmma(acc, a, b)` (PTX ISA §9.7.15.5.2, wgmma.mma_async; checked on the H200).
 //!
 //! One tessel `wgmma` is a group: `wgmma.fence`, one instruction per (64-row tile of M, K step), and
 //! `wgmma.commit_group`. Operands in shared memory are described by 64-bit matrix descriptors.
@@ -156,7 +156,7 @@ pub fn emit_wgmma(g: &mut Gen, acc: &Expr, a: &Expr, b: &Expr, accumulate: Optio
     let shape = format!("m64n{n}k{}", row.k_step);
     let types = format!("{}.{}.{}", ptx_type(acc_ty.dtype), ptx_type(a_dtype), ptx_type(b_op.ty.dtype));
     // Pack register-A operands before the fence: a write to A registers between `wgmma.fence` and
-    // the wgmma makes ptxas inject a warpgroup.arrive (C7519, hopper-ptx-facts §8.1).
+    // the wgmma makes ptxas inject a warpgroup.arrive (C7519, checked on the H200).
     let a_regs: Vec<Vec<String>> = match &av {
         Val::Regs { regs, ty } => (0..m / 64)
             .map(|mt| {
@@ -215,7 +215,7 @@ fn imm_tail(row: &legality::WgmmaRow, a_trans: Option<bool>, b_trans: bool) -> S
 }
 
 /// The four `.b32` registers of A for one K step, from a 16-bit WGMMA-layout array: register r packs
-/// elements 8*ks + 2r and 8*ks + 2r + 1 of the 64-row tile (hopper-ptx-facts §5, A from registers).
+/// elements 8*ks + 2r and 8*ks + 2r + 1 of the 64-row tile (checked on the H200, A from registers).
 fn a_fragment(g: &mut Gen, regs: &[String], k: i64, mt: i64, ks: i64) -> String {
     let per_tile = (k / 2) as usize;
     let base = mt as usize * per_tile + 8 * ks as usize;

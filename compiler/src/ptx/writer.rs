@@ -1,7 +1,7 @@
 //! The text buffer of one PTX function: virtual registers by class, labels, instructions.
 //!
 //! Registers are virtual (ptxas allocates); each class has its own prefix so that no name can shadow
-//! a special register (hopper-ptx-facts §1: a register named `%tid` breaks `mov.u32 %tid, %tid.x`).
+//! a special register (checked on the H200: a register named `%tid` breaks `mov.u32 %tid, %tid.x`).
 
 use crate::types::DType;
 use std::fmt::Write as _;

@@ -373,7 +373,7 @@ pub(super) fn check_set_max_registers(ck: &mut Checker, n: &Spanned<u32>) -> Ty 
         return Ty::Unit;
     };
     // `setmaxnreg.inc` takes registers from the program's pool (the cap for every thread) and waits
-    // until they are free (hopper-ptx-facts §7): even with every other warpgroup down at 24, more
+    // until they are free (checked on the H200): even with every other warpgroup down at 24, more
     // than this never comes, and the warpgroup would wait forever.
     let wgs = u64::from(ck.kernel.attr.warpgroups.value.max(1));
     let most = (u64::from(cap.value) * wgs).saturating_sub(24 * (wgs - 1));

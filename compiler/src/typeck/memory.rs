@@ -259,7 +259,7 @@ fn const_of(ck: &mut Checker, e: &Expr) -> Option<i64> {
 
 /// E16 (second form): the swizzled (stored minor) dimension cannot be sliced; and a window across
 /// the rows of a swizzled buffer starts on a swizzle atom (8 rows), where WGMMA descriptors and
-/// the swizzle pattern line up (hopper-ptx-facts §3: tessel's descriptors carry no base offset).
+/// the swizzle pattern line up (checked on the H200: tessel's descriptors carry no base offset).
 fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -> Ty {
     let n = view.len();
     let (minor_axis, row_axis) = match (s.transposed && n >= 2, n) {

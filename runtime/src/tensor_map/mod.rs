@@ -21,7 +21,7 @@ use crate::tensor::DeviceTensor;
 
 /// An encoded TMA descriptor (`CUtensorMap`), ready to pass to a kernel by value.
 ///
-/// The kernel declares it as `.param .align 64 .b8 tmap[128]` (hopper-ptx-facts §1); the driver
+/// The kernel declares it as `.param .align 64 .b8 tmap[128]` (checked on the H200); the driver
 /// requires 64-byte alignment and the CUDA 13 headers declare 128, which this type keeps.
 #[repr(C, align(128))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

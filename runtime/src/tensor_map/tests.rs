@@ -1,6 +1,6 @@
 //! Tensor-map validation, without a GPU: every rule of `cuTensorMapEncodeTiled` the runtime
 //! checks, including the four configurations the H200's driver was seen to reject
-//! (hopper-ptx-facts §6: 256 B inner box with 128B swizzle, box 512, stride 120, inner box 8 B).
+//! (checked on the H200: 256 B inner box with 128B swizzle, box 512, stride 120, inner box 8 B).
 
 use std::cell::Cell;
 

@@ -1,5 +1,5 @@
 //! Register stores into and loads from 128-byte swizzled shared buffers (the address XOR of
-//! hopper-ptx-facts §4), made visible by `commit_smem`: a 16-bit WGMMA-layout array is stored with
+//! checked on the H200), made visible by `commit_smem`: a 16-bit WGMMA-layout array is stored with
 //! `stmatrix`, a strided one element by element.
 // expect: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // expect: st.shared.b16
