@@ -74,7 +74,7 @@ pub fn rust_files(dir: &str) -> Vec<PathBuf> {
     files
 }
 
-/// Every `#[kernel(..)]` function of a file, in order (as `compiler/tests/dump.rs` reads them).
+/// Every `#[kernel(..)]` function of a file, in order (as `compiler/examples/dump_ptx.rs` reads them).
 pub fn kernels_in(path: &Path) -> Vec<KernelSource> {
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     kernels_in_source(&src, path)

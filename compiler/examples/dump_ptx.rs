@@ -1,12 +1,16 @@
-//! Prints the PTX of a kernel file: `DUMP=path/to/kernel.rs cargo test -p tessel-compiler --test dump -- --nocapture`.
+//! Writes the PTX of every kernel of a Rust file to /tmp/ptx/:
+//! `cargo run -p tessel-compiler --example dump_ptx -- path/to/kernel.rs`.
 //! Every instance of a generic kernel (`matmul::<bf16, 256>` as `matmul-bf16-256.ptx`) and every
-//! kernel of a `#[kernels]` module.
+//! kernel of a `#[kernels]` module. A development tool (it was a test that passed doing nothing
+//! without its environment variable).
 
-#[test]
-fn dump() {
-    let Ok(path) = std::env::var("DUMP") else { return };
-    let src = std::fs::read_to_string(&path).unwrap();
-    let file: syn::File = syn::parse_str(&src).unwrap();
+fn main() {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: cargo run -p tessel-compiler --example dump_ptx -- path/to/kernel.rs");
+        std::process::exit(2);
+    };
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let file: syn::File = syn::parse_str(&src).unwrap_or_else(|e| panic!("{path}: {e}"));
     for item in file.items {
         let compiled = match item {
             syn::Item::Fn(mut f) => {
