@@ -29,6 +29,7 @@
 
 use tessel_kernels::attention as kernels;
 #[path = "../../kernels/examples/support/attention_ref.rs"]
+#[allow(dead_code)] // the training forward's lse check is the tests'
 mod reference;
 #[path = "bench_support/timing.rs"]
 mod timing;
