@@ -64,8 +64,10 @@ macro_rules! attention {
             scale: f32,
             head_major: i32,
         ) {
-            // Units of 128 queries, the queries of a head side by side: program `p` takes every
-            // `programs`-th, and units that run together share their head's K and V in the L2.
+            // Units of 128 queries, the queries of a head side by side and the heads in order:
+            // program `p` takes every `programs`-th, and units that run together share their
+            // head's K and V in the L2 (with GQA, the G query heads of a group are neighbours, so
+            // their units run together and share the group's K/V head).
             // Causal units see the keys up to their last query only (S = T), so their work
             // differs: they are dealt like cards in a snake, left to right in even rounds and
             // right to left in odd ones, so that a program that drew a heavier unit draws a lighter
