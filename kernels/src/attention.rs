@@ -241,14 +241,15 @@ attention!(
     )
 );
 attention!(
-    /// [`attention`](struct@crate::attention::attention), also storing each row's log-sum-exp (module doc).
+    /// [`attention`](struct@crate::attention::attention), also storing each row's log-sum-exp
+    /// (module doc).
     attention_train, ragged(S), MASK_T = 0,
     instances((bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0)),
     lse = lse
 );
 attention!(
-    /// [`attention_ragged`](struct@crate::attention::attention_ragged), also storing each row's log-sum-exp (module
-    /// doc).
+    /// [`attention_ragged`](struct@crate::attention::attention_ragged), also storing each row's
+    /// log-sum-exp (module doc).
     attention_train_ragged, ragged(S, T), MASK_T = 1 - CAUSAL,
     instances(
         (bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0),
