@@ -341,9 +341,9 @@ mod gpu {
     #[test]
     #[ignore = "needs an NVIDIA GPU"]
     fn grouped_query_attention_matches() {
-        // G = 4 and 8 over 16 and 8 K/V heads (GQA), and one K/V head (MQA), with whole and
+        // G = 4 and 8 over 12 and 8 K/V heads (GQA), and one K/V head (MQA), with whole and
         // ragged key blocks and the causal mask, programs taking several units.
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [64, 16, 512, 1024, 128], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [48, 12, 512, 768, 128], false);
         on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [64, 8, 512, 1000, 64], false);
         on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 1, 384, 384, 128], false);
         on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [64, 16, 512, 512, 128], true);
