@@ -71,15 +71,17 @@ def main():
     attention = {}
     for path in sorted(glob.glob(f"{d}/rust-r*/bench_attention.csv")):
         for r in rows(path):
-            case = (r["dtype"], r["causal"], r["heads"], r["seq"], r["d"])
+            case = (r.get("pass", "fwd"), r["dtype"], r["causal"], r["heads"], r.get("kv heads", r["heads"]), r["seq"],
+                    r["d"])
             attention.setdefault(case, {}).setdefault("tessel", []).append(float(r["TFLOP/s"]))
     for path in sorted(glob.glob(f"{d}/py-r*/attention_baselines.csv")):
         for r in rows(path):
             if r["TFLOP/s"] in ("", "-"):
                 continue
-            case = (r["dtype"], r["causal"], r["heads"], r["seq"], r["d"])
+            case = (r.get("pass", "fwd"), r["dtype"], r["causal"], r["heads"], r.get("kv heads", r["heads"]), r["seq"],
+                    r["d"])
             attention.setdefault(case, {}).setdefault(r["impl"], []).append(float(r["TFLOP/s"]))
-    print("\nAttention (dtype, causal, heads, S, D): each implementation; tessel / each (ratio of medians)")
+    print("\nAttention (pass, dtype, causal, heads, K/V heads, S, D): each implementation; tessel / each (ratio of medians)")
     for case, v in attention.items():
         if "tessel" not in v:
             continue

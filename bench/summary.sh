@@ -13,7 +13,7 @@ rounds=${2:-"1 2 3"}
 bin=${BENCH_BIN:-target/release/examples}
 gemm=2048x2048x2048,4096x4096x4096,8192x8192x8192,128x8192x8192
 quant=4096x4096x4096,8192x8192x8192
-attention=(BENCH_SEQS=1024,4096,16384 BENCH_DIMS=128 BENCH_CAUSAL=0)
+attention=(BENCH_SEQS=1024,4096,16384 BENCH_DIMS=128 BENCH_CAUSAL=0 BENCH_GQA=none BENCH_PASSES=fwd BENCH_REPEATS=1)
 for r in $rounds; do
   d=$out/rust-r$r
   mkdir -p "$d"

@@ -1,10 +1,12 @@
 //! The flash attention forward pass of `kernels/examples/attention.rs` and `bench/examples/bench_attention.rs`.
 //!
-//! O = softmax(scale Q K^T) V for every head, without materializing the scores. The work comes in
-//! units of 128 queries of one head; one program per SM walks over them (a persistent grid, so
-//! that a unit's Q loads while the unit before it finishes). Warpgroup 0 is the producer: it loads
-//! each unit's Q and streams 128-key blocks of K and V through a ring of shared-memory stages with
-//! TMA. Warpgroups 1 and 2 are consumers, 64 queries each, in the manner of FlashAttention-3:
+//! O = softmax(scale Q K^T) V for every query head, without materializing the scores. K and V may
+//! have fewer heads than Q (grouped-query attention, GQA; one K/V head is multi-query attention,
+//! MQA): with H = G HK, query head h reads K/V head h / G. The work comes in units of 128 queries
+//! of one head; one program per SM walks over them (a persistent grid, so that a unit's Q loads
+//! while the unit before it finishes). Warpgroup 0 is the producer: it loads each unit's Q and
+//! streams 128-key blocks of K and V through a ring of shared-memory stages with TMA. Warpgroups 1
+//! and 2 are consumers, 64 queries each, in the manner of FlashAttention-3:
 //! - each step issues the scores of this block (S = Q K^T, m64n128 wgmmas with K read K-major
 //!   through `.t()`) together with the previous block's P V (P from registers), then runs the
 //!   online softmax of S while P V is still on the tensor cores;
@@ -20,34 +22,52 @@
 //! buffer for a TMA store, which kept the buffer until the store had read it, measured 2-10%
 //! slower without the causal mask on the H200, and about the same with it.)
 //!
-//! With a causal mask (the `CAUSAL` const, 1), query i sees keys 0 ..= i (T = S): a unit reads
-//! only the key blocks up to its own, and the last of them is masked (a -1e30 added to the scores
-//! of later keys, which `exp2` turns into 0).
+//! With a causal mask (`CAUSAL` = 1), query i sees keys 0 ..= i (T = S): a unit reads only the key
+//! blocks up to its own, and the last of them is masked (a -1e30 added to the scores of later
+//! keys, which `exp2` turns into 0).
+//!
+//! For training, the `attention_train*` kernels also store each row's log-sum-exp, base 2:
+//! `lse[h, i] = log2(sum_j exp2(c q_i . k_j))`, which is `m + log2(l)` with the consumer's
+//! running maximum m (already scaled by c) and sum l: the backward pass recomputes the
+//! probabilities as `exp2(c s - lse)`. The inference kernels are left without the store.
+//!
+//! The family is four generic kernels made by one `macro_rules!` (the only one here): the same
+//! text with `ragged(S)` or `ragged(S, T)` (which the launch checks read; a generic kernel has one
+//! attribute for all its instances) and with or without the `lse` output (a parameter, which a
+//! generic kernel cannot have in some instances only). Their instances are the dtype `E` (bf16,
+//! f16), the head dimension `D` (64, 128), the Q buffers `QBUF` (2 for D = 64, 1 for D = 128) and
+//! `CAUSAL`; the dispatchers below ([`attention_bf16`], [`attention_train_bf16`], ..) pick one.
 
 use tessel::prelude::*;
 
-/// O = softmax(scale Q K^T) V with Q H x S x D, K and V H x T x D, all of element type `$t`, f32
-/// accumulation, `QBUF` buffers for Q, `CAUSAL` 1 for the causal mask (T = S then: [`check`]). S is
-/// ragged: the last unit's queries past S are TMA's zeros, whose rows of O are not stored. T is
-/// ragged where `ragged = (S, T)` says so, with the last key block's keys past T masked by
-/// `MASK_T = 1` (or, with the causal mask, by the diagonal block's); otherwise the launch checks
-/// that T is whole 128-key blocks. (The key mask, even where never taken, cost the kernel 2.5-4.5%
-/// on the H200, as ptxas schedules the loop around it: so only the `ragged_*` kernels have it.)
+/// Writes out one kernel of the family: `$name<E, D, QBUF, CAUSAL>` computes O = softmax(scale Q
+/// K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head h HK / H, which is h /
+/// G for H = G HK), all of element type `E`, with f32 accumulation, `QBUF` buffers for Q, `CAUSAL`
+/// 1 for the causal mask (T = S then: [`check`]). S is ragged: the last unit's queries past S are
+/// TMA's zeros, whose rows of O are not stored. T is ragged where `ragged(S, T)` says so, with the
+/// last key block's keys past T masked by `MASK_T` = 1 (or, with the causal mask, by the diagonal
+/// block's); otherwise the launch checks that T is whole 128-key blocks. (The key mask, even where
+/// never taken, cost the kernel 2.5-4.5% on the H200, as ptxas schedules the loop around it: so
+/// only the T-ragged kernels have it.) `lse = lse` adds the `lse: GmemMut<f32, H, S>` output.
 macro_rules! attention {
-    ($name:ident, $t:ident, D = $d:literal, QBUF = $qbuf:literal, CAUSAL = $causal:literal,
-     ragged = ($($dim:ident),*), MASK_T = $mask_t:literal) => {
+    ($(#[$doc:meta])* $name:ident, ragged($($dim:ident),*), MASK_T = $mask_t:expr,
+     instances($($instance:tt),*) $(, lse = $lse:ident)?) => {
+        $(#[$doc])*
         #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged($($dim),*),
-                 consts(D = $d, QBUF = $qbuf, CAUSAL = $causal, MASK_T = $mask_t))]
-        pub fn $name(
-            q: Gmem<$t, H, S, D>,
-            k: Gmem<$t, H, T, D>,
-            v: Gmem<$t, H, T, D>,
-            o: GmemMut<$t, H, S, D>,
+                 consts(MASK_T = $mask_t), instances($($instance),*))]
+        pub fn $name<E, const D: usize, const QBUF: usize, const CAUSAL: usize>(
+            q: Gmem<E, H, S, D>,
+            k: Gmem<E, HK, T, D>,
+            v: Gmem<E, HK, T, D>,
+            o: GmemMut<E, H, S, D>,
+            $($lse: GmemMut<f32, H, S>,)?
             scale: f32,
             head_major: i32,
         ) {
-            // Units of 128 queries, the queries of a head side by side: program `p` takes every
-            // `programs`-th, and units that run together share their head's K and V in the L2.
+            // Units of 128 queries, the queries of a head side by side and the heads in order:
+            // program `p` takes every `programs`-th, and units that run together share their
+            // head's K and V in the L2 (with GQA, the G query heads of a group are neighbours, so
+            // their units run together and share the group's K/V head).
             // Causal units see the keys up to their last query only (S = T), so their work
             // differs: they are dealt like cards in a snake, left to right in even rounds and
             // right to left in odd ones, so that a program that drew a heavier unit draws a lighter
@@ -67,9 +87,9 @@ macro_rules! attention {
             };
             run_scoped(
                 collective_axes = [wg],
-                |q_s: Smem<$t, QBUF, 2, 1, 64, D, Swizzle128>,
-                 k_s: Smem<$t, STAGES, 1, BT, D, Swizzle128>,
-                 v_s: Smem<$t, STAGES, 1, BT, D, Swizzle128>,
+                |q_s: Smem<E, QBUF, 2, 1, 64, D, Swizzle128>,
+                 k_s: Smem<E, STAGES, 1, BT, D, Swizzle128>,
+                 v_s: Smem<E, STAGES, 1, BT, D, Swizzle128>,
                  // Q buffer `b` is full after two copies, free after both consumers are done with
                  // it: a ring of one step per unit, which the consumers wait on and release by
                  // hand (`q_ring__full`, `q_ring__empty`), early in the unit's last step.
@@ -95,14 +115,17 @@ macro_rules! attention {
                                 let u = program_id(0) + n * programs;
                                 (u / blocks, u % blocks, cdiv(T, BT))
                             };
+                            // Query head h reads K/V head h / G for H = G HK (in bounds for
+                            // any H and HK; the dispatchers check that HK divides H).
+                            let kv = h * HK / H;
                             // The ring's stage is `b`: one step per unit.
                             pipeline_produce(q_ring, 1, |_n, b, bar| {
                                 copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
                                 copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
                             });
                             pipeline_produce(ring, steps, |t, s, bar| {
-                                copy_gmem_to_smem(k.tile([h, t, 0]), k_s.at(s), bar);
-                                copy_gmem_to_smem(v.tile([h, t, 0]), v_s.at(s), bar);
+                                copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
+                                copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
                             });
                         }
                     } else {
@@ -133,7 +156,7 @@ macro_rules! attention {
                                 let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
                                 let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
                                 // The previous block's probabilities and stage, for its P V.
-                                let mut p_prev = splat::<$t>(0.0, [64, BT]).to_layout(Layout::Wgmma);
+                                let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
                                 let mut prev = 0;
                                 o_acc.store(splat::<f32>(0.0, [64, D]));
                                 barrier_wait(q_ring__full.at(b));
@@ -179,7 +202,7 @@ macro_rules! attention {
                                         // The previous P V has finished adding into O: rescale it.
                                         wgmma_wait(0);
                                         o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
-                                        p_prev = p.cast::<$t>();
+                                        p_prev = p.cast::<E>();
                                         // The last block's P V, before its stage is released.
                                         if t + 1 == steps {
                                             wgmma(o_acc, p_prev, v_s.at(s).at(0));
@@ -191,7 +214,9 @@ macro_rules! attention {
                                     delay_release = true,
                                 );
                                 let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
-                                o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<$t>());
+                                o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
+                                // log2 of each row's sum of exp2(c s): m_i is scaled by c already.
+                                $($lse.tile([h, 2 * i + w], [1, 64]).store(m_i + log2(l_i));)?
                             }
                         });
                     }
@@ -201,86 +226,230 @@ macro_rules! attention {
     };
 }
 
-attention!(attention_bf16_d64, bf16, D = 64, QBUF = 2, CAUSAL = 0, ragged = (S), MASK_T = 0);
-attention!(attention_bf16_d128, bf16, D = 128, QBUF = 1, CAUSAL = 0, ragged = (S), MASK_T = 0);
-attention!(attention_f16_d64, f16, D = 64, QBUF = 2, CAUSAL = 0, ragged = (S), MASK_T = 0);
-attention!(attention_f16_d128, f16, D = 128, QBUF = 1, CAUSAL = 0, ragged = (S), MASK_T = 0);
-attention!(ragged_bf16_d64, bf16, D = 64, QBUF = 2, CAUSAL = 0, ragged = (S, T), MASK_T = 1);
-attention!(ragged_bf16_d128, bf16, D = 128, QBUF = 1, CAUSAL = 0, ragged = (S, T), MASK_T = 1);
-attention!(ragged_f16_d64, f16, D = 64, QBUF = 2, CAUSAL = 0, ragged = (S, T), MASK_T = 1);
-attention!(ragged_f16_d128, f16, D = 128, QBUF = 1, CAUSAL = 0, ragged = (S, T), MASK_T = 1);
-attention!(causal_bf16_d64, bf16, D = 64, QBUF = 2, CAUSAL = 1, ragged = (S, T), MASK_T = 0);
-attention!(causal_bf16_d128, bf16, D = 128, QBUF = 1, CAUSAL = 1, ragged = (S, T), MASK_T = 0);
-attention!(causal_f16_d64, f16, D = 64, QBUF = 2, CAUSAL = 1, ragged = (S, T), MASK_T = 0);
-attention!(causal_f16_d128, f16, D = 128, QBUF = 1, CAUSAL = 1, ragged = (S, T), MASK_T = 0);
+attention!(
+    /// The inference forward for keys in whole 128-key blocks, without the mask.
+    attention, ragged(S), MASK_T = 0,
+    instances((bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0))
+);
+attention!(
+    /// The inference forward for any number of keys (`CAUSAL` = 0, the last block's keys past T
+    /// masked), or with the causal mask (`CAUSAL` = 1).
+    attention_ragged, ragged(S, T), MASK_T = 1 - CAUSAL,
+    instances(
+        (bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0),
+        (bf16, 64, 2, 1), (bf16, 128, 1, 1), (f16, 64, 2, 1), (f16, 128, 1, 1)
+    )
+);
+attention!(
+    /// [`attention`](struct@crate::attention::attention), also storing each row's log-sum-exp
+    /// (module doc).
+    attention_train, ragged(S), MASK_T = 0,
+    instances((bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0)),
+    lse = lse
+);
+attention!(
+    /// [`attention_ragged`](struct@crate::attention::attention_ragged), also storing each row's
+    /// log-sum-exp (module doc).
+    attention_train_ragged, ragged(S, T), MASK_T = 1 - CAUSAL,
+    instances(
+        (bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0),
+        (bf16, 64, 2, 1), (bf16, 128, 1, 1), (f16, 64, 2, 1), (f16, 128, 1, 1)
+    ),
+    lse = lse
+);
 
-/// Checks what the kernels' launches cannot see, then picks the kernel for the head dimension:
-/// one function launches it on the GPU, one runs it in the interpreter.
-macro_rules! dispatch {
-    ($launch:ident, $interpret:ident, $t:ident, [$d64:ident, $d128:ident], ragged: [$r64:ident, $r128:ident],
-     causal: [$c64:ident, $c128:ident]) => {
-        /// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V H x T x D; D is
-        /// 64 or 128, T at least 1, scale positive. With `causal`, query i sees keys 0 ..= i only,
-        /// and T = S.
-        pub fn $launch(
-            stream: &impl tessel::AsStream,
-            q: &DeviceTensor<$t>,
-            k: &DeviceTensor<$t>,
-            v: &DeviceTensor<$t>,
-            o: &mut DeviceTensor<$t>,
-            scale: f32,
-            causal: bool,
-        ) -> tessel::Result<()> {
-            let (d, order) = plan(q.shape(), k.shape(), scale, causal)?;
-            match (d, causal, ragged_keys(k.shape())) {
-                (64, false, false) => $d64::launch(stream, q, k, v, o, scale, order),
-                (_, false, false) => $d128::launch(stream, q, k, v, o, scale, order),
-                (64, false, true) => $r64::launch(stream, q, k, v, o, scale, order),
-                (_, false, true) => $r128::launch(stream, q, k, v, o, scale, order),
-                (64, true, _) => $c64::launch(stream, q, k, v, o, scale, order),
-                (_, true, _) => $c128::launch(stream, q, k, v, o, scale, order),
-            }
-        }
-
-        /// The same in the interpreter.
-        pub fn $interpret(
-            q: &HostTensor<$t>,
-            k: &HostTensor<$t>,
-            v: &HostTensor<$t>,
-            o: &mut HostTensor<$t>,
-            scale: f32,
-            causal: bool,
-        ) -> tessel::Result<()> {
-            let (d, order) = plan(q.shape(), k.shape(), scale, causal)?;
-            match (d, causal, ragged_keys(k.shape())) {
-                (64, false, false) => $d64::interpret(q, k, v, o, scale, order),
-                (_, false, false) => $d128::interpret(q, k, v, o, scale, order),
-                (64, false, true) => $r64::interpret(q, k, v, o, scale, order),
-                (_, false, true) => $r128::interpret(q, k, v, o, scale, order),
-                (64, true, _) => $c64::interpret(q, k, v, o, scale, order),
-                (_, true, _) => $c128::interpret(q, k, v, o, scale, order),
-            }
-        }
-    };
+/// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V HK x T x D with HK
+/// dividing H (query head h attends with K/V head h / (H / HK)); D is 64 or 128, T at least 1,
+/// scale positive. With `causal`, query i sees keys 0 ..= i only, and T = S.
+pub fn attention_bf16(
+    stream: &impl tessel::AsStream,
+    q: &DeviceTensor<bf16>,
+    k: &DeviceTensor<bf16>,
+    v: &DeviceTensor<bf16>,
+    o: &mut DeviceTensor<bf16>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention_ragged::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention_ragged::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention_ragged::<bf16, 64, 2, 1>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention_ragged::<bf16, 128, 1, 1>::launch(stream, q, k, v, o, scale, order),
+    }
 }
 
-dispatch!(attention_bf16, interpret_bf16, bf16, [attention_bf16_d64, attention_bf16_d128],
-          ragged: [ragged_bf16_d64, ragged_bf16_d128], causal: [causal_bf16_d64, causal_bf16_d128]);
-dispatch!(attention_f16, interpret_f16, f16, [attention_f16_d64, attention_f16_d128],
-          ragged: [ragged_f16_d64, ragged_f16_d128], causal: [causal_f16_d64, causal_f16_d128]);
+/// [`attention_bf16`] for f16.
+pub fn attention_f16(
+    stream: &impl tessel::AsStream,
+    q: &DeviceTensor<f16>,
+    k: &DeviceTensor<f16>,
+    v: &DeviceTensor<f16>,
+    o: &mut DeviceTensor<f16>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention::<f16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<f16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention_ragged::<f16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention_ragged::<f16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention_ragged::<f16, 64, 2, 1>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention_ragged::<f16, 128, 1, 1>::launch(stream, q, k, v, o, scale, order),
+    }
+}
 
-/// Whether the keys end in a partial 128-key block, which the `ragged_*` kernels mask (a K of
-/// another rank is the launch's error: either kernel reports it).
-fn ragged_keys(k: &[usize]) -> bool {
-    k.get(1).is_some_and(|t| t % 128 != 0)
+/// [`attention_bf16`] in the interpreter.
+pub fn interpret_bf16(
+    q: &HostTensor<bf16>,
+    k: &HostTensor<bf16>,
+    v: &HostTensor<bf16>,
+    o: &mut HostTensor<bf16>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention::<bf16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<bf16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention_ragged::<bf16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention_ragged::<bf16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention_ragged::<bf16, 64, 2, 1>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention_ragged::<bf16, 128, 1, 1>::interpret(q, k, v, o, scale, order),
+    }
+}
+
+/// [`attention_f16`] in the interpreter.
+pub fn interpret_f16(
+    q: &HostTensor<f16>,
+    k: &HostTensor<f16>,
+    v: &HostTensor<f16>,
+    o: &mut HostTensor<f16>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention::<f16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<f16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention_ragged::<f16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention_ragged::<f16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention_ragged::<f16, 64, 2, 1>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention_ragged::<f16, 128, 1, 1>::interpret(q, k, v, o, scale, order),
+    }
+}
+
+/// The training forward on the GPU: [`attention_bf16`], and each row's log-sum-exp, base 2, into
+/// `lse` (H x S, f32): `lse[h, i] = log2(sum_j exp2(c q_i . k_j))` with c = scale log2(e), over the
+/// keys query i sees.
+#[allow(clippy::too_many_arguments)]
+pub fn attention_train_bf16(
+    stream: &impl tessel::AsStream,
+    q: &DeviceTensor<bf16>,
+    k: &DeviceTensor<bf16>,
+    v: &DeviceTensor<bf16>,
+    o: &mut DeviceTensor<bf16>,
+    lse: &mut DeviceTensor<f32>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention_train::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention_train::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention_train_ragged::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention_train_ragged::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention_train_ragged::<bf16, 64, 2, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention_train_ragged::<bf16, 128, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+    }
+}
+
+/// [`attention_train_bf16`] for f16.
+#[allow(clippy::too_many_arguments)]
+pub fn attention_train_f16(
+    stream: &impl tessel::AsStream,
+    q: &DeviceTensor<f16>,
+    k: &DeviceTensor<f16>,
+    v: &DeviceTensor<f16>,
+    o: &mut DeviceTensor<f16>,
+    lse: &mut DeviceTensor<f32>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention_train::<f16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention_train::<f16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention_train_ragged::<f16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention_train_ragged::<f16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention_train_ragged::<f16, 64, 2, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention_train_ragged::<f16, 128, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+    }
+}
+
+/// [`attention_train_bf16`] in the interpreter.
+pub fn interpret_train_bf16(
+    q: &HostTensor<bf16>,
+    k: &HostTensor<bf16>,
+    v: &HostTensor<bf16>,
+    o: &mut HostTensor<bf16>,
+    lse: &mut HostTensor<f32>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention_train::<bf16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention_train::<bf16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention_train_ragged::<bf16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention_train_ragged::<bf16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention_train_ragged::<bf16, 64, 2, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention_train_ragged::<bf16, 128, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+    }
+}
+
+/// [`attention_train_f16`] in the interpreter.
+pub fn interpret_train_f16(
+    q: &HostTensor<f16>,
+    k: &HostTensor<f16>,
+    v: &HostTensor<f16>,
+    o: &mut HostTensor<f16>,
+    lse: &mut HostTensor<f32>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    match (d, keys) {
+        (64, Keys::Whole) => attention_train::<f16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention_train::<f16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention_train_ragged::<f16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention_train_ragged::<f16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention_train_ragged::<f16, 64, 2, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention_train_ragged::<f16, 128, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+    }
+}
+
+/// Which kernel takes the keys: whole 128-key blocks ([`attention`](struct@attention)), any
+/// number of them ([`attention_ragged`](struct@attention_ragged) without the mask), or the causal
+/// mask (with it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keys {
+    Whole,
+    Ragged,
+    Causal,
 }
 
 /// The head dimension, after the checks the kernels' own launches do not make: there is at least
-/// one key (with none, every row would be 0 / 0), the scale is positive (the row maximum is taken
-/// before scaling), and causal attention has as many keys as queries. Ranks and the other shapes
-/// are the launch's checks.
+/// one key (with none, every row would be 0 / 0), K and V have at least one head and their heads
+/// divide Q's (each K/V head serves a group of H / HK query heads), the scale is positive (the row
+/// maximum is taken before scaling), and causal attention has as many keys as queries. Ranks and
+/// the other shapes are the launch's checks.
 pub fn check(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Result<usize> {
-    let (Some(&s), Some(&d), Some(&t)) = (q.get(1), q.get(2), k.get(1)) else {
+    let (Some(&h), Some(&s), Some(&d), Some(&hk), Some(&t)) = (q.first(), q.get(1), q.get(2), k.first(), k.get(1))
+    else {
         return Ok(64); // a rank error, which the launch reports
     };
     if d != 64 && d != 128 {
@@ -289,6 +458,13 @@ pub fn check(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Resu
     }
     if t == 0 {
         let reason = "there are no keys (T = 0), so no softmax to take".to_string();
+        return Err(tessel::Error::InvalidArgument { argument: "k", reason });
+    }
+    if hk == 0 || h % hk != 0 {
+        let reason = format!(
+            "K and V have {hk} heads, which do not divide Q's {h}: each K/V head serves a group of \
+             H / HK query heads (H = {h})"
+        );
         return Err(tessel::Error::InvalidArgument { argument: "k", reason });
     }
     if causal && t != s {
@@ -302,12 +478,18 @@ pub fn check(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Resu
     Ok(d)
 }
 
-/// The head dimension ([`check`]) and the order of the causal units ([`causal_order`]) for a
-/// launch. (A shape of another rank is the launch's error to report: no order to compute then.)
-fn plan(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Result<(usize, i32)> {
+/// The head dimension ([`check`]), the kernel for the keys (the T-ragged kernels mask a partial
+/// last 128-key block; a K of another rank is the launch's error, which either kernel reports) and
+/// the order of the causal units ([`causal_order`]) for a launch.
+fn plan(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Result<(usize, Keys, i32)> {
     let d = check(q, k, scale, causal)?;
+    let keys = match causal {
+        true => Keys::Causal,
+        false if k.get(1).is_some_and(|t| t % 128 != 0) => Keys::Ragged,
+        false => Keys::Whole,
+    };
     let (heads, s) = (q.first().copied().unwrap_or(0), q.get(1).copied().unwrap_or(0));
-    Ok((d, causal_order(heads, s.div_ceil(128), causal)))
+    Ok((d, keys, causal_order(heads, s.div_ceil(128), causal)))
 }
 
 /// The order of the causal kernels' units (their `head_major` argument) for `heads` heads of
@@ -345,19 +527,52 @@ pub type Launch<T> = fn(
 /// [`interpret_bf16`] and [`interpret_f16`].
 pub type Interpret<T> =
     fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<T>, &mut HostTensor<T>, f32, bool) -> tessel::Result<()>;
+/// [`attention_train_bf16`] and [`attention_train_f16`].
+pub type TrainLaunch<T> = fn(
+    &Device,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &DeviceTensor<T>,
+    &mut DeviceTensor<T>,
+    &mut DeviceTensor<f32>,
+    f32,
+    bool,
+) -> tessel::Result<()>;
+/// [`interpret_train_bf16`] and [`interpret_train_f16`].
+pub type TrainInterpret<T> = fn(
+    &HostTensor<T>,
+    &HostTensor<T>,
+    &HostTensor<T>,
+    &mut HostTensor<T>,
+    &mut HostTensor<f32>,
+    f32,
+    bool,
+) -> tessel::Result<()>;
 
-/// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
+/// Every instance's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
 pub const ALL_PTX: &[(&str, &str)] = &[
-    ("attention_bf16_d64", attention_bf16_d64::PTX),
-    ("attention_bf16_d128", attention_bf16_d128::PTX),
-    ("attention_f16_d64", attention_f16_d64::PTX),
-    ("attention_f16_d128", attention_f16_d128::PTX),
-    ("ragged_bf16_d64", ragged_bf16_d64::PTX),
-    ("ragged_bf16_d128", ragged_bf16_d128::PTX),
-    ("ragged_f16_d64", ragged_f16_d64::PTX),
-    ("ragged_f16_d128", ragged_f16_d128::PTX),
-    ("causal_bf16_d64", causal_bf16_d64::PTX),
-    ("causal_bf16_d128", causal_bf16_d128::PTX),
-    ("causal_f16_d64", causal_f16_d64::PTX),
-    ("causal_f16_d128", causal_f16_d128::PTX),
+    ("attention_bf16_d64", attention::<bf16, 64, 2, 0>::PTX),
+    ("attention_bf16_d128", attention::<bf16, 128, 1, 0>::PTX),
+    ("attention_f16_d64", attention::<f16, 64, 2, 0>::PTX),
+    ("attention_f16_d128", attention::<f16, 128, 1, 0>::PTX),
+    ("ragged_bf16_d64", attention_ragged::<bf16, 64, 2, 0>::PTX),
+    ("ragged_bf16_d128", attention_ragged::<bf16, 128, 1, 0>::PTX),
+    ("ragged_f16_d64", attention_ragged::<f16, 64, 2, 0>::PTX),
+    ("ragged_f16_d128", attention_ragged::<f16, 128, 1, 0>::PTX),
+    ("causal_bf16_d64", attention_ragged::<bf16, 64, 2, 1>::PTX),
+    ("causal_bf16_d128", attention_ragged::<bf16, 128, 1, 1>::PTX),
+    ("causal_f16_d64", attention_ragged::<f16, 64, 2, 1>::PTX),
+    ("causal_f16_d128", attention_ragged::<f16, 128, 1, 1>::PTX),
+    ("train_bf16_d64", attention_train::<bf16, 64, 2, 0>::PTX),
+    ("train_bf16_d128", attention_train::<bf16, 128, 1, 0>::PTX),
+    ("train_f16_d64", attention_train::<f16, 64, 2, 0>::PTX),
+    ("train_f16_d128", attention_train::<f16, 128, 1, 0>::PTX),
+    ("train_ragged_bf16_d64", attention_train_ragged::<bf16, 64, 2, 0>::PTX),
+    ("train_ragged_bf16_d128", attention_train_ragged::<bf16, 128, 1, 0>::PTX),
+    ("train_ragged_f16_d64", attention_train_ragged::<f16, 64, 2, 0>::PTX),
+    ("train_ragged_f16_d128", attention_train_ragged::<f16, 128, 1, 0>::PTX),
+    ("train_causal_bf16_d64", attention_train_ragged::<bf16, 64, 2, 1>::PTX),
+    ("train_causal_bf16_d128", attention_train_ragged::<bf16, 128, 1, 1>::PTX),
+    ("train_causal_f16_d64", attention_train_ragged::<f16, 64, 2, 1>::PTX),
+    ("train_causal_f16_d128", attention_train_ragged::<f16, 128, 1, 1>::PTX),
 ];

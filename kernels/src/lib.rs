@@ -5,7 +5,8 @@
 //!   split-K and skinny variants, chosen by [`waves`]);
 //! - [`quantized`]: the fp8 and int8 GEMMs with per-row and per-column scales;
 //! - [`linear`]: Y = act(X W^T + b), the GEMM with a fused bias and activation;
-//! - [`attention`]: the flash attention forward pass;
+//! - [`attention`]: the flash attention forward pass (multi-head, grouped-query and multi-query;
+//!   for inference, and for training with each row's log-sum-exp);
 //! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
 //! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' shared text and memory.
 

@@ -7,7 +7,7 @@ use tessel_kernels::attention as kernels;
 #[allow(dead_code)]
 mod reference;
 
-use kernels::{check, Interpret};
+use kernels::{check, Interpret, TrainInterpret};
 use tessel::prelude::*;
 use tessel::{Element, Error, HostTensor};
 
@@ -94,7 +94,8 @@ fn both_causal_orders_compute_every_unit() {
     let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
     for order in [0, 1] {
         let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
-        kernels::causal_bf16_d64::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order).unwrap();
+        kernels::attention_ragged::<bf16, 64, 2, 1>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order)
+            .unwrap();
         assert!(o.data().iter().all(|x| !x.is_nan()), "order {order}: a unit was not computed");
         let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
         assert!(err <= tolerance::<bf16>(), "order {order}: max relative error {err:.2e}");
@@ -123,6 +124,22 @@ fn the_dispatcher_rejects_what_the_kernels_cannot_take() {
     }
     let err = check(&[2, 128, 64], &[2, 256, 64], 0.1, true).unwrap_err();
     assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{err}");
+    // K/V heads that do not divide Q's, or none.
+    for kv_heads in [0, 4, 5] {
+        let err = check(&[6, 128, 64], &[kv_heads, 128, 64], 0.1, false).unwrap_err();
+        assert!(matches!(&err, Error::InvalidArgument { argument: "k", .. }), "{kv_heads}: {err}");
+    }
+    let err = kernels::interpret_bf16(
+        &HostTensor::zeros([6, 128, 64]).unwrap(),
+        &HostTensor::zeros([4, 128, 64]).unwrap(),
+        &HostTensor::zeros([4, 128, 64]).unwrap(),
+        &mut HostTensor::zeros([6, 128, 64]).unwrap(),
+        0.1,
+        false,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("do not divide"), "{err}");
+    assert_eq!(check(&[6, 128, 64], &[2, 128, 64], 0.1, false), Ok(64));
     assert_eq!(check(&[2, 128, 128], &[2, 256, 128], 0.1, false), Ok(128));
     assert_eq!(check(&[2, 256, 64], &[2, 256, 64], 0.1, true), Ok(64));
 }
@@ -133,11 +150,15 @@ fn the_launch_checks_the_rest() {
     let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
     // The kernels without the key mask take whole 128-key blocks (the dispatcher gives such keys
     // to the `ragged_*` kernels).
-    let err = kernels::attention_bf16_d64::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0).unwrap_err();
+    let err = kernels::attention::<bf16, 64, 2, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "T", value: 192, .. }), "{err}");
-    // The heads of Q and K must agree.
-    let k = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
-    let err = kernels::interpret_bf16(&qkv[0], &k, &k, &mut o, 0.1, false).unwrap_err();
+    // The heads of K and V must agree, and those of Q and O.
+    let k = HostTensor::<bf16>::zeros([1, 192, 64]).unwrap();
+    let v = HostTensor::<bf16>::zeros([2, 192, 64]).unwrap();
+    let err = kernels::interpret_bf16(&qkv[0], &k, &v, &mut o, 0.1, false).unwrap_err();
+    assert!(matches!(err, Error::DimMismatch { dim: "HK", .. }), "{err}");
+    let mut o2 = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
+    let err = kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o2, 0.1, false).unwrap_err();
     assert!(matches!(err, Error::DimMismatch { dim: "H", .. }), "{err}");
     // A Q of another rank is the launch's error too, with or without the mask (not a panic).
     let flat = HostTensor::<bf16>::zeros([128]).unwrap();
@@ -147,17 +168,93 @@ fn the_launch_checks_the_rest() {
     }
 }
 
+/// The training forward in the interpreter: O as the inference forward's, and each row's
+/// log-sum-exp (base 2) against the f64 reference, every row written.
+fn interpreted_train<T: Element>(train: TrainInterpret<T>, shape: [usize; 5], causal: bool) {
+    let [heads, kv_heads, s, t, d] = shape;
+    let qkv = reference::inputs_gqa::<T>(heads, kv_heads, s, t, d).unwrap();
+    let mut o = HostTensor::new([heads, s, d], vec![T::from_f64(f64::NAN); heads * s * d]).unwrap();
+    let mut lse = HostTensor::new([heads, s], vec![f32::NAN; heads * s]).unwrap();
+    let scale = 1.0 / (d as f32).sqrt();
+    train(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut lse, scale, causal).unwrap();
+    assert!(lse.data().iter().all(|x| !x.is_nan()), "{shape:?}: a row's lse was not written");
+    let err = reference::max_rel_err(&qkv, &o, scale as f64, 64, causal);
+    let lse_err = reference::max_lse_err(&qkv, &lse, scale as f64, 4 * heads * s.min(64), causal);
+    println!("train {shape:?} (causal: {causal}): O {err:.2e}, lse {lse_err:.2e}");
+    assert!(err <= tolerance::<T>(), "{shape:?}: O: max relative error {err:.2e}");
+    assert!(lse_err <= LSE_TOLERANCE, "{shape:?}: lse: max error {lse_err:.2e}");
+}
+
+/// The row log-sum-exp is an f32 sum of f32 exponentials (none rounded to the inputs' dtype).
+const LSE_TOLERANCE: f64 = 1e-4;
+
+#[test]
+fn grouped_query_heads_share_their_kv_head() {
+    // [H, HK, S, T, D]: G = 2 and 4, and MQA (one K/V head), with whole and ragged key blocks, and
+    // with the causal mask; every row written, sampled rows of every head right.
+    let cases = [
+        ([4, 2, 256, 256, 64], false),
+        ([8, 2, 128, 200, 128], false),
+        ([4, 1, 200, 333, 64], false),
+        ([4, 2, 256, 256, 128], true),
+        ([8, 2, 200, 200, 64], true),
+        ([3, 1, 130, 130, 64], true),
+    ];
+    for ([heads, kv_heads, s, t, d], causal) in cases {
+        let qkv = reference::inputs_gqa::<bf16>(heads, kv_heads, s, t, d).unwrap();
+        let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
+        let scale = 1.0 / (d as f32).sqrt();
+        kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, scale, causal).unwrap();
+        assert!(o.data().iter().all(|x| !x.is_nan()), "{heads}/{kv_heads} x {s} x {t}: a row was not written");
+        let err = reference::max_rel_err(&qkv, &o, scale as f64, 16 * heads, causal);
+        println!("GQA {heads}/{kv_heads} x {s} x {t} x {d} (causal: {causal}): {err:.2e}");
+        assert!(err <= tolerance::<bf16>(), "{heads}/{kv_heads} x {s} x {t} x {d} (causal: {causal}): {err:.2e}");
+    }
+}
+
+#[test]
+fn f16_grouped_query_attention_matches_the_reference() {
+    interpreted_train::<f16>(kernels::interpret_train_f16, [4, 1, 128, 256, 128], false);
+}
+
+#[test]
+fn the_training_forward_stores_the_row_log_sum_exp() {
+    interpreted_train::<bf16>(kernels::interpret_train_bf16, [2, 2, 256, 384, 64], false);
+    interpreted_train::<bf16>(kernels::interpret_train_bf16, [2, 2, 128, 256, 128], false);
+}
+
+#[test]
+fn the_training_forward_takes_any_length_gqa_and_the_mask() {
+    // Ragged keys and queries (the lse of rows past S is not stored: the array ends at S), GQA,
+    // the causal mask.
+    interpreted_train::<bf16>(kernels::interpret_train_bf16, [4, 2, 200, 333, 64], false);
+    interpreted_train::<bf16>(kernels::interpret_train_bf16, [4, 1, 384, 384, 128], true);
+    interpreted_train::<f16>(kernels::interpret_train_f16, [2, 2, 200, 200, 64], true);
+}
+
+#[test]
+fn the_training_forward_checks_its_lse() {
+    let qkv = reference::inputs::<bf16>(2, 128, 128, 64).unwrap();
+    let mut o = HostTensor::<bf16>::zeros([2, 128, 64]).unwrap();
+    let mut lse = HostTensor::<f32>::zeros([2, 256]).unwrap();
+    let err = kernels::interpret_train_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut lse, 0.1, false).unwrap_err();
+    assert!(matches!(err, Error::DimMismatch { dim: "S", .. }), "{err}");
+    let mut lse = HostTensor::<f32>::zeros([2, 128]).unwrap();
+    let err = kernels::interpret_train_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut lse, -1.0, false).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { argument: "scale", .. }), "{err}");
+}
+
 mod gpu {
     use super::*;
 
-    use kernels::Launch;
+    use kernels::{Launch, TrainLaunch};
 
     /// GPU against the f64 reference and against the interpreter (whose rounding differs in
     /// `ex2.approx` and the order of sums only).
-    fn on_gpu<T: Element>(launch: Launch<T>, interpret: Interpret<T>, shape: [usize; 4], causal: bool) {
-        let [heads, s, t, d] = shape;
+    fn on_gpu<T: Element>(launch: Launch<T>, interpret: Interpret<T>, shape: [usize; 5], causal: bool) {
+        let [heads, kv_heads, s, t, d] = shape;
         let dev = Device::new(0).expect("an sm_90 GPU");
-        let qkv = reference::inputs::<T>(heads, s, t, d).unwrap();
+        let qkv = reference::inputs_gqa::<T>(heads, kv_heads, s, t, d).unwrap();
         let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
         let mut o = DeviceTensor::<T>::zeros(&dev, [heads, s, d]).unwrap();
         o.poison(T::from_f64(f64::NAN)).unwrap();
@@ -165,7 +262,7 @@ mod gpu {
         launch(&dev, &q, &k, &v, &mut o, scale, causal).unwrap();
         let gpu = o.to_host().unwrap();
         let err = reference::max_rel_err(&qkv, &gpu, scale as f64, 256, causal);
-        println!("GPU {heads} x {s} x {t} x {d} (causal: {causal}): max relative error {err:.2e}");
+        println!("GPU {heads}/{kv_heads} x {s} x {t} x {d} (causal: {causal}): max relative error {err:.2e}");
         assert!(err <= tolerance::<T>(), "GPU: max relative error {err:.2e}");
         let mut host = HostTensor::<T>::zeros([heads, s, d]).unwrap();
         interpret(&qkv[0], &qkv[1], &qkv[2], &mut host, scale, causal).unwrap();
@@ -181,15 +278,15 @@ mod gpu {
     fn programs_that_take_several_units_match() {
         // 40 heads x 4 units = 160 units over 132 programs: some programs take two, which
         // exercises the Q buffers' reuse and the rings continuing across units.
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 384, 64], false);
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 256, 128], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 40, 512, 384, 64], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 40, 512, 256, 128], false);
     }
 
     #[test]
     #[ignore = "needs an NVIDIA GPU"]
     fn f16_and_a_single_key_block_match() {
-        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 256, 1024, 128], false);
-        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 384, 128, 64], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 3, 256, 1024, 128], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [3, 3, 384, 128, 64], false);
     }
 
     #[test]
@@ -198,17 +295,83 @@ mod gpu {
         // 40 heads x 4 units, the heaviest first: programs take units of 1 to 4 key blocks, dealt
         // over all heads; 60 heads x 4 units are dealt head after head (`causal_order`).
         assert_eq!((kernels::causal_order(40, 4, true), kernels::causal_order(60, 4, true)), (0, 1));
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 512, 512, 128], true);
-        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 512, 512, 64], true);
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [60, 512, 512, 128], true);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 40, 512, 512, 128], true);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 40, 512, 512, 64], true);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [60, 60, 512, 512, 128], true);
     }
 
     #[test]
     #[ignore = "needs an NVIDIA GPU"]
     fn sequences_of_any_length_match() {
         // S and T that 128 does not divide, with programs taking several units, and causal.
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 500, 1000, 128], false);
-        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 300, 77, 64], false);
-        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 500, 500, 64], true);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 40, 500, 1000, 128], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 40, 300, 77, 64], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [40, 40, 500, 500, 64], true);
+    }
+
+    /// The training forward on the GPU: O and lse against the f64 reference, and lse against the
+    /// interpreter's (whose `exp2` and `log2` are exact where the GPU's `.approx` are not).
+    fn train_on_gpu<T: Element>(launch: TrainLaunch<T>, interpret: TrainInterpret<T>, shape: [usize; 5], causal: bool) {
+        let [heads, kv_heads, s, t, d] = shape;
+        let dev = Device::new(0).expect("an sm_90 GPU");
+        let qkv = reference::inputs_gqa::<T>(heads, kv_heads, s, t, d).unwrap();
+        let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
+        let mut o = DeviceTensor::<T>::zeros(&dev, [heads, s, d]).unwrap();
+        o.poison(T::from_f64(f64::NAN)).unwrap();
+        let mut lse = DeviceTensor::<f32>::zeros(&dev, [heads, s]).unwrap();
+        lse.poison(f32::NAN).unwrap();
+        let scale = 1.0 / (d as f32).sqrt();
+        launch(&dev, &q, &k, &v, &mut o, &mut lse, scale, causal).unwrap();
+        let (o, lse) = (o.to_host().unwrap(), lse.to_host().unwrap());
+        assert!(lse.data().iter().all(|x| !x.is_nan()), "GPU {shape:?}: a row's lse was not written");
+        let err = reference::max_rel_err(&qkv, &o, scale as f64, 256, causal);
+        let lse_err = reference::max_lse_err(&qkv, &lse, scale as f64, 1024, causal);
+        println!("GPU train {shape:?} (causal: {causal}): O {err:.2e}, lse {lse_err:.2e}");
+        assert!(err <= tolerance::<T>(), "GPU {shape:?}: O: max relative error {err:.2e}");
+        assert!(lse_err <= LSE_TOLERANCE, "GPU {shape:?}: lse: max error {lse_err:.2e}");
+        let mut host_o = HostTensor::<T>::zeros([heads, s, d]).unwrap();
+        let mut host_lse = HostTensor::<f32>::zeros([heads, s]).unwrap();
+        interpret(&qkv[0], &qkv[1], &qkv[2], &mut host_o, &mut host_lse, scale, causal).unwrap();
+        let worst =
+            lse.data().iter().zip(host_lse.data()).map(|(g, h)| (g - h).abs() / h.abs().max(1.0)).fold(0.0, f32::max);
+        println!("GPU vs interpreter: lse max difference {worst:.2e}");
+        assert!(f64::from(worst) <= LSE_TOLERANCE, "GPU vs interpreter: lse {worst:.2e}");
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn grouped_query_attention_matches() {
+        // G = 4 and 8 over 12 and 8 K/V heads (GQA), and one K/V head (MQA), with whole and
+        // ragged key blocks and the causal mask, programs taking several units.
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [48, 12, 512, 768, 128], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [64, 8, 512, 1000, 64], false);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [40, 1, 384, 384, 128], false);
+        on_gpu::<bf16>(kernels::attention_bf16, kernels::interpret_bf16, [64, 16, 512, 512, 128], true);
+        on_gpu::<f16>(kernels::attention_f16, kernels::interpret_f16, [48, 12, 500, 500, 64], true);
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn the_training_forward_matches() {
+        train_on_gpu::<bf16>(
+            kernels::attention_train_bf16,
+            kernels::interpret_train_bf16,
+            [40, 40, 512, 1024, 128],
+            false,
+        );
+        train_on_gpu::<f16>(kernels::attention_train_f16, kernels::interpret_train_f16, [40, 40, 512, 384, 64], false);
+        train_on_gpu::<bf16>(
+            kernels::attention_train_bf16,
+            kernels::interpret_train_bf16,
+            [64, 16, 500, 1000, 64],
+            false,
+        );
+        train_on_gpu::<bf16>(
+            kernels::attention_train_bf16,
+            kernels::interpret_train_bf16,
+            [40, 40, 512, 512, 128],
+            true,
+        );
+        train_on_gpu::<f16>(kernels::attention_train_f16, kernels::interpret_train_f16, [64, 8, 500, 500, 128], true);
     }
 }
