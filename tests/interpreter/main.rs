@@ -13,3 +13,4 @@ mod races;
 mod regs;
 mod sync;
 mod tma;
+mod atomics;
