@@ -204,8 +204,14 @@ pub const TMA_REDUCE: &[TmaReduceRow] = &[
         op: GmemReduce::Add,
         dtypes: &[DType::F32, DType::F16, DType::Bf16, DType::I32, DType::U32, DType::U64],
     },
-    TmaReduceRow { op: GmemReduce::Min, dtypes: &[DType::F16, DType::Bf16, DType::I32, DType::U32, DType::I64, DType::U64] },
-    TmaReduceRow { op: GmemReduce::Max, dtypes: &[DType::F16, DType::Bf16, DType::I32, DType::U32, DType::I64, DType::U64] },
+    TmaReduceRow {
+        op: GmemReduce::Min,
+        dtypes: &[DType::F16, DType::Bf16, DType::I32, DType::U32, DType::I64, DType::U64],
+    },
+    TmaReduceRow {
+        op: GmemReduce::Max,
+        dtypes: &[DType::F16, DType::Bf16, DType::I32, DType::U32, DType::I64, DType::U64],
+    },
     TmaReduceRow { op: GmemReduce::Inc, dtypes: &[DType::U32] },
     TmaReduceRow { op: GmemReduce::Dec, dtypes: &[DType::U32] },
     TmaReduceRow { op: GmemReduce::And, dtypes: &[DType::I32, DType::U32, DType::I64, DType::U64] },

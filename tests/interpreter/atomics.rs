@@ -3,11 +3,11 @@
 //! any order), elements outside a ragged array are dropped, and the race detector lets atomic
 //! updates of different programs run concurrently but reports a plain store racing with one.
 
-#[path = "../atomics/mod.rs"]
-mod atomics;
+#[path = "../accumulating/mod.rs"]
+mod accumulating;
 
 use super::support::*;
-use atomics::*;
+use accumulating::*;
 use tessel::prelude::*;
 
 /// `y0 + x * (1 + 2 + .. + r)`, element-wise.

@@ -6,6 +6,7 @@
 
 mod support;
 
+mod atomics;
 mod errors;
 mod gemm;
 mod mma;
@@ -13,4 +14,3 @@ mod races;
 mod regs;
 mod sync;
 mod tma;
-mod atomics;

@@ -21,7 +21,9 @@ use tessel_ir::program::Expr;
 
 /// `dst.atomic_add(value)` into a tile of a global array.
 pub fn emit_atomic_add(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
-    let Ty::Regs(vt) = value.ty.clone() else { return g.internal(format!("an atomic add of a value typed {}", value.ty)) };
+    let Ty::Regs(vt) = value.ty.clone() else {
+        return g.internal(format!("an atomic add of a value typed {}", value.ty));
+    };
     let Val::Tile { addr, param, index } = g.expr(dst) else {
         return g.internal("an atomic add into something other than a global tile");
     };

@@ -200,7 +200,12 @@ pub(super) fn check_atomic_add(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty
                 ck.ctx.type_error(
                     dst,
                     Code::AtomicAddDtype,
-                    format!("`.atomic_add` adds {} (`red.global.add`), but `{}` holds {}", takes.join(", "), g.name, g.dtype),
+                    format!(
+                        "`.atomic_add` adds {} (`red.global.add`), but `{}` holds {}",
+                        takes.join(", "),
+                        g.name,
+                        g.dtype
+                    ),
                     "accumulate into an array of one of those dtypes (an `f32` one for sums of narrower floats)",
                 );
             } else {

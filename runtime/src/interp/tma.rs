@@ -85,7 +85,13 @@ impl Warpgroup<'_> {
     /// `wait_smem_to_gmem` that covers it. With `reduce`, it combines each element into the
     /// tile's instead, an atomic access of the tile for the detector (other programs' reductions
     /// into it are no race).
-    pub(crate) fn copy_out(&mut self, site: Option<u32>, src: &Expr, dst: &Expr, reduce: Option<GmemReduce>) -> Result<()> {
+    pub(crate) fn copy_out(
+        &mut self,
+        site: Option<u32>,
+        src: &Expr,
+        dst: &Expr,
+        reduce: Option<GmemReduce>,
+    ) -> Result<()> {
         let view = self.eval(src)?.smem()?;
         let tile = self.eval(dst)?.tile()?;
         let op = self.race.as_mut().map(|r| {

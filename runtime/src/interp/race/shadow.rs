@@ -251,8 +251,7 @@ impl Shadow {
         let mut cell = self.cells[c];
         let atomic = me.what().is_atomic();
         let before = |r: Access, known: &mut Known| {
-            r.is_none()
-                || (r.what().is_atomic() == atomic && (r.agent == me.agent || r.clock <= known.of(r.agent).0))
+            r.is_none() || (r.what().is_atomic() == atomic && (r.agent == me.agent || r.clock <= known.of(r.agent).0))
         };
         let mut placed = false;
         for slot in cell.reads.iter_mut() {
