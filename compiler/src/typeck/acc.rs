@@ -175,51 +175,52 @@ fn check_tile_value(ck: &mut Checker, g: &super::GmemTy, shape: Option<&[i64]>, 
 }
 
 /// `c.tile([i, j]).atomic_add(v)`: as a register store into a tile (`check_tile_value`), of a
-/// dtype `red.global.add` adds (`legality::ATOMIC_ADD`).
+/// dtype `red.global.add` adds (`legality::ATOMIC_ADD`). The destination and the value are checked
+/// independently, so that a kernel wrong in both hears of both.
 pub(super) fn check_atomic_add(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
-    let dst_ty = ck.check_expr(dst);
-    let v = match ck.check_expr(value) {
-        Ty::Regs(v) => v,
-        Ty::Error => return Ty::Unit,
+    let target = match ck.check_expr(dst) {
+        Ty::Tile(g, shape) => (writable(ck, &g, dst) && addable(ck, &g, dst)).then_some((g, shape)),
+        Ty::Error => None,
         other => {
             ck.ctx.type_error(
-                value,
-                Code::AtomicAddValue,
-                format!("`.atomic_add` adds a register array, got {other}"),
-                "load the values into registers first: `x_s.load(Layout::Strided)`, `acc.load()`",
+                dst,
+                Code::AtomicAddTarget,
+                format!("`.atomic_add` adds into a tile of a global array, got {other}"),
+                "add into `c.tile([i, j])` of a `GmemMut` parameter; store shared memory and accumulators with `.store(v)`",
             );
-            return Ty::Unit;
+            None
         }
     };
-    match dst_ty {
-        Ty::Error => {}
-        Ty::Tile(g, shape) => {
-            if !writable(ck, &g, dst) {
-            } else if tessel_ir::legality::atomic_add_row(g.dtype).is_none() {
-                let takes: Vec<&str> = tessel_ir::legality::ATOMIC_ADD.iter().map(|r| r.dtype.name()).collect();
-                ck.ctx.type_error(
-                    dst,
-                    Code::AtomicAddDtype,
-                    format!(
-                        "`.atomic_add` adds {} (`red.global.add`), but `{}` holds {}",
-                        takes.join(", "),
-                        g.name,
-                        g.dtype
-                    ),
-                    "accumulate into an array of one of those dtypes (an `f32` one for sums of narrower floats)",
-                );
-            } else {
+    match ck.check_expr(value) {
+        Ty::Regs(v) => {
+            if let Some((g, shape)) = target {
                 check_tile_value(ck, &g, shape.as_deref(), value, &v);
             }
         }
+        Ty::Error => {}
         other => ck.ctx.type_error(
-            dst,
-            Code::AtomicAddTarget,
-            format!("`.atomic_add` adds into a tile of a global array, got {other}"),
-            "add into `c.tile([i, j])` of a `GmemMut` parameter; store shared memory and accumulators with `.store(v)`",
+            value,
+            Code::AtomicAddValue,
+            format!("`.atomic_add` adds a register array, got {other}"),
+            "load the values into registers first: `x_s.load(Layout::Strided)`, `acc.load()`",
         ),
     }
     Ty::Unit
+}
+
+/// `red.global.add` adds the array's dtype (else an error at `dst`).
+fn addable(ck: &mut Checker, g: &super::GmemTy, dst: &Expr) -> bool {
+    if tessel_ir::legality::atomic_add_row(g.dtype).is_some() {
+        return true;
+    }
+    let takes: Vec<&str> = tessel_ir::legality::ATOMIC_ADD.iter().map(|r| r.dtype.name()).collect();
+    ck.ctx.type_error(
+        dst,
+        Code::AtomicAddDtype,
+        format!("`.atomic_add` adds {} (`red.global.add`), but `{}` holds {}", takes.join(", "), g.name, g.dtype),
+        "accumulate into an array of one of those dtypes (an `f32` one for sums of narrower floats)",
+    );
+    false
 }
 
 /// What a store was given instead of registers, for the help line (`StoreSource`).

@@ -444,10 +444,13 @@ pub(super) fn check_copy_out(
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
-            } else if check_tma(ck, &g, shape.as_deref(), &s, dst.into(), src.into())
-                & reduce.is_none_or(|op| check_reduce_dtype(ck, op, &g))
-            {
-                use_tensor_map(ck, call, &g, &s, 1);
+            } else {
+                // Both checks run, so that a box and a reduction both wrong are both reported.
+                let box_ok = check_tma(ck, &g, shape.as_deref(), &s, dst.into(), src.into());
+                let reduce_ok = reduce.is_none_or(|op| check_reduce_dtype(ck, op, &g));
+                if box_ok && reduce_ok {
+                    use_tensor_map(ck, call, &g, &s, 1);
+                }
             }
         }
         (Ty::Error, _) | (_, Ty::Error) => {}
