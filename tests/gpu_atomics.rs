@@ -1,5 +1,6 @@
 //! GPU tests of accumulating stores into global memory, each against the interpreter and an f64
-//! reference: reducing TMA stores (`cp.reduce.async.bulk.tensor`) and register atomic adds
+//! reference: reducing TMA stores (`cp.reduce.async.bulk.tensor`: `add`, and `max` and `xor` on
+//! bf16 and i32) and register atomic adds
 //! (`red.global.add`: `f32` pairs as `.v2.f32`, `bf16` pairs packed, single elements) of several
 //! programs into one tile, over ragged dimensions (rows of odd length take the element-wise path).
 //! Sums of small integers are exact in any order, so they compare bit for bit; sums of random
@@ -101,4 +102,29 @@ fn bf16_atomic_adds_add_up_on_the_gpu() {
     let mut hy = y0.clone();
     atomic_add_bf16::interpret(&x, &mut hy, 4).unwrap();
     assert_close("atomic_add_bf16 interpreter", &values(&hy), &want, 0.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn reducing_tma_stores_take_maxima_and_exclusive_ors_on_the_gpu() {
+    let dev = device();
+    let m = 100;
+    let mut rng = Rng::new(9);
+    let (x, y0) = (rng.tensor::<bf16>(&[m, 64], 1.0), rng.tensor::<bf16>(&[m, 64], 1.0));
+    let (a, b0) = (rng.ints::<i32>(&[m, 64]), rng.ints::<i32>(&[m, 64]));
+    for r in [2usize, 3] {
+        let max: Vec<f64> = values(&x).iter().zip(values(&y0)).map(|(x, y)| x.max(y)).collect();
+        let flip = |a: f64| if r % 2 == 1 { a as i32 } else { 0 };
+        let xor: Vec<f64> = values(&a).iter().zip(values(&b0)).map(|(a, b)| ((b as i32) ^ flip(*a)) as f64).collect();
+        let (dx, da) = (DeviceTensor::from_host(&dev, &x).unwrap(), DeviceTensor::from_host(&dev, &a).unwrap());
+        let (mut dy, mut db) =
+            (DeviceTensor::from_host(&dev, &y0).unwrap(), DeviceTensor::from_host(&dev, &b0).unwrap());
+        tma_max_xor::launch(&dev, &dx, &mut dy, &da, &mut db, r as i32).unwrap();
+        assert_close(&format!("tma_max_xor max GPU, R = {r}"), &values(&dy.to_host().unwrap()), &max, 0.0);
+        assert_close(&format!("tma_max_xor xor GPU, R = {r}"), &values(&db.to_host().unwrap()), &xor, 0.0);
+        let (mut hy, mut hb) = (y0.clone(), b0.clone());
+        tma_max_xor::interpret(&x, &mut hy, &a, &mut hb, r as i32).unwrap();
+        assert_close(&format!("tma_max_xor max interpreter, R = {r}"), &values(&hy), &max, 0.0);
+        assert_close(&format!("tma_max_xor xor interpreter, R = {r}"), &values(&hb), &xor, 0.0);
+    }
 }

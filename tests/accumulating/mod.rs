@@ -1,6 +1,7 @@
 //! Kernels that accumulate into global memory, shared by the GPU tests (`gpu_atomics.rs`) and the
 //! interpreter tests (`interpreter/atomics.rs`): `R` programs per tile add into the same tile of
-//! `y`, with a reducing TMA store or a register atomic add, over any number of rows (`ragged`).
+//! `y`, with a reducing TMA store (`Reduce::Add`, also `Max` and `Xor`) or a register atomic add,
+//! over any number of rows (`ragged`).
 #![allow(dead_code)]
 
 use tessel::prelude::*;
@@ -41,4 +42,20 @@ pub fn atomic_add_bf16(x: Gmem<bf16, M, N>, y: GmemMut<bf16, M, N>, R: i32) {
     } else {
         y.tile([i, j], [64, 64]).atomic_add(x.tile([i, j], [64, 64]).load(Layout::Strided));
     }
+}
+
+/// y[tile i] = max(y, x) and b[tile i] ^= a, by each of the R programs of column i: reducing TMA
+/// stores with operations other than `Add` (a maximum is idempotent, so R maxima are one; R
+/// exclusive-ors are one when R is odd, none when even).
+#[kernel(grid = (cdiv(M, 64), R), ragged(M))]
+pub fn tma_max_xor(x: Gmem<bf16, M, 64>, y: GmemMut<bf16, M, 64>, a: Gmem<i32, M, 64>, b: GmemMut<i32, M, 64>, R: i32) {
+    let i = program_id(0);
+    run_scoped(|x_s: Smem<bf16, 64, 64, Swizzle128>, a_s: Smem<i32, 64, 64>, bar: Barrier<2>| {
+        copy_gmem_to_smem(x.tile([i, 0]), x_s, bar);
+        copy_gmem_to_smem(a.tile([i, 0]), a_s, bar);
+        barrier_wait(bar);
+        copy_smem_to_gmem(x_s, y.tile([i, 0]), reduce = Reduce::Max);
+        copy_smem_to_gmem(a_s, b.tile([i, 0]), reduce = Reduce::Xor);
+        wait_smem_to_gmem(0);
+    });
 }

@@ -109,3 +109,24 @@ fn a_load_racing_with_reducing_tma_stores_is_reported() {
     assert!(msg.contains("data race on global memory `y`"), "{msg}");
     assert!(msg.contains("`copy_smem_to_gmem(.., reduce = ..)`") && msg.contains("`.load()`"), "{msg}");
 }
+
+/// What `tma_max_xor` leaves: `max(y0, x)` and `b0 ^ a` once per program (`r` programs).
+fn max_xor_ref(x: &[f64], y0: &[f64], a: &[f64], b0: &[f64], r: usize) -> (Vec<f64>, Vec<f64>) {
+    let max = x.iter().zip(y0).map(|(x, y)| x.max(*y)).collect();
+    let xor = a.iter().zip(b0).map(|(a, b)| ((*b as i32) ^ if r % 2 == 1 { *a as i32 } else { 0 }) as f64).collect();
+    (max, xor)
+}
+
+#[test]
+fn reducing_tma_stores_take_maxima_and_exclusive_ors() {
+    let m = 100;
+    let (x, y0) = (randn::<bf16>(&[m, 64], 61, 1.0), randn::<bf16>(&[m, 64], 62, 1.0));
+    let (a, b0) = (randint::<i32>(&[m, 64], 63, -1000, 1000), randint::<i32>(&[m, 64], 64, -1000, 1000));
+    for r in [2, 3] {
+        let (mut y, mut b) = (y0.clone(), b0.clone());
+        tma_max_xor::interpret(&x, &mut y, &a, &mut b, r).unwrap();
+        let (want_y, want_b) = max_xor_ref(&values(&x), &values(&y0), &values(&a), &values(&b0), r as usize);
+        assert_same("tma_max_xor max", &values(&y), &want_y);
+        assert_same("tma_max_xor xor", &values(&b), &want_b);
+    }
+}
