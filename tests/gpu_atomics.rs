@@ -1,11 +1,11 @@
 //! GPU tests of accumulating stores into global memory, each against the interpreter and an f64
 //! reference: reducing TMA stores (`cp.reduce.async.bulk.tensor`: `add`, and `max` and `xor` on
-//! bf16 and i32) and register atomic adds
-//! (`red.global.add`: `f32` pairs as `.v2.f32`, `bf16` pairs packed, single elements) of several
-//! programs into one tile, over ragged dimensions (rows of odd length take the element-wise path).
-//! Sums of small integers are exact in any order, so they compare bit for bit; sums of random
-//! floats depend on the order of the adds, which the GPU does not fix, so they compare with a
-//! tolerance. `.gpu/tests/gpu_atomics-test --ignored --nocapture`.
+//! bf16 and i32) and register atomic adds (`red.global.add`: `f32` pairs as `.v2.f32`, `bf16`
+//! pairs packed, single elements) of several programs into one tile, over ragged dimensions (rows
+//! of odd length take the element-wise path). Sums of small integers are exact in any order, so
+//! they compare bit for bit; sums of random floats depend on the order of the adds, which the GPU
+//! does not fix, so they compare with a tolerance. `.gpu/tests/gpu_atomics-test --ignored
+//! --nocapture`.
 
 mod accumulating;
 mod common;
