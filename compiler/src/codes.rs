@@ -217,6 +217,16 @@ codes! {
     NeedsCluster = 69,
     /// A constant index past the end (`.at(i)`, a cluster rank).
     IndexOutOfRange = 70,
+    /// A reducing TMA store of a dtype its operation does not combine.
+    TmaReduceDtype = 136,
+    /// `reduce = ..` naming no reduction.
+    ReduceOpName = 137,
+    /// `.atomic_add` of a dtype `red.global.add` does not add.
+    AtomicAddDtype = 138,
+    /// `.atomic_add` into something other than a tile of a global array.
+    AtomicAddTarget = 139,
+    /// `.atomic_add` of something other than a register array.
+    AtomicAddValue = 140,
 
     // ---- G. semaphores ---------------------------------------------------------------------------
     /// A semaphore array that is not a 1-D `GmemMut<u32, N>` parameter.

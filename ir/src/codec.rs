@@ -17,7 +17,7 @@ use std::fmt;
 pub const MAGIC: &[u8; 4] = b"TSL\0";
 
 /// The format's version: bumped whenever an encoded type changes.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// Why bytes are not a program of this version of tessel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -357,7 +357,7 @@ macro_rules! codec_enum {
 }
 
 use crate::memory::{Alloc, AllocKind, TensorMapUse};
-use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
+use crate::ops::{BinOp, GmemReduce, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
 use crate::program::*;
 use crate::ty::{AccTy, BarrierTy, DimVal, GmemTy, RegsTy, SmemTy, Ty};
 use crate::types::{DType, Layout, Swizzle};
@@ -436,7 +436,7 @@ codec_enum!(ExprKind {
     22 => WgmmaWait(n),
     23 => Mma { acc, a, b },
     24 => CopyIn { src, dst, barrier, multicast, map },
-    25 => CopyOut { src, dst, map },
+    25 => CopyOut { src, dst, map, reduce },
     26 => CopyToPeer { src, dst, barrier, rank },
     27 => CommitSmem,
     28 => WaitSmemToGmem(n),
@@ -455,6 +455,7 @@ codec_enum!(ExprKind {
     41 => Broadcast { value, shape, spread },
     42 => ToLayout(value),
     43 => LayoutCast(value),
+    44 => AtomicAdd { dst, value },
 });
 codec_enum!(Ty {
     0 => Unit,
@@ -544,6 +545,7 @@ codec_enum!(MathFn {
 codec_enum!(MathFn2 { 0 => Max, 1 => Min });
 codec_enum!(ReduceOp { 0 => Sum, 1 => Max, 2 => Min });
 codec_enum!(SemaphoreOp { 0 => Signal, 1 => Wait });
+codec_enum!(GmemReduce { 0 => Add, 1 => Min, 2 => Max, 3 => Inc, 4 => Dec, 5 => And, 6 => Or, 7 => Xor });
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@
 //! three can never disagree. Each table cites the PTX ISA section it transcribes
 //! (NVIDIA PTX ISA 9.x, `docs.nvidia.com/cuda/parallel-thread-execution/#<anchor>`).
 
+use crate::ops::GmemReduce;
 use crate::types::{DType, Swizzle};
 
 /// Shared memory one block may use on sm_90 with the opt-in attribute
@@ -186,6 +187,98 @@ pub fn max_registers_legal(n: u32) -> bool {
     (24..=256).contains(&n) && n.is_multiple_of(8)
 }
 
+/// One row of the TMA reduction table: an operation of `cp.reduce.async.bulk.tensor` and the
+/// element types it combines (the tensor map's dtype; the instruction names no type).
+///
+/// PTX ISA #data-movement-and-conversion-instructions-cp-reduce-async-bulk-tensor, the table of
+/// `.redOp` and element types: `.add` on `.u32 .s32 .u64 .f32 .f16 .bf16`; `.min`/`.max` on
+/// `.u32 .s32 .u64 .s64 .f16 .bf16`; `.inc`/`.dec` on `.u32`; `.and`/`.or`/`.xor` on `.b32 .b64`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TmaReduceRow {
+    pub op: GmemReduce,
+    pub dtypes: &'static [DType],
+}
+
+pub const TMA_REDUCE: &[TmaReduceRow] = &[
+    TmaReduceRow {
+        op: GmemReduce::Add,
+        dtypes: &[DType::F32, DType::F16, DType::Bf16, DType::I32, DType::U32, DType::U64],
+    },
+    TmaReduceRow {
+        op: GmemReduce::Min,
+        dtypes: &[DType::F16, DType::Bf16, DType::I32, DType::U32, DType::I64, DType::U64],
+    },
+    TmaReduceRow {
+        op: GmemReduce::Max,
+        dtypes: &[DType::F16, DType::Bf16, DType::I32, DType::U32, DType::I64, DType::U64],
+    },
+    TmaReduceRow { op: GmemReduce::Inc, dtypes: &[DType::U32] },
+    TmaReduceRow { op: GmemReduce::Dec, dtypes: &[DType::U32] },
+    TmaReduceRow { op: GmemReduce::And, dtypes: &[DType::I32, DType::U32, DType::I64, DType::U64] },
+    TmaReduceRow { op: GmemReduce::Or, dtypes: &[DType::I32, DType::U32, DType::I64, DType::U64] },
+    TmaReduceRow { op: GmemReduce::Xor, dtypes: &[DType::I32, DType::U32, DType::I64, DType::U64] },
+];
+
+/// The dtypes a TMA reduction `op` combines.
+pub fn tma_reduce_dtypes(op: GmemReduce) -> &'static [DType] {
+    TMA_REDUCE.iter().find(|r| r.op == op).map_or(&[], |r| r.dtypes)
+}
+
+/// How `red.global.add` adds one dtype from registers, and how it adds two side-by-side elements
+/// at once.
+///
+/// PTX ISA #parallel-synchronization-and-communication-instructions-red: the scalar `.add` takes
+/// `.u32 .s32 .u64 .f32 .f64` (not `.s64`: ptxas 12.9 rejects it), and with `.noftz` `.f16 .bf16`
+/// and the packed `.f16x2 .bf16x2`; the vector form `.v2.f32`/`.v4.f32` needs sm_90 and PTX ISA
+/// 8.1 (ptxas 12.9: "red instruction with vector types requires PTX ISA .version 8.1"). Integer
+/// adds have no vector form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AtomicAddRow {
+    pub dtype: DType,
+    /// The qualifiers and type after `red.global.add` for one element.
+    pub single: &'static str,
+    /// The same for two side-by-side elements (aligned to both), if there is such a form.
+    pub pair: Option<PairAdd>,
+}
+
+/// `red.global.add` of two side-by-side elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairAdd {
+    /// The qualifiers and type after `red.global.add`.
+    pub suffix: &'static str,
+    /// Whether the operand is a brace-enclosed vector of the two registers; else one `.b32` that
+    /// packs them, the first element in the low half.
+    pub vector: bool,
+    /// The PTX ISA version (major, minor) the form needs.
+    pub version: (u32, u32),
+}
+
+pub const ATOMIC_ADD: &[AtomicAddRow] = &[
+    AtomicAddRow {
+        dtype: DType::F32,
+        single: ".f32",
+        pair: Some(PairAdd { suffix: ".v2.f32", vector: true, version: (8, 1) }),
+    },
+    AtomicAddRow {
+        dtype: DType::F16,
+        single: ".noftz.f16",
+        pair: Some(PairAdd { suffix: ".noftz.f16x2", vector: false, version: (8, 0) }),
+    },
+    AtomicAddRow {
+        dtype: DType::Bf16,
+        single: ".noftz.bf16",
+        pair: Some(PairAdd { suffix: ".noftz.bf16x2", vector: false, version: (8, 0) }),
+    },
+    AtomicAddRow { dtype: DType::I32, single: ".s32", pair: None },
+    AtomicAddRow { dtype: DType::U32, single: ".u32", pair: None },
+    AtomicAddRow { dtype: DType::U64, single: ".u64", pair: None },
+];
+
+/// The row of `dtype`, if `red.global.add` adds it from registers.
+pub fn atomic_add_row(dtype: DType) -> Option<&'static AtomicAddRow> {
+    ATOMIC_ADD.iter().find(|r| r.dtype == dtype)
+}
+
 /// The dtypes a scalar kernel parameter may have: those the kernel ABI passes by value as a
 /// `.param` of their own type, and the launch as the Rust type of the same name.
 pub const SCALAR_PARAMS: &[DType] = &[DType::F32, DType::I32, DType::U32, DType::I64, DType::U64];
@@ -276,6 +369,27 @@ mod tests {
         assert_eq!(swizzle_elems(Swizzle::B32, DType::F32), 8);
         assert_eq!(swizzle_row(128).unwrap().descriptor_layout, 1);
         assert!(swizzle_row(16).is_none());
+    }
+
+    #[test]
+    fn tma_reductions_per_isa_table() {
+        assert!(tma_reduce_dtypes(GmemReduce::Add).contains(&DType::F32));
+        assert!(tma_reduce_dtypes(GmemReduce::Add).contains(&DType::Bf16));
+        assert!(!tma_reduce_dtypes(GmemReduce::Add).contains(&DType::I64));
+        assert!(!tma_reduce_dtypes(GmemReduce::Min).contains(&DType::F32));
+        assert_eq!(tma_reduce_dtypes(GmemReduce::Inc), &[DType::U32]);
+        for op in GmemReduce::ALL {
+            assert!(!tma_reduce_dtypes(op).is_empty(), "{op:?} has a row");
+            assert!(!tma_reduce_dtypes(op).iter().any(|d| matches!(d, DType::Tf32 | DType::Bool | DType::I8)));
+        }
+    }
+
+    #[test]
+    fn register_atomic_adds_per_isa() {
+        assert_eq!(atomic_add_row(DType::F32).unwrap().pair.unwrap().version, (8, 1));
+        assert!(!atomic_add_row(DType::Bf16).unwrap().pair.unwrap().vector);
+        assert!(atomic_add_row(DType::I32).unwrap().pair.is_none());
+        assert!(atomic_add_row(DType::I64).is_none() && atomic_add_row(DType::F8E4M3).is_none());
     }
 
     #[test]

@@ -143,3 +143,66 @@ impl Waiters {
         }
     }
 }
+
+/// How a reducing store combines a value with the element of global memory it lands on:
+/// `copy_smem_to_gmem(src, dst, reduce = Reduce::Add)` (`cp.reduce.async.bulk.tensor`) and, for
+/// `Add`, `tile.atomic_add(v)` (`red.global.add`). Which dtypes each takes is the legality table
+/// `legality::TMA_REDUCE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GmemReduce {
+    Add,
+    Min,
+    Max,
+    /// `old >= v ? 0 : old + 1` (unsigned; PTX ISA `red`, "Semantics").
+    Inc,
+    /// `old == 0 || old > v ? v : old - 1` (unsigned).
+    Dec,
+    And,
+    Or,
+    Xor,
+}
+
+impl GmemReduce {
+    pub const ALL: [GmemReduce; 8] = [
+        GmemReduce::Add,
+        GmemReduce::Min,
+        GmemReduce::Max,
+        GmemReduce::Inc,
+        GmemReduce::Dec,
+        GmemReduce::And,
+        GmemReduce::Or,
+        GmemReduce::Xor,
+    ];
+
+    /// The variant's name in the language (`Reduce::Add`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GmemReduce::Add => "Add",
+            GmemReduce::Min => "Min",
+            GmemReduce::Max => "Max",
+            GmemReduce::Inc => "Inc",
+            GmemReduce::Dec => "Dec",
+            GmemReduce::And => "And",
+            GmemReduce::Or => "Or",
+            GmemReduce::Xor => "Xor",
+        }
+    }
+
+    /// The `.redOp` of the PTX instruction.
+    pub fn ptx(self) -> &'static str {
+        match self {
+            GmemReduce::Add => "add",
+            GmemReduce::Min => "min",
+            GmemReduce::Max => "max",
+            GmemReduce::Inc => "inc",
+            GmemReduce::Dec => "dec",
+            GmemReduce::And => "and",
+            GmemReduce::Or => "or",
+            GmemReduce::Xor => "xor",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<GmemReduce> {
+        GmemReduce::ALL.into_iter().find(|op| op.name() == name)
+    }
+}

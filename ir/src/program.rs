@@ -12,7 +12,7 @@
 //! one binding wherever it is used.
 
 use crate::memory::{Alloc, TensorMapUse};
-use crate::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
+use crate::ops::{BinOp, GmemReduce, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
 use crate::ty::{AccTy, Ty};
 use crate::types::{DType, Layout};
 
@@ -295,6 +295,12 @@ pub enum ExprKind {
         dst: Box<Expr>,
         value: Box<Expr>,
     },
+    /// `tile.atomic_add(value)`: each element of the register array added to the global tile's
+    /// element, atomically (`red.global.add`); elements outside the array are dropped.
+    AtomicAdd {
+        dst: Box<Expr>,
+        value: Box<Expr>,
+    },
     Splat {
         value: Box<Expr>,
         dtype: DType,
@@ -327,11 +333,13 @@ pub enum ExprKind {
         multicast: bool,
         map: usize,
     },
-    /// `copy_smem_to_gmem` through tensor map `map`.
+    /// `copy_smem_to_gmem` through tensor map `map`; with `reduce = Reduce::Op`, the buffer's
+    /// elements combine with the tile's (`cp.reduce.async.bulk.tensor`) instead of replacing them.
     CopyOut {
         src: Box<Expr>,
         dst: Box<Expr>,
         map: usize,
+        reduce: Option<GmemReduce>,
     },
     /// `copy_smem_to_peer`: into the same buffer of program `rank` of the cluster.
     CopyToPeer {

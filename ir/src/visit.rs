@@ -94,7 +94,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             exprs(index, f);
         }
         K::At { base, index } => exprs([&**base, &**index], f),
-        K::Store { dst, value } => exprs([&**dst, &**value], f),
+        K::Store { dst, value } | K::AtomicAdd { dst, value } => exprs([&**dst, &**value], f),
         K::Wgmma { acc, a, b, accumulate } => {
             exprs([&**acc, &**a, &**b], f);
             exprs(accumulate.as_deref(), f);

@@ -81,34 +81,119 @@ pub fn copy_gmem_to_smem<T, S, X, const ARRIVALS: u32>(src: Tile<T, S>, dst: Sme
     match src.never {}
 }
 
-/// A TMA store: copies the shared buffer `src` into the global tile `dst` (of a `GmemMut`).
+/// A TMA store: copies the shared buffer `src` into the global tile `dst` (of a `GmemMut`), or,
+/// with `reduce = Reduce::Add` (or another [`Reduce`] operation), combines it into the tile.
 ///
 /// The copy is asynchronous: before `src` is written again, [`wait_smem_to_gmem`] waits until it
 /// has been read. Values that the warpgroup's threads stored into `src` reach the copy after
 /// [`commit_smem`].
+///
+/// # Forms
+///
+/// - `copy_smem_to_gmem(y_s, y.tile([i, j]))`: the tile takes the buffer's values.
+/// - `copy_smem_to_gmem(dq_s, dq.tile([i, 0]), reduce = Reduce::Add)`: each element of the tile
+///   becomes `tile + buffer` (or `min`, `max`, .. for the other [`Reduce`] operations), atomically
+///   per element, so that programs may accumulate into one tile concurrently (attention's `dQ`
+///   summed over the programs of one query block, a split-K GEMM's partial products). It completes
+///   as a plain TMA store does: [`wait_smem_to_gmem`] waits for it to read the buffer.
 ///
 /// # Rules
 ///
 /// As [`copy_gmem_to_smem`], with `dst` a tile of a `GmemMut` array; the part of the box outside
 /// the array (a ragged dimension's last tile) is not written. A TMA store is not ordered by a
 /// later [`semaphore_signal`](super::semaphore_signal): store a tile that another program waits
-/// for with [`Tile::store`](super::Tile::store).
+/// for with [`Tile::store`](super::Tile::store). A reducing store's array has a dtype its operation
+/// combines (PTX ISA, `cp.reduce.async.bulk.tensor`):
+///
+/// | `reduce =` | dtypes |
+/// |---|---|
+/// | `Reduce::Add` | `f32`, `f16`, `bf16`, `i32`, `u32`, `u64` |
+/// | `Reduce::Min`, `Reduce::Max` | `f16`, `bf16`, `i32`, `u32`, `i64`, `u64` |
+/// | `Reduce::Inc`, `Reduce::Dec` | `u32` |
+/// | `Reduce::And`, `Reduce::Or`, `Reduce::Xor` | `i32`, `u32`, `i64`, `u64` |
 ///
 /// # PTX
 ///
-/// One thread per warpgroup: `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`, then
-/// `cp.async.bulk.commit_group`.
+/// One thread per warpgroup: `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group` (with
+/// `reduce`: `cp.reduce.async.bulk.tensor.Nd.global.shared::cta.add.tile.bulk_group`, `.min`, ..),
+/// then `cp.async.bulk.commit_group`.
 ///
 /// # Interpreter
 ///
-/// Copies when issued; for the race detector it reads the buffer (and writes the tile) until a
-/// [`wait_smem_to_gmem`] covers it, so a rewrite of the buffer before that is a race.
+/// Copies (or combines, one element at a time, each an atomic read-modify-write rounded to the
+/// array's dtype) when issued; for the race detector it reads the buffer (and writes the tile)
+/// until a [`wait_smem_to_gmem`] covers it, so a rewrite of the buffer before that is a race. A
+/// reducing store's update of the tile is atomic: it races with another program's load or store
+/// of the same elements that nothing orders, never with other reductions.
+///
+/// Floating-point sums depend on the order of their terms. The interpreter adds a program's
+/// elements when the store is issued, and different programs' in the order the host threads run
+/// them; the GPU's order is unspecified. Tests of such sums compare with a tolerance, or use
+/// values whose sums are exact (small integers).
 ///
 /// # Example
 ///
-/// [`Smem`]'s example loads, scales and stores a tile.
+/// [`Smem`]'s example loads, scales and stores a tile. Four programs adding their tiles into one:
+///
+/// ```rust
+/// use tessel::prelude::*;
+///
+/// /// y[tile i % T] += x[tile i], T tiles of 64 rows in y.
+/// #[kernel(grid = (M / 64))]
+/// fn fold(x: Gmem<f32, M, 64>, y: GmemMut<f32, T, 64>) {
+///     let i = program_id(0);
+///     run_scoped(|x_s: Smem<f32, 64, 64>, bar: Barrier| {
+///         copy_gmem_to_smem(x.tile([i, 0]), x_s, bar);
+///         barrier_wait(bar);
+///         copy_smem_to_gmem(x_s, y.tile([i % (T / 64), 0]), reduce = Reduce::Add);
+///         wait_smem_to_gmem(0);
+///     });
+/// }
+///
+/// fn main() -> tessel::Result<()> {
+///     let x = HostTensor::from_fn([256, 64], |ix| ix[0] as f32)?;
+///     let mut y = HostTensor::zeros([128, 64])?;
+///     fold::interpret(&x, &mut y)?;
+///     assert_eq!(y.get(&[3, 0]), Some((3 + 131) as f32)); // rows 3 and 131 of x
+///     Ok(())
+/// }
+/// ```
 pub fn copy_smem_to_gmem<T, S, X>(src: Smem<T, S, X>, dst: Tile<T, S>) {
     match src.never {}
+}
+
+#[allow(non_snake_case)]
+pub mod Reduce {
+    //! The operations of a reducing TMA store, written `Reduce::Add` and so on in
+    //! `copy_smem_to_gmem(src, dst, reduce = Reduce::Add)`: each element of the global tile
+    //! becomes `op(tile, buffer)` ([`copy_smem_to_gmem`](super::copy_smem_to_gmem) lists the
+    //! dtypes each takes). Register arrays add into global memory with
+    //! [`Tile::atomic_add`](crate::lang::Tile::atomic_add).
+
+    /// `tile + buffer`, rounded to the dtype (integers wrap).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Add;
+    /// The smaller of the two (a number wins over a NaN).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Min;
+    /// The larger of the two (a number wins over a NaN).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Max;
+    /// `u32` only: `tile >= buffer ? 0 : tile + 1` (a counter that wraps at the buffer's value).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Inc;
+    /// `u32` only: `tile == 0 || tile > buffer ? buffer : tile - 1`.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Dec;
+    /// Bitwise and.
+    #[derive(Clone, Copy, Debug)]
+    pub struct And;
+    /// Bitwise or.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Or;
+    /// Bitwise exclusive or.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Xor;
 }
 
 /// Waits until at most `n` of the warpgroup's TMA stores ([`copy_smem_to_gmem`]) are still

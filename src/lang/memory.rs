@@ -71,7 +71,8 @@ pub struct Gmem<T, S> {
 /// A global array the kernel writes (and may read): a kernel parameter `c: GmemMut<T, d0, d1, ..>`.
 ///
 /// Everything of [`Gmem`] holds, and tiles of a `GmemMut` also take stores
-/// ([`Tile::store`], [`copy_smem_to_gmem`](super::copy_smem_to_gmem)). A 1-D `GmemMut<u32, N>` is
+/// ([`Tile::store`], [`copy_smem_to_gmem`](super::copy_smem_to_gmem)) and atomic adds
+/// ([`Tile::atomic_add`], `copy_smem_to_gmem(.., reduce = Reduce::Add)`). A 1-D `GmemMut<u32, N>` is
 /// also the array of counters of [`semaphore_signal`](super::semaphore_signal) and
 /// [`semaphore_wait`](super::semaphore_wait).
 ///
@@ -188,6 +189,62 @@ impl<T, S> Tile<T, S> {
     ///
     /// Copies the elements; those outside the array are dropped.
     pub fn store<L: RegisterLayout>(self, value: Regs<T, S, L>) {
+        match self.never {}
+    }
+
+    /// Adds a register array into the tile of a [`GmemMut`] array, element by element, atomically:
+    /// programs may add into one tile concurrently (attention's `dQ` accumulated over programs,
+    /// split-K partial sums). [`copy_smem_to_gmem`](super::copy_smem_to_gmem) with
+    /// `reduce = Reduce::Add` does the same from a shared buffer, with TMA.
+    ///
+    /// # Rules
+    ///
+    /// - As [`Tile::store`]: a `GmemMut` array, a value of its dtype and of the tile's shape (or that
+    ///   shape without its leading extents of 1), in any layout; elements outside the array (a
+    ///   ragged dimension's last tile) are dropped.
+    /// - The dtype is one `red.global.add` adds: `f32`, `f16`, `bf16`, `i32`, `u32` or `u64`.
+    ///
+    /// # PTX
+    ///
+    /// `red.global.add` per fragment element (`.f32`, `.noftz.f16`, `.noftz.bf16`, `.s32`, `.u32`,
+    /// `.u64`); the side-by-side pairs of a `Wgmma`-like layout (as [`Tile::load`] moves them) as
+    /// one `red.global.add.v2.f32` (which makes the module PTX ISA 8.1) or one packed
+    /// `red.global.add.noftz.f16x2`/`.bf16x2`. Each element's add is atomic; the order of
+    /// different threads' and programs' adds to one element is unspecified. `red.global.add.f32`
+    /// flushes subnormal inputs and results to zero (PTX ISA, `red`).
+    ///
+    /// # Interpreter
+    ///
+    /// Adds each element with an atomic read-modify-write, rounding the sum to the dtype (and
+    /// flushing `f32` subnormals, as the GPU does); a warpgroup adds its elements in row-major
+    /// order, and different programs in the order the host threads run them. Floating-point sums
+    /// depend on that order, which the GPU does not fix either: compare such results with a
+    /// tolerance, or use values whose sums are exact. For the race detector, atomic adds race
+    /// with loads and stores of the same elements that nothing orders, never with other atomic
+    /// adds or reducing TMA stores.
+    ///
+    /// # Example
+    ///
+    /// ```rust
+    /// use tessel::prelude::*;
+    ///
+    /// /// y += x * (r + 1) for r in 0..R: R programs add into each tile.
+    /// #[kernel(grid = (M / 64, R))]
+    /// fn accumulate(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>, R: i32) {
+    ///     let (i, r) = (program_id(0), program_id(1));
+    ///     let v = x.tile([i, 0], [64, 64]).load(Layout::Wgmma) * ((r + 1) as f32);
+    ///     y.tile([i, 0], [64, 64]).atomic_add(v);
+    /// }
+    ///
+    /// fn main() -> tessel::Result<()> {
+    ///     let x = HostTensor::from_fn([128, 64], |ix| ix[1] as f32)?;
+    ///     let mut y = HostTensor::zeros([128, 64])?;
+    ///     accumulate::interpret(&x, &mut y, 3)?;
+    ///     assert_eq!(y.get(&[70, 5]), Some(30.0)); // 5 * (1 + 2 + 3)
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn atomic_add<L: RegisterLayout>(self, value: Regs<T, S, L>) {
         match self.never {}
     }
 }

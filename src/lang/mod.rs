@@ -35,8 +35,8 @@
 //! | scopes and allocations | [`run_scoped`], [`run_state`], [`Acc`], [`Smem`], [`Barrier`], [`Pipeline`] |
 //! | global memory | [`Gmem`], [`GmemMut`], [`Gmem::tile`], [`Tile`] |
 //! | views | [`Smem::at`], [`Smem::slice`], [`Smem::t`], [`Smem::transpose`], [`Acc::slice`], [`Regs::slice`], [`Barrier::at`] |
-//! | loads and stores | [`Acc::load`], [`Acc::store`], [`Smem::load`], [`Smem::store`], [`Tile::load`], [`Tile::store`] |
-//! | copies (TMA and bulk) | [`copy_gmem_to_smem`], [`copy_smem_to_gmem`], [`wait_smem_to_gmem`], [`copy_smem_to_peer`], [`commit_smem`] |
+//! | loads and stores | [`Acc::load`], [`Acc::store`], [`Smem::load`], [`Smem::store`], [`Tile::load`], [`Tile::store`], [`Tile::atomic_add`] |
+//! | copies (TMA and bulk) | [`copy_gmem_to_smem`], [`copy_smem_to_gmem`] (also reducing: [`Reduce`]), [`wait_smem_to_gmem`], [`copy_smem_to_peer`], [`commit_smem`] |
 //! | synchronization | [`barrier_arrive`], [`barrier_wait`], [`pipeline_produce`], [`pipeline_consume`], [`semaphore_signal`], [`semaphore_wait`] |
 //! | matrix products | [`wgmma`], [`wgmma_wait`], [`mma`] |
 //! | register arrays | [`Regs`], [`splat`], [`iota`], operators (`+ - * / % << >> & \| ^`, comparisons), [`Regs::cast`], [`Regs::bitcast`], [`Regs::sum`], [`Regs::max`], [`Regs::min`], [`Regs::broadcast`], [`Regs::to_layout`], [`Regs::layout_cast`] |
@@ -146,7 +146,7 @@ mod registers;
 mod scopes;
 mod sync;
 
-pub use copies::{commit_smem, copy_gmem_to_smem, copy_smem_to_gmem, copy_smem_to_peer, wait_smem_to_gmem};
+pub use copies::{commit_smem, copy_gmem_to_smem, copy_smem_to_gmem, copy_smem_to_peer, wait_smem_to_gmem, Reduce};
 pub use dtype::{i4, tf32, Accumulator, DType, Float, Int, MmaOperand, WgmmaOperand};
 // The prelude's host types are the dtypes' names here too: the same items, so that globbing both
 // `tessel::prelude` and `tessel::lang` is no ambiguity.

@@ -6,6 +6,7 @@
 
 mod support;
 
+mod atomics;
 mod errors;
 mod gemm;
 mod mma;

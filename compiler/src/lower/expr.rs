@@ -54,6 +54,7 @@ impl<'a> Lowerer<'a> {
             | K::Transpose { .. }
             | K::Load { .. }
             | K::Store { .. }
+            | K::AtomicAdd { .. }
             | K::Wgmma { .. }
             | K::Mma { .. }
             | K::CopyGmemToSmem { .. }
@@ -101,6 +102,7 @@ impl<'a> Lowerer<'a> {
                 ExprKind::Load { src: self.boxed(src)?, layout: layout.as_ref().map(|l| l.value) }
             }
             K::Store { dst, value } => ExprKind::Store { dst: self.boxed(dst)?, value: self.boxed(value)? },
+            K::AtomicAdd { dst, value } => ExprKind::AtomicAdd { dst: self.boxed(dst)?, value: self.boxed(value)? },
             K::Wgmma { acc, a, b, accumulate } => ExprKind::Wgmma {
                 acc: self.boxed(acc)?,
                 a: self.boxed(a)?,
@@ -115,9 +117,12 @@ impl<'a> Lowerer<'a> {
                 multicast: multicast.is_some(),
                 map: self.tensor_map(e)?,
             },
-            K::CopySmemToGmem { src, dst } => {
-                ExprKind::CopyOut { src: self.boxed(src)?, dst: self.boxed(dst)?, map: self.tensor_map(e)? }
-            }
+            K::CopySmemToGmem { src, dst, reduce } => ExprKind::CopyOut {
+                src: self.boxed(src)?,
+                dst: self.boxed(dst)?,
+                map: self.tensor_map(e)?,
+                reduce: reduce.as_ref().map(|r| r.value),
+            },
             K::CopySmemToPeer { src, dst, barrier, rank } => ExprKind::CopyToPeer {
                 src: self.boxed(src)?,
                 dst: self.boxed(dst)?,

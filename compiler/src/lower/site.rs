@@ -23,6 +23,7 @@ fn has_site(kind: &ExprKind) -> bool {
     match kind {
         K::Load { .. }
         | K::Store { .. }
+        | K::AtomicAdd { .. }
         | K::Wgmma { .. }
         | K::WgmmaWait(_)
         | K::CopyIn { .. }

@@ -2,7 +2,7 @@
 
 use super::gen::Gen;
 use super::value::Val;
-use super::{memory, mma, regs, scalar, semaphore, sync, tma, wgmma};
+use super::{atomic, memory, mma, regs, scalar, semaphore, sync, tma, wgmma};
 use crate::typeck::Ty;
 use crate::types::DType;
 use tessel_ir::ops::{BinOp, UnOp};
@@ -47,6 +47,7 @@ impl Gen<'_> {
             K::Transpose { base, .. } => memory::emit_transpose(self, e, base),
             K::Load { src, .. } => memory::emit_load(self, e, src),
             K::Store { dst, value } => memory::emit_store(self, dst, value),
+            K::AtomicAdd { dst, value } => atomic::emit_atomic_add(self, dst, value),
             K::Splat { value, .. } => regs::emit_splat(self, e, value),
             K::Iota { axis, .. } => regs::emit_iota(self, e, *axis as u32),
             K::Wgmma { acc, a, b, accumulate } => wgmma::emit_wgmma(self, acc, a, b, accumulate.as_deref()),
@@ -58,7 +59,7 @@ impl Gen<'_> {
             K::CopyIn { src, dst, barrier, multicast, map } => {
                 tma::emit_load(self, *map, src, dst, barrier, *multicast)
             }
-            K::CopyOut { src, dst, map } => tma::emit_store(self, *map, src, dst),
+            K::CopyOut { src, dst, map, reduce } => tma::emit_store(self, *map, src, dst, *reduce),
             K::CopyToPeer { src, dst, barrier, rank } => tma::emit_to_peer(self, src, dst, barrier, rank),
             K::CommitSmem => sync::emit_commit_smem(self),
             K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, *n),

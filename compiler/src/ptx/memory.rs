@@ -162,7 +162,7 @@ pub fn elem_coords(g: &mut Gen, frag: &Frag, e: usize, shape: &[i64]) -> Vec<Str
 }
 
 /// The predicate "this strided element exists", for arrays that do not fill every thread.
-fn exists(g: &mut Gen, frag: &Frag, e: usize) -> Option<String> {
+pub(super) fn exists(g: &mut Gen, frag: &Frag, e: usize) -> Option<String> {
     if !frag.flat || frag.total % 128 == 0 {
         return None;
     }
@@ -259,7 +259,7 @@ pub(super) fn mem_type(d: DType) -> &'static str {
 }
 
 /// Where a register array is read from or written to.
-enum Place {
+pub(super) enum Place {
     Smem { addr: String, ty: SmemTy },
     Gmem { addr: String, param: usize, index: Vec<String>, tile: Vec<i64> },
 }
@@ -267,7 +267,7 @@ enum Place {
 /// A global tile read or written through a fragment of constant offsets is walked (`Walk`): its
 /// shared addressing is computed once, before the elements. (A `Strided` fragment's elements have
 /// coordinates computed one by one: each gets a walk of its own, in `elem_address`.)
-fn walk(g: &mut Gen, place: &Place, frag: &Frag, dtype: DType) -> Option<Walk> {
+pub(super) fn walk(g: &mut Gen, place: &Place, frag: &Frag, dtype: DType) -> Option<Walk> {
     match place {
         Place::Gmem { addr, param, index, tile } if !frag.flat => {
             Some(Walk::new(g, addr, *param, index, tile, &frag.base, dtype))
@@ -277,7 +277,7 @@ fn walk(g: &mut Gen, place: &Place, frag: &Frag, dtype: DType) -> Option<Walk> {
 }
 
 /// Element `el`'s address, its state space, and for global memory the in-bounds predicate.
-fn elem_address(
+pub(super) fn elem_address(
     g: &mut Gen,
     place: &Place,
     walk: Option<&Walk>,
@@ -302,7 +302,7 @@ fn elem_address(
 }
 
 /// Combines the "element exists" and "inside the array" predicates into one guard prefix.
-fn guard(g: &mut Gen, exists: Option<String>, inside: Option<String>) -> Option<String> {
+pub(super) fn guard(g: &mut Gen, exists: Option<String>, inside: Option<String>) -> Option<String> {
     match (exists, inside) {
         (Some(a), Some(b)) => {
             let p = g.w.reg(Class::Pred);
@@ -342,7 +342,7 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
 
 /// The shape of a global tile that registers of shape `regs` move to or from: as written (with
 /// leading extents of 1 that the registers do not have), or the registers' own.
-fn tile_shape(tile: &Expr, regs: &[i64]) -> Vec<i64> {
+pub(super) fn tile_shape(tile: &Expr, regs: &[i64]) -> Vec<i64> {
     match &tile.ty {
         Ty::Tile(_, Some(shape)) => shape.clone(),
         _ => regs.to_vec(),
@@ -350,7 +350,7 @@ fn tile_shape(tile: &Expr, regs: &[i64]) -> Vec<i64> {
 }
 
 /// The global parameter a register array moves to or from in pairs (`gmem_pairs`), if it does.
-fn paired(place: &Place, frag: &Frag, dtype: DType) -> Option<usize> {
+pub(super) fn paired(place: &Place, frag: &Frag, dtype: DType) -> Option<usize> {
     match place {
         Place::Gmem { tile, param, .. } => {
             gmem_pairs::pairs(frag, dtype, tile.last().copied().unwrap_or(0)).then_some(*param)

@@ -21,6 +21,7 @@
 //! guarantees, the writer records an internal error (`Gen::internal`), and `emit` returns every
 //! such error instead of incomplete PTX.
 
+mod atomic;
 mod expr;
 mod gen;
 mod gmem_pairs;
@@ -58,12 +59,23 @@ pub const PTX_VERSION: &str = "8.0";
 /// which drivers from CUDA 12.4 load; the H200's 580 driver loads up to 9.0, checked on the H200).
 pub const PTX_VERSION_FP8_MMA: &str = "8.4";
 
+/// The PTX ISA version of a module with a register atomic add of `f32` pairs (`red.global.add.v2.f32`
+/// needs 8.1, `legality::ATOMIC_ADD`).
+pub const PTX_VERSION_VECTOR_RED: &str = "8.1";
+
 /// The module's `.version`: [`PTX_VERSION`] unless an instruction needs a later one.
 fn ptx_version(prog: &Program) -> &'static str {
     let fp8 = |t: &Ty| matches!(t, Ty::Regs(r) if matches!(r.dtype, DType::F8E4M3 | DType::F8E5M2));
-    match prog.any_expr(|e| matches!(&e.kind, ExprKind::Mma { a, .. } if fp8(&a.ty))) {
-        true => PTX_VERSION_FP8_MMA,
-        false => PTX_VERSION,
+    let vector_red = |t: &Ty| {
+        let pair = |r: &tessel_ir::ty::RegsTy| tessel_ir::legality::atomic_add_row(r.dtype).and_then(|row| row.pair);
+        matches!(t, Ty::Regs(r) if pair(r).is_some_and(|p| p.version > (8, 0)))
+    };
+    if prog.any_expr(|e| matches!(&e.kind, ExprKind::Mma { a, .. } if fp8(&a.ty))) {
+        PTX_VERSION_FP8_MMA
+    } else if prog.any_expr(|e| matches!(&e.kind, ExprKind::AtomicAdd { value, .. } if vector_red(&value.ty))) {
+        PTX_VERSION_VECTOR_RED
+    } else {
+        PTX_VERSION
     }
 }
 

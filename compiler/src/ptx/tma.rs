@@ -9,6 +9,7 @@ use super::value::Val;
 use super::writer::Class;
 use crate::legality;
 use crate::typeck::SmemTy;
+use tessel_ir::ops::GmemReduce;
 use tessel_ir::program::Expr;
 
 /// The pieces of one tiled copy.
@@ -119,8 +120,9 @@ fn multicast_share(g: &mut Gen, ty: &SmemTy, cluster: i64) -> (String, String) {
 }
 
 /// `copy_smem_to_gmem(src, dst)`: a bulk-group TMA store from one thread (the user has made the
-/// writes visible with `commit_smem()`).
-pub fn emit_store(g: &mut Gen, map: usize, src: &Expr, dst: &Expr) -> Val {
+/// writes visible with `commit_smem()`); with `reduce`, `cp.reduce.async.bulk.tensor` of that
+/// operation, which the same bulk-group commit and waits complete.
+pub fn emit_store(g: &mut Gen, map: usize, src: &Expr, dst: &Expr, reduce: Option<GmemReduce>) -> Val {
     let (buffer, tile) = (g.expr(src), g.expr(dst));
     let Some((copy, _)) = plan(g, map, tile, buffer) else {
         return g.internal("a TMA store between something other than a shared buffer and a tile");
@@ -131,10 +133,14 @@ pub fn emit_store(g: &mut Gen, map: usize, src: &Expr, dst: &Expr) -> Val {
         let src = g.w.reg(Class::B32);
         g.w.ins(format!("add.u32 {src}, {}, {byte_off}", copy.smem));
         let coords = coord_list(g, &copy, inner, None);
-        g.w.ins(format!(
-            "cp.async.bulk.tensor.{}d.global.shared::cta.bulk_group [{}, {coords}], [{src}]",
-            copy.rank, copy.tmap
-        ));
+        let (rank, tmap) = (copy.rank, &copy.tmap);
+        g.w.ins(match reduce {
+            None => format!("cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [{tmap}, {coords}], [{src}]"),
+            Some(op) => format!(
+                "cp.reduce.async.bulk.tensor.{rank}d.global.shared::cta.{}.tile.bulk_group [{tmap}, {coords}], [{src}]",
+                op.ptx()
+            ),
+        });
     }
     g.w.ins("cp.async.bulk.commit_group");
     g.w.put_label(&skip);

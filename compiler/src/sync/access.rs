@@ -5,8 +5,9 @@
 //! - `copy_gmem_to_smem(src, dst, bar)`: `cp.async.bulk.tensor` into `dst`, which lands when a
 //!   `barrier_wait(bar)` (`mbarrier.try_wait.parity`) returns; one arrival on `bar`
 //!   (`mbarrier.arrive.expect_tx`).
-//! - `copy_smem_to_gmem(src, ..)`: a bulk group that reads `src` until a `wait_smem_to_gmem(n)`
-//!   (`cp.async.bulk.wait_group.read n`) leaves at most the `n` most recent in flight.
+//! - `copy_smem_to_gmem(src, ..)`, also with `reduce = Reduce::Op` (`cp.reduce.async.bulk.tensor`):
+//!   a bulk group that reads `src` until a `wait_smem_to_gmem(n)` (`cp.async.bulk.wait_group.read
+//!   n`) leaves at most the `n` most recent in flight.
 //! - `wgmma(acc, a, b)`: a group (`wgmma.commit_group`) that reads `a` and `b` and writes `acc`
 //!   until a `wgmma_wait(n)` (`wgmma.wait_group n`) leaves at most the `n` most recent in flight.
 //! - `x.store(v)` into shared memory: generic-proxy writes, which the async proxy (TMA, wgmma)

@@ -11,8 +11,8 @@
 //! - S4: an accumulator read or stored while a wgmma that writes it may be in flight;
 //! - S5: a TMA store, peer copy or wgmma reading shared memory written by register stores with no
 //!   `commit_smem()` between;
-//! - S6: a shared buffer overwritten while a TMA store that reads it may be in flight (no
-//!   `wait_smem_to_gmem` covers it);
+//! - S6: a shared buffer overwritten while a TMA store (reducing or not) that reads it may be in
+//!   flight (no `wait_smem_to_gmem` covers it);
 //! - S7: a shared buffer written by one warpgroup and read by another with no barrier between.
 //!
 //! Each warpgroup's code is walked on its own (`walk`), over straight-line code, branches and

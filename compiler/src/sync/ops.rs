@@ -31,6 +31,10 @@ impl Walker<'_> {
                     }
                 }
             }
+            // Global memory: no shared buffer, accumulator or barrier is involved.
+            K::AtomicAdd { dst, value } => {
+                self.each(&[dst, value]);
+            }
             K::Wgmma { acc, a, b, accumulate } => self.wgmma(e, acc, a, b, accumulate.as_deref()),
             K::WgmmaWait(n) => state::wait(&mut self.state.wgmmas, *n),
             K::CopyIn { src, dst, barrier, .. } => self.copy_in(e, src, dst, barrier),

@@ -8,7 +8,7 @@ use crate::types::DType;
 pub use crate::types::Layout;
 use proc_macro2::Span;
 use syn::Ident;
-pub use tessel_ir::ops::{BinOp, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
+pub use tessel_ir::ops::{BinOp, GmemReduce, MathFn, MathFn2, ReduceOp, SemaphoreOp, UnOp, Waiters};
 
 /// A value together with the span of the tokens it was read from.
 #[derive(Clone, Debug)]
@@ -305,6 +305,11 @@ pub enum ExprKind {
         dst: Box<Expr>,
         value: Box<Expr>,
     },
+    /// `c.tile([i, j]).atomic_add(v)`: each element of `v` added atomically to the tile's.
+    AtomicAdd {
+        dst: Box<Expr>,
+        value: Box<Expr>,
+    },
     /// `Acc::from_regs(r)`: an accumulator initialised from a register array (only in `run_state`).
     AccFromRegs(Box<Expr>),
     /// `splat::<f32>(0.0, [64, 64])`
@@ -344,10 +349,12 @@ pub enum ExprKind {
         barrier: Box<Expr>,
         multicast: Option<Loc>,
     },
-    /// `copy_smem_to_gmem(src, dst)` (TMA store, asynchronous; see `wait_smem_to_gmem`).
+    /// `copy_smem_to_gmem(src, dst)` (TMA store, asynchronous; see `wait_smem_to_gmem`), or
+    /// `copy_smem_to_gmem(src, dst, reduce = Reduce::Add)`: the buffer combined into the tile.
     CopySmemToGmem {
         src: Box<Expr>,
         dst: Box<Expr>,
+        reduce: Option<Spanned<GmemReduce>>,
     },
     /// `copy_smem_to_peer(src, dst, bar, rank)`: a bulk copy of this program's buffer into the same
     /// place (`dst`) of program `rank` of the cluster, completing on that program's `bar`.

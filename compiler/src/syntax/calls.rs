@@ -138,10 +138,7 @@ fn lower_named_call(
             ExprKind::Mma { acc: boxed(ctx, v[0]), a: boxed(ctx, v[1]), b: boxed(ctx, v[2]) }
         }
         "copy_gmem_to_smem" => lower_tma_load(ctx, span, a)?,
-        "copy_smem_to_gmem" => {
-            let v = arity(ctx, span, "copy_smem_to_gmem(src, dst)", a, 2)?;
-            ExprKind::CopySmemToGmem { src: boxed(ctx, v[0]), dst: boxed(ctx, v[1]) }
-        }
+        "copy_smem_to_gmem" => lower_tma_store(ctx, span, a)?,
         "copy_smem_to_peer" => {
             let v = arity(ctx, span, "copy_smem_to_peer(src, dst, bar, rank)", a, 4)?;
             ExprKind::CopySmemToPeer {
@@ -253,6 +250,46 @@ fn lower_tma_load(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         barrier: boxed(ctx, &a[2]),
         multicast,
     })
+}
+
+/// `copy_smem_to_gmem(src, dst)` or `copy_smem_to_gmem(src, dst, reduce = Reduce::Add)`.
+fn lower_tma_store(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
+    let reduce = named_argument(
+        ctx,
+        span,
+        a,
+        ("copy_smem_to_gmem(src, dst)", 2),
+        "reduce",
+        ("`reduce = Reduce::Add`", "the third argument combines the buffer into the tile instead of overwriting it"),
+    )?;
+    Some(ExprKind::CopySmemToGmem {
+        src: boxed(ctx, &a[0]),
+        dst: boxed(ctx, &a[1]),
+        reduce: match reduce {
+            Some(asg) => Some(reduce_op(ctx, &asg.right)?),
+            None => None,
+        },
+    })
+}
+
+/// `Reduce::Add`, `Reduce::Min`, ..: the operation of a reducing TMA store.
+fn reduce_op(ctx: &Ctxt, e: &syn::Expr) -> Option<Spanned<GmemReduce>> {
+    if let syn::Expr::Path(p) = peel(e) {
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if let [r, name] = segs.as_slice() {
+            if let Some(op) = GmemReduce::from_name(name).filter(|_| r == "Reduce") {
+                return Some(Spanned::new(op, p.path.segments[1].ident.span()));
+            }
+        }
+    }
+    let names: Vec<String> = GmemReduce::ALL.iter().map(|op| format!("`Reduce::{}`", op.name())).collect();
+    ctx.type_error(
+        loc_of(e),
+        Code::ReduceOpName,
+        "expected a reduction: `Reduce::` and one of Add, Min, Max, Inc, Dec, And, Or, Xor",
+        format!("write `reduce = Reduce::Add` (or {})", names[1..].join(", ")),
+    );
+    None
 }
 
 /// `wgmma(acc, a, b)` or `wgmma(acc, a, b, accumulate = c)`.
@@ -546,6 +583,9 @@ pub fn lower_method(ctx: &Ctxt, m: &syn::ExprMethodCall) -> ExprKind {
                 },
             },
             "store" => ExprKind::Store { dst: recv(), value: boxed(ctx, arity(ctx, span, ".store(value)", a, 1)?[0]) },
+            "atomic_add" => {
+                ExprKind::AtomicAdd { dst: recv(), value: boxed(ctx, arity(ctx, span, ".atomic_add(value)", a, 1)?[0]) }
+            }
             "cast" => {
                 arity(ctx, span, ".cast::<T>()", a, 0)?;
                 ExprKind::Cast { value: recv(), dtype: turbofish_dtype()? }

@@ -274,7 +274,8 @@ impl Names<'_> {
             K::Binary { lhs: a, rhs: b, .. }
             | K::At { base: a, index: b }
             | K::Store { dst: a, value: b }
-            | K::CopySmemToGmem { src: a, dst: b }
+            | K::AtomicAdd { dst: a, value: b }
+            | K::CopySmemToGmem { src: a, dst: b, .. }
             | K::Math2 { lhs: a, rhs: b, .. } => self.exprs([a, b].map(|x| &mut **x)),
             K::Mma { acc: a, a: b, b: c }
             | K::Fma { a, b, c }

@@ -123,31 +123,8 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         Ty::Acc(a) => check_acc_store(ck, &a, dst, value, &v),
         Ty::Smem(s) => check_plain_store(ck, s.dtype, &s.shape(), value, &v),
         Ty::Tile(g, shape) => {
-            if !g.mutable {
-                ck.ctx.type_error(
-                    dst,
-                    Code::ReadOnly,
-                    format!("`{}` is read-only (`Gmem`)", g.name),
-                    format!("declare the parameter `{}: GmemMut<..>`", g.name),
-                );
-            } else if let Some(shape) = shape {
-                // The tile's shape, or (as a load gives) the same without its leading extents of 1.
-                let want = if v.shape == shape { &shape[..] } else { super::tile_registers(&shape) };
-                check_plain_store(ck, g.dtype, want, value, &v);
-            } else if v.shape.len() != g.shape.len() {
-                ck.ctx.type_error(
-                    value,
-                    Code::StoreMismatch,
-                    format!(
-                        "a tile of a {}-D array takes a {}-D value, got {}",
-                        g.shape.len(),
-                        g.shape.len(),
-                        crate::diag::shape_str(&v.shape)
-                    ),
-                    "store a register array of the tile's rank",
-                );
-            } else if v.dtype != g.dtype {
-                dtype_mismatch(ck, g.dtype, value, &v);
+            if writable(ck, &g, dst) {
+                check_tile_value(ck, &g, shape.as_deref(), value, &v);
             }
         }
         other => ck.ctx.type_error(
@@ -158,6 +135,92 @@ pub(super) fn check_store(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
         ),
     }
     Ty::Unit
+}
+
+/// A store into a tile of `g` needs a `GmemMut` array (else an error at `dst`).
+fn writable(ck: &mut Checker, g: &super::GmemTy, dst: &Expr) -> bool {
+    if !g.mutable {
+        ck.ctx.type_error(
+            dst,
+            Code::ReadOnly,
+            format!("`{}` is read-only (`Gmem`)", g.name),
+            format!("declare the parameter `{}: GmemMut<..>`", g.name),
+        );
+    }
+    g.mutable
+}
+
+/// The value a register store or atomic add moves into a tile of `g` (of `shape` when written):
+/// the tile's shape, or that shape without its leading extents of 1, and the array's dtype.
+fn check_tile_value(ck: &mut Checker, g: &super::GmemTy, shape: Option<&[i64]>, value: &Expr, v: &RegsTy) {
+    if let Some(shape) = shape {
+        // The tile's shape, or (as a load gives) the same without its leading extents of 1.
+        let want = if v.shape == shape { shape } else { super::tile_registers(shape) };
+        check_plain_store(ck, g.dtype, want, value, v);
+    } else if v.shape.len() != g.shape.len() {
+        ck.ctx.type_error(
+            value,
+            Code::StoreMismatch,
+            format!(
+                "a tile of a {}-D array takes a {}-D value, got {}",
+                g.shape.len(),
+                g.shape.len(),
+                crate::diag::shape_str(&v.shape)
+            ),
+            "store a register array of the tile's rank",
+        );
+    } else if v.dtype != g.dtype {
+        dtype_mismatch(ck, g.dtype, value, v);
+    }
+}
+
+/// `c.tile([i, j]).atomic_add(v)`: as a register store into a tile (`check_tile_value`), of a
+/// dtype `red.global.add` adds (`legality::ATOMIC_ADD`). The destination and the value are checked
+/// independently, so that a kernel wrong in both hears of both.
+pub(super) fn check_atomic_add(ck: &mut Checker, dst: &Expr, value: &Expr) -> Ty {
+    let target = match ck.check_expr(dst) {
+        Ty::Tile(g, shape) => (writable(ck, &g, dst) && addable(ck, &g, dst)).then_some((g, shape)),
+        Ty::Error => None,
+        other => {
+            ck.ctx.type_error(
+                dst,
+                Code::AtomicAddTarget,
+                format!("`.atomic_add` adds into a tile of a global array, got {other}"),
+                "add into `c.tile([i, j])` of a `GmemMut` parameter; store shared memory and accumulators with `.store(v)`",
+            );
+            None
+        }
+    };
+    match ck.check_expr(value) {
+        Ty::Regs(v) => {
+            if let Some((g, shape)) = target {
+                check_tile_value(ck, &g, shape.as_deref(), value, &v);
+            }
+        }
+        Ty::Error => {}
+        other => ck.ctx.type_error(
+            value,
+            Code::AtomicAddValue,
+            format!("`.atomic_add` adds a register array, got {other}"),
+            "load the values into registers first: `x_s.load(Layout::Strided)`, `acc.load()`",
+        ),
+    }
+    Ty::Unit
+}
+
+/// `red.global.add` adds the array's dtype (else an error at `dst`).
+fn addable(ck: &mut Checker, g: &super::GmemTy, dst: &Expr) -> bool {
+    if tessel_ir::legality::atomic_add_row(g.dtype).is_some() {
+        return true;
+    }
+    let takes: Vec<&str> = tessel_ir::legality::ATOMIC_ADD.iter().map(|r| r.dtype.name()).collect();
+    ck.ctx.type_error(
+        dst,
+        Code::AtomicAddDtype,
+        format!("`.atomic_add` adds {} (`red.global.add`), but `{}` holds {}", takes.join(", "), g.name, g.dtype),
+        "accumulate into an array of one of those dtypes (an `f32` one for sums of narrower floats)",
+    );
+    false
 }
 
 /// What a store was given instead of registers, for the help line (`StoreSource`).

@@ -5,7 +5,7 @@ use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, RegsTy, SmemTy, T
 use crate::codes::Code;
 use crate::diag::{shape_str, Diag, Loc};
 use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
-use crate::syntax::ast::{Expr, ShapeExpr, SliceArg, Spanned};
+use crate::syntax::ast::{Expr, GmemReduce, ShapeExpr, SliceArg, Spanned};
 use crate::types::{DType, Layout};
 
 /// `a.tile([i, k])` or `a.tile([i, k], [rows, cols])`.
@@ -424,8 +424,15 @@ pub(super) fn check_copy_in(
     Ty::Unit
 }
 
-/// `copy_smem_to_gmem(src, dst)`: a TMA store into a `GmemMut` tile.
-pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Expr) -> Ty {
+/// `copy_smem_to_gmem(src, dst)`: a TMA store into a `GmemMut` tile; with `reduce = Reduce::Op`,
+/// of a dtype the operation combines (`legality::TMA_REDUCE`).
+pub(super) fn check_copy_out(
+    ck: &mut Checker,
+    call: &Expr,
+    src: &Expr,
+    dst: &Expr,
+    reduce: Option<&Spanned<GmemReduce>>,
+) -> Ty {
     let st = ck.check_expr(src);
     let dt = ck.check_expr(dst);
     match (st, dt) {
@@ -437,8 +444,13 @@ pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Ex
                     format!("`{}` is read-only (`Gmem`)", g.name),
                     format!("declare the parameter `{}: GmemMut<..>`", g.name),
                 );
-            } else if check_tma(ck, &g, shape.as_deref(), &s, dst.into(), src.into()) {
-                use_tensor_map(ck, call, &g, &s, 1);
+            } else {
+                // Both checks run, so that a box and a reduction both wrong are both reported.
+                let box_ok = check_tma(ck, &g, shape.as_deref(), &s, dst.into(), src.into());
+                let reduce_ok = reduce.is_none_or(|op| check_reduce_dtype(ck, op, &g));
+                if box_ok && reduce_ok {
+                    use_tensor_map(ck, call, &g, &s, 1);
+                }
             }
         }
         (Ty::Error, _) | (_, Ty::Error) => {}
@@ -456,6 +468,29 @@ pub(super) fn check_copy_out(ck: &mut Checker, call: &Expr, src: &Expr, dst: &Ex
         ),
     }
     Ty::Unit
+}
+
+/// A reducing TMA store combines the array's dtype with the operation (`legality::TMA_REDUCE`);
+/// else an error at the operation.
+fn check_reduce_dtype(ck: &mut Checker, op: &Spanned<GmemReduce>, g: &GmemTy) -> bool {
+    let takes = tessel_ir::legality::tma_reduce_dtypes(op.value);
+    if takes.contains(&g.dtype) {
+        return true;
+    }
+    let names: Vec<&str> = takes.iter().map(|d| d.name()).collect();
+    ck.ctx.type_error(
+        op.span,
+        Code::TmaReduceDtype,
+        format!(
+            "`reduce = Reduce::{}` combines {} (`cp.reduce.async.bulk.tensor`), but `{}` holds {}",
+            op.value.name(),
+            names.join(", "),
+            g.name,
+            g.dtype
+        ),
+        "reduce into an array of one of those dtypes, or with another operation",
+    );
+    false
 }
 
 /// `copy_smem_to_peer(src, dst, bar, rank)`: a bulk copy (`cp.async.bulk`, not a tensor copy) of

@@ -616,6 +616,7 @@ impl<'a> Checker<'a> {
             K::Transpose { base, perm } => memory::check_transpose(self, base, perm.as_ref()),
             K::Load { src, layout } => acc::check_load(self, e, src, layout.as_ref()),
             K::Store { dst, value } => acc::check_store(self, dst, value),
+            K::AtomicAdd { dst, value } => acc::check_atomic_add(self, dst, value),
             K::AccFromRegs(regs) => {
                 let r = acc::check_from_regs(self, regs);
                 if !r.is_error() {
@@ -631,7 +632,7 @@ impl<'a> Checker<'a> {
             K::CopyGmemToSmem { src, dst, barrier, multicast } => {
                 memory::check_copy_in(self, e, src, dst, barrier, *multicast)
             }
-            K::CopySmemToGmem { src, dst } => memory::check_copy_out(self, e, src, dst),
+            K::CopySmemToGmem { src, dst, reduce } => memory::check_copy_out(self, e, src, dst, reduce.as_ref()),
             K::CopySmemToPeer { src, dst, barrier, rank } => {
                 memory::check_copy_to_peer(self, e, src, dst, barrier, rank)
             }

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 /// An asynchronous operation's accesses: its unit's agent and number, and its issuer's clocks at
 /// issue.
+#[derive(Clone)]
 pub(crate) struct Op {
     pub agent: u32,
     pub clock: u32,

@@ -65,8 +65,14 @@ impl Warpgroup<'_> {
                 self.copy_in(e.site, src, dst, barrier, *multicast)?;
                 Value::Unit
             }
-            ExprKind::CopyOut { src, dst, .. } => {
-                self.copy_out(e.site, src, dst)?;
+            ExprKind::AtomicAdd { dst, value } => {
+                let dst = self.eval(dst)?;
+                let value = self.eval(value)?.regs()?;
+                self.atomic_add(dst, &value, e.site)?;
+                Value::Unit
+            }
+            ExprKind::CopyOut { src, dst, reduce, .. } => {
+                self.copy_out(e.site, src, dst, *reduce)?;
                 Value::Unit
             }
             ExprKind::CopyToPeer { src, dst, barrier, rank } => {

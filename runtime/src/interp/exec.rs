@@ -268,6 +268,7 @@ impl<'a> Warpgroup<'a> {
             | ExprKind::Transpose { .. }
             | ExprKind::Load { .. }
             | ExprKind::Store { .. }
+            | ExprKind::AtomicAdd { .. }
             | ExprKind::CopyIn { .. }
             | ExprKind::CopyOut { .. }
             | ExprKind::CopyToPeer { .. }

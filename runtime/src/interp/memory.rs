@@ -70,7 +70,7 @@ pub(crate) struct GlobalBuf {
 
 impl GlobalBuf {
     /// The linear index of `index` (block origin + offset), or `None` outside the array.
-    fn offset(&self, origin: &[i64], within: &[usize]) -> Option<usize> {
+    pub(crate) fn offset(&self, origin: &[i64], within: &[usize]) -> Option<usize> {
         let mut at = 0usize;
         for ((&o, &w), &d) in origin.iter().zip(within).zip(&self.shape) {
             let i = o.checked_add(w as i64)?;
@@ -94,7 +94,7 @@ pub(crate) struct TileRef {
 
 impl TileRef {
     /// The element origin of the block: block index times block shape.
-    fn origin(&self, block: &[usize]) -> Vec<i64> {
+    pub(crate) fn origin(&self, block: &[usize]) -> Vec<i64> {
         self.index.iter().zip(block).map(|(&i, &b)| i.saturating_mul(b as i64)).collect()
     }
 

@@ -69,6 +69,17 @@
 //!   the race detector it reads `src` and writes the tile at some point before the
 //!   `wait_smem_to_gmem(n)` that covers it (all but the latest `n` stores). `commit_smem` is the
 //!   async-proxy fence the detector checks; `set_max_registers` does nothing.
+//! - `copy_smem_to_gmem(src, tile, reduce = Reduce::Op)` is the same store, but combines each
+//!   element into the tile's (`add` rounding to the array's dtype, integers wrapping; `min`, `max`,
+//!   `inc`, `dec`, `and`, `or`, `xor` as PTX defines them), and `tile.atomic_add(v)` adds a register
+//!   array's elements into the tile's (dropping those outside the array, as a store does). Each
+//!   element's update is one atomic read-modify-write of its cell, so concurrent programs' updates
+//!   are never lost; `f32` adds flush subnormal inputs and results to zero, as
+//!   `red.global.add.f32` does. A warpgroup updates its elements in row-major order when the
+//!   operation is issued; different programs' updates of one element land in the order the host
+//!   threads run them, and on the GPU in an order the hardware chooses, so a floating-point sum
+//!   may differ in its last bits from run to run and between the GPU and the interpreter (exact
+//!   for values whose partial sums are exact, such as small integers).
 //!
 //! **Matrix products.** `wgmma(acc, a, b)` reads its operands when issued and adds
 //! `A[M, K] @ B[K, N]` to `acc` at the `wgmma_wait(n)` that covers it (all but the latest `n`
@@ -141,7 +152,9 @@
 //!   `semaphore_signal` before the `semaphore_wait` that takes from its counter;
 //! - a register store into shared memory reaches the reads of TMA stores, peer copies and wgmmas
 //!   (the async proxy) only through a `commit_smem()` after it (`fence.proxy.async`), by the
-//!   storing warpgroup or one ordered after it.
+//!   storing warpgroup or one ordered after it;
+//! - atomic updates of global memory (`.atomic_add`, reducing TMA stores) need no order among
+//!   themselves, but a load or store of the same element must be ordered with each of them.
 //!
 //! `Gmem` arrays are never written, so their reads are not tracked; semaphore counters are
 //! atomics. The kinds it reports include a read of a buffer before its copy's barrier wait (or
@@ -162,6 +175,7 @@
 //! byte of each program's shared memory and per element of each `GmemMut` array.
 
 mod access;
+mod atomic;
 mod barrier;
 mod bind;
 mod effects;

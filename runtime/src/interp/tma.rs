@@ -10,6 +10,7 @@ use super::race::{Unit, What};
 use super::sync::{Arrival, Landing};
 use super::value::BarrierRef;
 use crate::Result;
+use tessel_ir::ops::GmemReduce;
 use tessel_ir::program::Expr;
 
 impl Warpgroup<'_> {
@@ -81,8 +82,16 @@ impl Warpgroup<'_> {
 
     /// `copy_smem_to_gmem(src, tile)`: writes the tile now, dropping elements outside the array.
     /// For the race detector it reads `src` and writes the tile at some point before the
-    /// `wait_smem_to_gmem` that covers it.
-    pub(crate) fn copy_out(&mut self, site: Option<u32>, src: &Expr, dst: &Expr) -> Result<()> {
+    /// `wait_smem_to_gmem` that covers it. With `reduce`, it combines each element into the
+    /// tile's instead, an atomic access of the tile for the detector (other programs' reductions
+    /// into it are no race).
+    pub(crate) fn copy_out(
+        &mut self,
+        site: Option<u32>,
+        src: &Expr,
+        dst: &Expr,
+        reduce: Option<GmemReduce>,
+    ) -> Result<()> {
         let view = self.eval(src)?.smem()?;
         let tile = self.eval(dst)?.tile()?;
         let op = self.race.as_mut().map(|r| {
@@ -90,8 +99,18 @@ impl Warpgroup<'_> {
             Op { agent: r.stores, clock: r.stores_issued, clocks: r.clocks.clone(), site, what: What::TmaStore }
         });
         self.record_smem(self.rank, &view, op.as_ref().map(|o| o.actor(false)).as_ref())?;
-        self.record_global(&tile.boxed(&view.shape), op.as_ref().map(|o| o.actor(true)).as_ref())?;
-        tile.copy_from_smem(self.global(tile.param)?, &view, &self.state().smem);
+        let global = self.global(tile.param)?;
+        match reduce {
+            None => {
+                self.record_global(&tile.boxed(&view.shape), op.as_ref().map(|o| o.actor(true)).as_ref())?;
+                tile.copy_from_smem(global, &view, &self.state().smem);
+            }
+            Some(red) => {
+                let actor = op.as_ref().map(|o| Op { what: What::TmaReduce, ..o.clone() });
+                self.record_global(&tile.boxed(&view.shape), actor.as_ref().map(|o| o.actor(false)).as_ref())?;
+                tile.reduce_from_smem(global, &view, &self.state().smem, red);
+            }
+        }
         self.step();
         Ok(())
     }

@@ -33,12 +33,14 @@ fn describe(prog: &Program, agents: &Agents, a: Access) -> String {
     format!("the {} at {at} (program ({x}, {y}, {z}), warpgroup {wg})", a.what().op())
 }
 
-fn verb(write: bool, present: bool) -> &'static str {
-    match (write, present) {
-        (true, true) => "writes",
-        (false, true) => "reads",
-        (true, false) => "write",
-        (false, false) => "read",
+fn verb(what: What, write: bool, present: bool) -> &'static str {
+    match (what.is_atomic(), write, present) {
+        (true, _, true) => "updates",
+        (true, _, false) => "update",
+        (false, true, true) => "writes",
+        (false, false, true) => "reads",
+        (false, true, false) => "write",
+        (false, false, false) => "read",
     }
 }
 
@@ -55,14 +57,14 @@ pub(crate) fn race_message(
     let first = describe(prog, agents, later);
     let second = describe(prog, agents, earlier);
     let relation = if earlier.what().is_async() {
-        format!(" while {second} may still {} it,", verb(race.earlier_write, false))
+        format!(" while {second} may still {} it,", verb(earlier.what(), race.earlier_write, false))
     } else {
-        format!(", {second} {} it,", verb(race.earlier_write, true))
+        format!(", {second} {} it,", verb(earlier.what(), race.earlier_write, true))
     };
     format!(
         "data race on {}: {first} {} it{relation} and nothing orders the two{}. {}",
         memory.describe(),
-        verb(later_write, true),
+        verb(later.what(), later_write, true),
         if race.unfenced { " for the async proxy" } else { "" },
         advice(agents, race, later, memory)
     )
@@ -94,11 +96,11 @@ fn advice(agents: &Agents, race: &Race, later: Access, memory: &MemoryName) -> S
             "Wait for the wgmma (`wgmma_wait`) {issuer}{}",
             if (p1, wg1) == (p2, wg2) { "" } else { ", and order the warpgroups with a barrier after that wait" }
         ),
-        What::TmaStore => format!(
+        What::TmaStore | What::TmaReduce => format!(
             "Wait for the TMA store to read its source (`wait_smem_to_gmem`) {issuer}{}",
             if (p1, wg1) == (p2, wg2) { "" } else { ", and order the warpgroups with a barrier after that wait" }
         ),
-        What::RegLoad | What::RegStore => match (p1 == p2, memory) {
+        What::RegLoad | What::RegStore | What::AtomicAdd => match (p1 == p2, memory) {
             (true, _) => "Order the warpgroups with a barrier: `barrier_arrive` after the first access, \
                           `barrier_wait` before the second"
                 .into(),

@@ -2,6 +2,10 @@
 //! global array, the last write and the reads since, each stamped with its agent's clock (the
 //! FastTrack algorithm: Flanagan and Freund, PLDI 2009). A new access races with a recorded one
 //! when at least one of them writes and the newcomer's clocks have not heard of the other's.
+//!
+//! Atomic updates of global memory (`.atomic_add`, a reducing TMA store) are kept with the reads,
+//! as accesses that do not conflict with each other: two of them never race, whatever their
+//! order, but an atomic update races with a plain read or write that nothing orders with it.
 
 use std::collections::HashMap;
 
@@ -22,17 +26,39 @@ pub(crate) enum What {
     PeerCopy,
     /// `wgmma`: reads its shared-memory operands.
     Wgmma,
+    /// `tile.atomic_add(v)`: an atomic update of global memory.
+    AtomicAdd,
+    /// `copy_smem_to_gmem(.., reduce = ..)`'s update of global memory (its read of shared memory
+    /// is a `TmaStore`'s).
+    TmaReduce,
 }
 
 impl What {
-    const ALL: [What; 6] = [What::RegLoad, What::RegStore, What::TmaLoad, What::TmaStore, What::PeerCopy, What::Wgmma];
+    const ALL: [What; 8] = [
+        What::RegLoad,
+        What::RegStore,
+        What::TmaLoad,
+        What::TmaStore,
+        What::PeerCopy,
+        What::Wgmma,
+        What::AtomicAdd,
+        What::TmaReduce,
+    ];
+
+    /// Whether the access is an atomic update, which races with plain accesses only.
+    pub(crate) fn is_atomic(self) -> bool {
+        match self {
+            What::AtomicAdd | What::TmaReduce => true,
+            What::RegLoad | What::RegStore | What::TmaLoad | What::TmaStore | What::PeerCopy | What::Wgmma => false,
+        }
+    }
 
     /// Whether the access goes through the async proxy (TMA and wgmma), which sees register
     /// stores into shared memory only after a `commit_smem()`.
     pub(crate) fn is_async(self) -> bool {
         match self {
-            What::RegLoad | What::RegStore => false,
-            What::TmaLoad | What::TmaStore | What::PeerCopy | What::Wgmma => true,
+            What::RegLoad | What::RegStore | What::AtomicAdd => false,
+            What::TmaLoad | What::TmaStore | What::PeerCopy | What::Wgmma | What::TmaReduce => true,
         }
     }
 
@@ -45,6 +71,8 @@ impl What {
             What::TmaStore => "`copy_smem_to_gmem`",
             What::PeerCopy => "`copy_smem_to_peer`",
             What::Wgmma => "`wgmma`",
+            What::AtomicAdd => "`.atomic_add()`",
+            What::TmaReduce => "`copy_smem_to_gmem(.., reduce = ..)`",
         }
     }
 }
@@ -172,6 +200,15 @@ impl Shadow {
             return Err(race(cell.write, true, unfenced));
         }
         if !actor.write {
+            // A plain read conflicts with the atomic updates among the reads, an atomic update
+            // with the plain reads.
+            let atomic = actor.access.what().is_atomic();
+            let more = if self.more.is_empty() { None } else { self.more.get(&c) };
+            for &r in cell.reads.iter().chain(more.into_iter().flatten()) {
+                if !r.is_none() && r.what().is_atomic() != atomic && self.unordered(r, false, actor, known).is_some() {
+                    return Err(race(r, false, false));
+                }
+            }
             self.add_read(c, actor, known);
             return Ok(());
         }
@@ -205,14 +242,17 @@ impl Shadow {
         (earlier.clock > seen).then_some(fence && earlier.clock <= vc)
     }
 
-    /// Adds a read, dropping the reads it is ordered after and the agent's own earlier ones (a
-    /// writer ordered after this read is ordered after those too: clocks only grow, so checking
-    /// against it checks against them).
+    /// Adds a read, dropping the reads of its kind (plain or atomic) it is ordered after and the
+    /// agent's own earlier ones of its kind (an access that conflicts with those and is ordered
+    /// after this read is ordered after them too: clocks only grow, so checking against it checks
+    /// against them; one of the other kind may conflict with them and not with it, so stays).
     fn add_read(&mut self, c: usize, actor: &Actor, known: &mut Known) {
         let me = actor.access;
         let mut cell = self.cells[c];
-        let before =
-            |r: Access, known: &mut Known| r.is_none() || r.agent == me.agent || r.clock <= known.of(r.agent).0;
+        let atomic = me.what().is_atomic();
+        let before = |r: Access, known: &mut Known| {
+            r.is_none() || (r.what().is_atomic() == atomic && (r.agent == me.agent || r.clock <= known.of(r.agent).0))
+        };
         let mut placed = false;
         for slot in cell.reads.iter_mut() {
             if before(*slot, known) {
@@ -280,6 +320,31 @@ mod tests {
         let mut g = Shadow::new(4, false);
         act(&mut g, 1, 1, What::RegStore, true, &clocks(&[(1, 1)])).unwrap();
         act(&mut g, 2, 1, What::TmaLoad, false, &unfenced).unwrap();
+    }
+
+    #[test]
+    fn atomic_updates_race_with_plain_accesses_only() {
+        let mut g = Shadow::new(4, false);
+        // Two programs' atomic adds, unordered: no race.
+        act(&mut g, 1, 1, What::AtomicAdd, false, &clocks(&[(1, 1)])).unwrap();
+        act(&mut g, 2, 1, What::TmaReduce, false, &clocks(&[(2, 1)])).unwrap();
+        // A plain read unordered with agent 2's update races with it.
+        let race = act(&mut g, 3, 1, What::RegLoad, false, &clocks(&[(1, 1), (3, 1)])).unwrap_err();
+        assert_eq!((race.earlier.agent, race.earlier.what()), (2, What::TmaReduce));
+        // Ordered after both, it reads; a later atomic add unordered with that read races.
+        act(&mut g, 3, 1, What::RegLoad, false, &clocks(&[(1, 1), (2, 1), (3, 1)])).unwrap();
+        let race = act(&mut g, 4, 1, What::AtomicAdd, false, &clocks(&[(1, 1), (2, 1), (4, 1)])).unwrap_err();
+        assert_eq!((race.earlier.agent, race.earlier.what()), (3, What::RegLoad));
+        // A plain store unordered with an atomic add races with it.
+        let mut h = Shadow::new(4, false);
+        act(&mut h, 1, 1, What::AtomicAdd, false, &clocks(&[(1, 1)])).unwrap();
+        let race = act(&mut h, 2, 1, What::RegStore, true, &clocks(&[(2, 1)])).unwrap_err();
+        assert_eq!(race.earlier.what(), What::AtomicAdd);
+        // An agent's plain read does not hide its own earlier atomic add from another's read.
+        let mut k = Shadow::new(4, false);
+        act(&mut k, 1, 1, What::AtomicAdd, false, &clocks(&[(1, 1)])).unwrap();
+        act(&mut k, 1, 2, What::RegLoad, false, &clocks(&[(1, 2)])).unwrap();
+        assert!(act(&mut k, 2, 1, What::RegLoad, false, &clocks(&[(2, 1)])).is_err());
     }
 
     #[test]
