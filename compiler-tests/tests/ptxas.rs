@@ -19,15 +19,14 @@ use support::{assemble, assemble_without_spills, kernels_in, ptxas_or_skip, rust
 /// Compiles one kernel and assembles its PTX; `Err` says which kernel and why.
 fn check(ptxas: &Path, k: &KernelSource) -> Result<(), String> {
     let stem = k.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    // An instance's name (`matmul::<bf16, 256>`) as a file name: `matmul-bf16-256`.
-    let tag: String = k
-        .name
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
+    let tag = file_tag(&k.name);
     let result = k.ptx().and_then(|ptx| assemble(ptxas, &format!("{stem}-{tag}"), &ptx));
     result.map(|_| ()).map_err(|e| format!("{}: {e}", k.label()))
+}
+
+/// An instance's name (`matmul::<bf16, 256>`) as a file name: `matmul-bf16-256`.
+fn file_tag(name: &str) -> String {
+    name.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|s| !s.is_empty()).collect::<Vec<_>>().join("-")
 }
 
 #[test]
@@ -75,8 +74,8 @@ fn macro_generated_example_kernels_assemble_without_spills() {
         .chain(linear_kernels::ALL_PTX)
         .chain(ceiling_kernels::ALL_PTX);
     for &(name, ptx) in kernels {
-        let log =
-            assemble_without_spills(&ptxas, &format!("example-{name}"), ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let log = assemble_without_spills(&ptxas, &format!("example-{}", file_tag(name)), ptx)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(!log.contains("C75"), "{name}: ptxas reported wgmma serialization:\n{log}");
         println!("ptxas accepted the example kernel {name}");
     }
