@@ -214,7 +214,14 @@ pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
 pub(crate) fn instantiate(ctx: &Ctxt, f: &Function, values: &[GenericValue]) -> Option<Function> {
     let declaration = f.declaration.as_ref()?;
     let before = ctx.error_count();
-    let item = crate::generic::subst::function(declaration, &f.generics, values).ok()?;
+    let item = match crate::generic::subst::function(declaration, &f.generics, values) {
+        Ok(item) => item,
+        Err(e) => {
+            // The declaration read with placeholders parsed, and values of the same kinds do too.
+            ctx.internal(f.name.span(), format!("an instance of `{}` no longer parses: {e}", f.name));
+            return None;
+        }
+    };
     let instance = read_plain(ctx, &item.func, before);
     (!instance.broken.get()).then_some(instance)
 }
