@@ -16,6 +16,9 @@
 //!    function with errors is known to have errors too.
 //!
 //! A function with errors is reported once, here; each call of it in a kernel gets a note.
+//!
+//! The module also gets `ALL_PTX`, every instance of its kernels with its PTX (`all_ptx`): a
+//! family's variants, listed once in the kernels' attributes, for the tools that go over them all.
 
 #[cfg(test)]
 mod tests;
