@@ -177,7 +177,7 @@ impl fmt::Display for Declared {
 
 /// Reads a function's signature; errors (an unsupported signature, a type the language lacks)
 /// go to `ctx` and make the function `broken`. A generic function is read with `f32` and `64` for
-/// its parameters (see [`Function::generics`]).
+/// its parameters (see `Function::generics`).
 pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
     let before = ctx.error_count();
     let generics = crate::generic::decl::params(ctx, &item.sig.generics);
