@@ -38,9 +38,8 @@
 //! functions (the tile order, the producer's step); each instance is listed once, in its kernel's
 //! `instances(..)`, which [`ALL_PTX`] lists (for the `ptxas` checks and `TESSEL_DUMP_PTX`) as
 //! `matmul::<bf16, 256, 4, 128, 1, 132>` (dtype, BN, STAGES, CN, CLUSTER, PROGRAMS),
-//! `matmul_overlapped::<bf16, 132>`,
-//! `matmul_split::<bf16>` and `matmul_skinny::<bf16, 16, 2, 2, 9, 1>` (dtype, RN, WGS, KSUB,
-//! STAGES, SPLIT).
+//! `matmul_overlapped::<bf16, 132>` (dtype, PROGRAMS), `matmul_split::<bf16>` and
+//! `matmul_skinny::<bf16, 16, 2, 2, 9, 1>` (dtype, RN, WGS, KSUB, STAGES, SPLIT).
 
 use tessel::prelude::*;
 
@@ -48,8 +47,8 @@ use crate::waves::{self, dim, Rows, Spread};
 use crate::workspace::Workspace;
 
 /// The GEMM family: four generic kernels and the kernel functions they share. Every instance is
-/// listed once, in its kernel's `instances(..)`; `ALL_PTX` (the `#[kernels]` module's list of
-/// every instance's PTX) and the dispatchers below name them from there.
+/// listed once, in its kernel's `instances(..)`, which `ALL_PTX` (the `#[kernels]` module's list
+/// of every instance's PTX) follows; the dispatchers below map each `Variant` to its instance.
 #[kernels]
 pub mod gemm {
     use tessel::prelude::*;
