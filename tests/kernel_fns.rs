@@ -251,3 +251,48 @@ fn inlined_calls_are_hygienic() {
         .collect();
     assert_close("hygiene", &values(&y), &want, 0.0);
 }
+
+/// Generic kernel functions, and what only some instances of a generic kernel have.
+#[kernels]
+mod family {
+    use tessel::prelude::*;
+
+    /// `x`'s N-wide tile `i` times `by`, in `T`.
+    fn scaled<T, const N: usize>(x: Gmem<T, _>, i: i32, by: f32) -> Regs<T, N, Layout::Strided> {
+        (x.tile([i], [N]).load(Layout::Strided).cast::<f32>() * by).cast::<T>()
+    }
+
+    /// y = 2 x, or (STAGED = 1) y = 2 x + 1 through a shared buffer that only that instance has.
+    #[kernel(grid = (L / 128), instances((bf16, 0), (f16, 1), (f32, 1)))]
+    pub fn double<T, const STAGED: usize>(x: Gmem<T, L>, y: GmemMut<T, L>) {
+        let i = program_id(0);
+        run_scoped(|#[when(STAGED == 1)] s: Smem<T, 128>| {
+            let v = scaled::<T, 128>(x, i, 2.0);
+            if STAGED == 1 {
+                s.store(v + splat::<T>(1.0, [128]).to_layout(Layout::Strided));
+                commit_smem();
+                y.tile([i], [128]).store(s.load(Layout::Strided));
+            } else {
+                y.tile([i], [128]).store(v);
+            }
+        });
+    }
+}
+
+#[test]
+fn generic_functions_and_instance_specific_code_interpret() {
+    let n = 128 * 3;
+    let mut rng = Rng::new(405);
+    let x = rng.ints::<f32>(&[n]);
+    let want = |plus: f64| values(&x).iter().map(|v| 2.0 * v + plus).collect::<Vec<f64>>();
+    let mut y = HostTensor::new([n], vec![f32::NAN; n]).unwrap();
+    family::double::<f32, 1>::interpret(&x, &mut y).unwrap();
+    assert_close("double::<f32, 1>", &values(&y), &want(1.0), 0.0);
+    let xb = HostTensor::from_fn([n], |ix| bf16::from_f64(values(&x)[ix[0]])).unwrap();
+    let mut yb = HostTensor::new([n], vec![bf16::NAN; n]).unwrap();
+    family::double::<bf16, 0>::interpret(&xb, &mut yb).unwrap();
+    assert_close("double::<bf16, 0>", &values(&yb), &want(0.0), 0.0);
+    let names: Vec<&str> = family::ALL_PTX.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, ["double::<bf16, 0>", "double::<f16, 1>", "double::<f32, 1>"]);
+    const { assert!(family::double::<bf16, 0>::SIGNATURE.smem_bytes < family::double::<f32, 1>::SIGNATURE.smem_bytes) };
+}

@@ -14,18 +14,12 @@
 mod support;
 
 use std::path::Path;
-use support::{assemble, kernels_in, ptxas_or_skip, rust_files, KernelSource, EXAMPLES};
+use support::{assemble, file_tag, kernels_in, ptxas_or_skip, rust_files, KernelSource, EXAMPLES};
 
 /// Compiles one kernel and assembles its PTX; `Err` says which kernel and why.
 fn check(ptxas: &Path, k: &KernelSource) -> Result<(), String> {
     let stem = k.file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    // An instance's name (`matmul::<bf16, 256>`) as a file name: `matmul-bf16-256`.
-    let tag: String = k
-        .name
-        .split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
+    let tag = file_tag(&k.name);
     let result = k.ptx().and_then(|ptx| assemble(ptxas, &format!("{stem}-{tag}"), &ptx));
     result.map(|_| ()).map_err(|e| format!("{}: {e}", k.label()))
 }

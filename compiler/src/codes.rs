@@ -313,6 +313,13 @@ codes! {
     Instances = 107,
     /// A call of an instance the kernel does not list (rustc's error at the call).
     UndeclaredInstance = 108,
+    /// A value that decides the kernel's form when it is read (a flag such as `multicast = ..`, a
+    /// `#[when(..)]` condition, a kernel function's generic argument) that is not known then.
+    KnownValue = 121,
+    /// A call of a generic kernel function without its generic arguments, or with the wrong ones.
+    FunctionGenerics = 122,
+    /// An attribute on an allocation other than `#[when(condition)]`.
+    AllocationAttr = 123,
 
     // ---- L. synchronization (the `sync` stage) ----------------------------------------------------
     /// S1: a shared buffer read before a wait on the barrier of the TMA load into it.

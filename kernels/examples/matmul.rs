@@ -173,8 +173,13 @@ fn main() -> Result<()> {
     // `TESSEL_DUMP_PTX=dir` writes the kernels' PTX there (for cuobjdump -sass, ptxas -v).
     if let Ok(dir) = std::env::var("TESSEL_DUMP_PTX") {
         for &(name, ptx) in kernels::ALL_PTX.iter().chain(quantized::ALL_PTX) {
-            if let Err(e) = std::fs::write(format!("{dir}/{name}.ptx"), ptx) {
-                eprintln!("could not write {dir}/{name}.ptx: {e}");
+            // An instance's name as a file name: `matmul::<bf16, 256, 4, 128, 1>` is
+            // `matmul-bf16-256-4-128-1.ptx`.
+            let parts: Vec<&str> = name.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
+            let file =
+                format!("{dir}/{}.ptx", parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-"));
+            if let Err(e) = std::fs::write(&file, ptx) {
+                eprintln!("could not write {file}: {e}");
             }
         }
     }

@@ -1,6 +1,7 @@
-//! What the tensor cores alone allow `matmul!`'s wide tiles: an upper bound, not a GEMM.
+//! What the tensor cores alone allow the wide tiles of `matmul` (`kernels/src/matmul.rs`): an upper
+//! bound, not a GEMM.
 //!
-//! `ceiling` issues exactly the wgmmas of `matmul!` with 128 x 256 tiles (each program the same
+//! `ceiling` issues exactly the wgmmas of `matmul` with 128 x 256 tiles (each program the same
 //! tiles, each consumer one m64n256k16 chain of K / 16 per tile, reading both operands from shared
 //! memory as the GEMM does) and nothing else: no loads after the first STAGES slices, no stores but
 //! one tile. Its operands are real data (the first STAGES K slices of A and B for the program's

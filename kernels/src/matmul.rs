@@ -9,18 +9,18 @@
 //! it goes out through shared memory (`stmatrix`, a 128-column piece per step for 128 x 256 tiles)
 //! with TMA stores; the last tile's goes out after the loop.
 //!
-//! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, `split_k!` splits K
+//! For skinny outputs, where 128 x 256 tiles would leave most SMs idle, [`matmul_split`] splits K
 //! instead: several programs compute one 128 x 128 tile, each a share of K; they hand each other
 //! their f32 sums through global memory ([`Workspace`]) and semaphores, and each adds up and
 //! stores the slices of the tile it owns, the others' sums of them copied in by TMA into the
 //! shared memory its pipeline's stages used.
 //!
 //! Where wide tiles would leave the last wave part-empty, 128 x 192 tiles may fill it (the same
-//! kernel text), or `matmul_overlapped!` takes 128 x 128 tiles, two at a time in each consumer's
+//! kernel, [`matmul`]), or [`matmul_overlapped`] takes 128 x 128 tiles, two at a time in each consumer's
 //! 64 x 256 accumulator, so that one tile's epilogue runs under the next one's first wgmmas
 //! ([`choose`] weighs the waves).
 //!
-//! For decoding-sized M (64 rows or fewer), `skinny!` computes C^T = B^T A^T instead, so that 64
+//! For decoding-sized M (64 rows or fewer), [`matmul_skinny`] computes C^T = B^T A^T instead, so that 64
 //! columns of B fill the wgmma's rows and the few rows of A its N, streaming each 64-column slab
 //! of B through a deep ring of stages ([`waves::skinny`] picks rows, slabs per program and a
 //! split of K).
@@ -28,105 +28,137 @@
 //! Every kernel is `ragged(M, N, K)`: any M, N and K (N and K in TMA's 16-byte rows), the last
 //! tiles overhanging the arrays.
 //!
-//! One kernel text (`matmul!`), two ways of placing programs:
-//! - `single`: no clusters;
-//! - `pair`: 2 x 1 clusters compute two tiles stacked along M, which share their B slices: each
+//! One kernel, [`matmul`], two ways of placing programs (its `CLUSTER`):
+//! - 1: no clusters;
+//! - 2: 2 x 1 clusters compute two tiles stacked along M, which share their B slices: each
 //!   program loads half of every B slice and multicasts it to both, and releases each stage in
 //!   both programs.
+//!
+//! The four are generic kernels of one `#[kernels]` module ([`gemm`]), sharing its kernel
+//! functions (the tile order, the producer's step); each instance is listed once, in its kernel's
+//! `instances(..)`, which [`ALL_PTX`] lists (for the `ptxas` checks and `TESSEL_DUMP_PTX`) as
+//! `matmul::<bf16, 256, 4, 128, 1, 132>` (dtype, BN, STAGES, CN, CLUSTER, PROGRAMS),
+//! `matmul_overlapped::<bf16, 132>` (dtype, PROGRAMS), `matmul_split::<bf16>` and
+//! `matmul_skinny::<bf16, 16, 2, 2, 9, 1>` (dtype, RN, WGS, KSUB, STAGES, SPLIT).
 
 use tessel::prelude::*;
 
 use crate::waves::{self, dim, Rows, Spread};
 use crate::workspace::Workspace;
 
-/// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `$t`,
-/// 128 x BN tiles. Any M, N and K: the last tiles overhang the arrays, where TMA reads zeros
-/// (which add nothing to the products) and drops what a store writes outside. Each consumer
-/// stores its 64 x BN result in 64 x CN pieces (CN = BN unless given) through one buffer: with
-/// 128 x 256 tiles, pieces of 128 columns leave room for a fourth stage (4 x 48 KiB of stages and
-/// 32 KiB of output buffers), which measured 1% faster on the H200 at 2048^3 and 8192 x 8192 x
-/// 1024, and the same at 8192^3 (commit b3d724d). A tile's result, converted (`done`, half the
-/// accumulator's registers), is stored one piece per K step of the next tile,
-/// after that step's wgmmas are issued, so that the tensor cores are not idle while it goes out:
-/// 0.3-0.7% faster at 4096^3, 8192^3 and 8192 x 8192 x 1024 on the H200, 0.6-0.9% slower at 2048^3,
-/// where each program has one tile (commit e8dbbf2). The programs take their units GROUP = 16
-/// rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8
-/// or 9 column panels of B, about as many bytes of each (GROUP = 8: B four times A), which
-/// measured 0.6% faster at 4096^3 on the H200 (commit f97a9e4; the other orders tried are in
-/// `docs/experiments.md`).
-#[macro_export]
-macro_rules! matmul {
-    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        $crate::matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $bn);
-    };
-    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal) => {
-        $crate::matmul!(single, $name, $t, BN = $bn, STAGES = $stages, CN = $cn, PROGRAMS = 132);
-    };
-    (single, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal, CN = $cn:literal,
-     PROGRAMS = $programs:literal) => {
-        $crate::matmul!(@kernel $name, $t, $bn, $stages, $cn, $programs, cluster = 1, units = (cdiv(M, BM), cdiv(N, BN)),
-                tile = (ur, uc), b_copy = (), releases = 2, release = ());
-    };
-    (pair, $name:ident, $t:ident, BN = $bn:literal, STAGES = $stages:literal) => {
-        $crate::matmul!(@kernel $name, $t, $bn, $stages, $bn, 132, cluster = 2, units = (cdiv(M, 2 * BM), cdiv(N, BN)),
-                tile = (2 * ur + cluster_rank(), uc), b_copy = (, multicast = true),
-                releases = 4, release = (, cluster = true));
-    };
-    (@kernel $name:ident, $t:ident, $bn:literal, $stages:literal, $cn:literal, $programs:literal,
-     cluster = $cluster:literal,
-     units = ($rows:expr, $cols:expr), tile = ($ti:expr, $tj:expr), b_copy = ($($b_flag:tt)*),
-     releases = $releases:literal, release = ($($release:tt)*)) => {
-        #[kernel(grid = ($programs,), cluster = ($cluster,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = $bn, CN = $cn, BK = 64, STAGES = $stages, GROUP = 16), ragged(M, N, K))]
-        pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
-            let (unit_rows, unit_cols, steps) = ($rows, $cols, cdiv(K, BK));
-            let (cl, clusters) = (program_id(0) / $cluster, num_programs(0) / $cluster);
-            let units = unit_rows * unit_cols;
-            run_scoped(
-                collective_axes = [wg],
-                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                 b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                 c_s: Smem<$t, 2, 64, CN, Swizzle128>,
-                 // Three copies fill a stage; each consumer (of each program, with clusters) releases it.
-                 ring: Pipeline<STAGES, 3, $releases>| {
-                    if warpgroup_id() == 0 {
-                        // Producer. (Each role has its own loop: `setmaxnreg` needs the code after it
-                        // to fit in the registers it leaves.)
-                        set_max_registers(40);
-                        for t in 0..(units - cl + clusters - 1) / clusters {
-                            // L2-friendly order: GROUP unit-rows at a time, walking down each column.
-                            let u = cl + t * clusters;
-                            let first = u / (GROUP * unit_cols) * GROUP;
-                            let rows = min(unit_rows - first, GROUP);
-                            let (ur, uc) = (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows);
-                            let (ti, tj) = ($ti, $tj);
-                            pipeline_produce(ring, steps, |k, s, bar| {
-                                copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), bar);
-                                copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), bar);
-                                copy_gmem_to_smem(b.tile([k, tj]), b_s.at(s), bar $($b_flag)*);
-                            });
-                        }
-                    } else {
-                        // Consumers: 64 rows each.
-                        set_max_registers(232);
-                        let h = warpgroup_id() - 1;
-                        run_scoped(|acc: Acc<f32, 64, BN>| {
-                            let mine = (units - cl + clusters - 1) / clusters;
-                            // The previous tile's result, converted to the output type, and where it goes.
-                            let mut done = splat::<$t>(0.0, [64, BN]).to_layout(Layout::Wgmma);
-                            let (mut pi, mut pj) = (0, 0);
-                            for t in 0..mine {
-                                let u = cl + t * clusters;
-                                let first = u / (GROUP * unit_cols) * GROUP;
-                                let rows = min(unit_rows - first, GROUP);
-                                let (ur, uc) = (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows);
-                                let (ti, tj) = ($ti, $tj);
-                                // The tile's first step overwrites the accumulator (no zeroing).
-                                pipeline_consume(ring, steps, |k, s| {
+/// The GEMM family: four generic kernels and the kernel functions they share. Every instance is
+/// listed once, in its kernel's `instances(..)`, which `ALL_PTX` (the `#[kernels]` module's list
+/// of every instance's PTX) follows; the dispatchers below map each `Variant` to its instance.
+#[kernels]
+pub mod gemm {
+    use tessel::prelude::*;
+
+    /// Unit `u`'s row and column among `unit_rows` x `unit_cols` units, in an L2-friendly order:
+    /// GROUP unit-rows at a time, walking down each column.
+    fn tile_order<const GROUP: usize>(u: i32, unit_rows: i32, unit_cols: i32) -> (i32, i32) {
+        let first = u / (GROUP * unit_cols) * GROUP;
+        let rows = min(unit_rows - first, GROUP);
+        (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows)
+    }
+
+    /// A producer's step: the 128 x 64 slice of A at row-tile pair `ti` (two 64-row halves) and
+    /// K step `k`, and B's 64 x BN slice at (k, tj), into a stage, completing on `bar`; B's slice
+    /// multicast to the cluster's programs with MULTICAST = 1 (each loads half of it).
+    fn load_ab<T, const MULTICAST: usize>(
+        a: Gmem<T, M, K>,
+        b: Gmem<T, K, N>,
+        a_s: Smem<T, 2, 64, 64, Swizzle128>,
+        b_s: Smem<T, 64, _, Swizzle128>,
+        bar: Barrier<_>,
+        ti: i32,
+        tj: i32,
+        k: i32,
+    ) {
+        copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(0), bar);
+        copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(1), bar);
+        copy_gmem_to_smem(b.tile([k, tj]), b_s, bar, multicast = MULTICAST == 1);
+    }
+
+    /// C = A @ B with f32 accumulation, A M x K and B K x N row-major, C in the element type `T`,
+    /// 128 x BN tiles, STAGES stages. Any M, N and K: the last tiles overhang the arrays, where TMA
+    /// reads zeros (which add nothing to the products) and drops what a store writes outside. Each
+    /// consumer stores its 64 x BN result in 64 x CN pieces through one buffer: with 128 x 256
+    /// tiles, pieces of 128 columns leave room for a fourth stage (4 x 48 KiB of stages and 32 KiB
+    /// of output buffers), which measured 1% faster on the H200 at 2048^3 and 8192 x 8192 x 1024,
+    /// and the same at 8192^3 (commit b3d724d). A tile's result, converted (`done`, half the
+    /// accumulator's registers), is stored one piece per K step of the next tile, after that
+    /// step's wgmmas are issued, so that the tensor cores are not idle while it goes out: 0.3-0.7%
+    /// faster at 4096^3, 8192^3 and 8192 x 8192 x 1024 on the H200, 0.6-0.9% slower at 2048^3,
+    /// where each program has one tile (commit e8dbbf2). The programs take their units GROUP = 16
+    /// rows at a time: the 132 running 128 x 256 tiles then span 16 row panels of A and 8 or 9
+    /// column panels of B, about as many bytes of each (GROUP = 8: B four times A), which measured
+    /// 0.6% faster at 4096^3 on the H200 (commit f97a9e4; the other orders tried are in
+    /// `docs/experiments.md`).
+    ///
+    /// CLUSTER = 2: 2 x 1 clusters compute two tiles stacked along M (a unit), which share their B
+    /// slices: each program loads half of every B slice and multicasts it to both, and releases
+    /// each stage in both programs.
+    #[kernel(grid = (PROGRAMS,), cluster = (CLUSTER,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+             consts(BM = 128, BK = 64, GROUP = 16, RELEASES = 2 * CLUSTER), ragged(M, N, K),
+             instances((bf16, 256, 4, 128, 1, 132), (f16, 256, 4, 128, 1, 132), (bf16, 192, 4, 192, 1, 132),
+                       (f16, 192, 4, 192, 1, 132), (bf16, 256, 3, 256, 2, 132), (f16, 256, 3, 256, 2, 132),
+                       (bf16, 64, 8, 64, 1, 132), (f16, 64, 8, 64, 1, 132),
+                       // On a few programs, for the tests: each takes several tiles.
+                       (bf16, 256, 4, 128, 1, 3), (f16, 192, 4, 192, 1, 2)))]
+    pub fn matmul<
+        T,
+        const BN: usize,
+        const STAGES: usize,
+        const CN: usize,
+        const CLUSTER: usize,
+        const PROGRAMS: usize,
+    >(
+        a: Gmem<T, M, K>,
+        b: Gmem<T, K, N>,
+        c: GmemMut<T, M, N>,
+    ) {
+        // Work units (a tile, or a cluster's pair of tiles): cluster `cl` takes every `clusters`-th.
+        let (unit_rows, unit_cols, steps) = (cdiv(M, CLUSTER * BM), cdiv(N, BN), cdiv(K, BK));
+        let (cl, clusters) = (program_id(0) / CLUSTER, num_programs(0) / CLUSTER);
+        let units = unit_rows * unit_cols;
+        run_scoped(
+            collective_axes = [wg],
+            |a_s: Smem<T, STAGES, 2, 64, BK, Swizzle128>,
+             b_s: Smem<T, STAGES, BK, BN, Swizzle128>,
+             c_s: Smem<T, 2, 64, CN, Swizzle128>,
+             // Three copies fill a stage; each consumer (of each program, with clusters) releases it.
+             ring: Pipeline<STAGES, 3, RELEASES>| {
+                if warpgroup_id() == 0 {
+                    // Producer. (Each role has its own loop: `setmaxnreg` needs the code after it
+                    // to fit in the registers it leaves.)
+                    set_max_registers(40);
+                    for t in 0..(units - cl + clusters - 1) / clusters {
+                        let (ur, uc) = tile_order::<GROUP>(cl + t * clusters, unit_rows, unit_cols);
+                        let (ti, tj) = (if CLUSTER > 1 { 2 * ur + cluster_rank() } else { ur }, uc);
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            load_ab::<T, { CLUSTER - 1 }>(a, b, a_s.at(s), b_s.at(s), bar, ti, tj, k);
+                        });
+                    }
+                } else {
+                    // Consumers: 64 rows each.
+                    set_max_registers(232);
+                    let h = warpgroup_id() - 1;
+                    run_scoped(|acc: Acc<f32, 64, BN>| {
+                        let mine = (units - cl + clusters - 1) / clusters;
+                        // The previous tile's result, converted to the output type, and where it goes.
+                        let mut done = splat::<T>(0.0, [64, BN]).to_layout(Layout::Wgmma);
+                        let (mut pi, mut pj) = (0, 0);
+                        for t in 0..mine {
+                            let (ur, uc) = tile_order::<GROUP>(cl + t * clusters, unit_rows, unit_cols);
+                            let (ti, tj) = (if CLUSTER > 1 { 2 * ur + cluster_rank() } else { ur }, uc);
+                            // The tile's first step overwrites the accumulator (no zeroing).
+                            pipeline_consume(
+                                ring,
+                                steps,
+                                |k, s| {
                                     wgmma(acc, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
-                                    // The previous tile's result, a piece per step (all in the one step of a K of at
-                                    // most 64), under these wgmmas.
+                                    // The previous tile's result, a piece per step (all in the one step
+                                    // of a K of at most 64), under these wgmmas.
                                     #[unroll]
                                     for q in 0..BN / CN {
                                         if t > 0 && k == min(q, steps - 1) {
@@ -137,296 +169,312 @@ macro_rules! matmul {
                                             copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, (BN / CN) * pj + q]));
                                         }
                                     }
-                                } $($release)*);
-                                if t + 1 < mine {
-                                    done = acc.load().cast::<$t>();
-                                }
-                                (pi, pj) = (ti, tj);
+                                },
+                                cluster = CLUSTER > 1,
+                            );
+                            if t + 1 < mine {
+                                done = acc.load().cast::<T>();
                             }
-                            // The last tile's result, from the accumulator.
-                            #[unroll]
-                            for q in 0..BN / CN {
-                                if mine > 0 {
-                                    wait_smem_to_gmem(0);
-                                    c_s.at(h).store(acc.slice([.., CN * q..CN * q + CN]).load().cast::<$t>());
-                                    commit_smem();
-                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, (BN / CN) * pj + q]));
-                                }
+                            (pi, pj) = (ti, tj);
+                        }
+                        // The last tile's result, from the accumulator.
+                        #[unroll]
+                        for q in 0..BN / CN {
+                            if mine > 0 {
+                                wait_smem_to_gmem(0);
+                                c_s.at(h).store(acc.slice([.., CN * q..CN * q + CN]).load().cast::<T>());
+                                commit_smem();
+                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, (BN / CN) * pj + q]));
                             }
+                        }
+                    });
+                }
+            },
+        );
+    }
+
+    /// C = A @ B with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas: each
+    /// consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), so that
+    /// while a tile's first step multiplies into one half, the previous tile's result is stored
+    /// from the other. Any M, N and K, as for `matmul`.
+    #[kernel(grid = (PROGRAMS,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+             consts(BM = 128, BN = 128, BK = 64, STAGES = 6, GROUP = 8), ragged(M, N, K),
+             // 3 and 2 programs: for the tests.
+             instances((bf16, 132), (f16, 132), (bf16, 3), (f16, 2)))]
+    pub fn matmul_overlapped<T, const PROGRAMS: usize>(a: Gmem<T, M, K>, b: Gmem<T, K, N>, c: GmemMut<T, M, N>) {
+        let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
+        let (p, programs) = (program_id(0), num_programs(0));
+        let tiles = tile_rows * tile_cols;
+        // This program's tiles: p, p + programs, ..
+        let mine = (tiles - p + programs - 1) / programs;
+        run_scoped(
+            collective_axes = [wg],
+            |a_s: Smem<T, STAGES, 2, 64, BK, Swizzle128>,
+             b_s: Smem<T, STAGES, BK, BN, Swizzle128>,
+             c_s: Smem<T, 2, 64, BN, Swizzle128>,
+             ring: Pipeline<STAGES, 3, 2>| {
+                if warpgroup_id() == 0 {
+                    set_max_registers(40);
+                    for t in 0..mine {
+                        let (ti, tj) = tile_order::<GROUP>(p + t * programs, tile_rows, tile_cols);
+                        pipeline_produce(ring, steps, |k, s, bar| {
+                            load_ab::<T, 0>(a, b, a_s.at(s), b_s.at(s), bar, ti, tj, k);
                         });
                     }
-                },
-            );
-        }
-    };
-}
-
-/// C = A @ B with 128 x 128 tiles whose epilogue runs under the next tile's first wgmmas: each
-/// consumer's 64 x 256 accumulator holds two 64 x 128 tiles that take turns (`half`), so that
-/// while a tile's first step multiplies into one half, the previous tile's result is stored from
-/// the other. Any M, N and K, as for `matmul!`.
-#[macro_export]
-macro_rules! matmul_overlapped {
-    ($name:ident, $t:ident, STAGES = $stages:literal, PROGRAMS = $programs:literal) => {
-        #[kernel(grid = ($programs,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
-                                 consts(BM = 128, BN = 128, BK = 64, STAGES = $stages, GROUP = 8), ragged(M, N, K))]
-        pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            let (tile_rows, tile_cols, steps) = (cdiv(M, BM), cdiv(N, BN), cdiv(K, BK));
-            let (p, programs) = (program_id(0), num_programs(0));
-            let tiles = tile_rows * tile_cols;
-            // This program's tiles: p, p + programs, ..
-            let mine = (tiles - p + programs - 1) / programs;
-            run_scoped(
-                collective_axes = [wg],
-                |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                 b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                 c_s: Smem<$t, 2, 64, BN, Swizzle128>,
-                 ring: Pipeline<STAGES, 3, 2>| {
-                    if warpgroup_id() == 0 {
-                        set_max_registers(40);
-                        for t in 0..mine {
-                            // L2-friendly order: GROUP tile-rows at a time, walking down each column.
-                            let u = p + t * programs;
-                            let first = u / (GROUP * tile_cols) * GROUP;
-                            let rows = min(tile_rows - first, GROUP);
-                            let (ti, tj) = (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
-                            pipeline_produce(ring, steps, |k, s, bar| {
-                                copy_gmem_to_smem(a.tile([2 * ti, k]), a_s.at(s).at(0), bar);
-                                copy_gmem_to_smem(a.tile([2 * ti + 1, k]), a_s.at(s).at(1), bar);
-                                copy_gmem_to_smem(b.tile([k, tj]), b_s.at(s), bar);
-                            });
-                        }
-                    } else {
-                        set_max_registers(232);
-                        let h = warpgroup_id() - 1;
-                        run_scoped(|acc: Acc<f32, 64, 256>| {
-                            // The tile whose result waits in the other half.
-                            let (mut pi, mut pj) = (0, 0);
-                            for pair in 0..(mine + 1) / 2 {
-                                #[unroll]
-                                for half in 0..2 {
-                                    let t = 2 * pair + half;
-                                    // Where this tile's result goes, and where the previous one's waits.
-                                    let (this_half, other_half) = (BN * half, BN - BN * half);
-                                    if t < mine {
-                                        let u = p + t * programs;
-                                        let first = u / (GROUP * tile_cols) * GROUP;
-                                        let rows = min(tile_rows - first, GROUP);
-                                        let (ti, tj) =
-                                            (first + u % (GROUP * tile_cols) % rows, u % (GROUP * tile_cols) / rows);
-                                        // Nothing is in flight here; but ptxas, not seeing that
-                                        // the other half's wgmmas were waited for (on the way
-                                        // around the loop), would otherwise wait for this tile's
-                                        // first ones before the epilogue reads the other half.
-                                        wgmma_wait(0);
-                                        pipeline_consume(ring, steps, |k, s| {
-                                            let out = acc.slice([.., this_half..this_half + BN]);
-                                            wgmma(out, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
-                                            if k == 0 && t > 0 {
-                                                // The previous tile's result, while this one's
-                                                // first wgmmas run. Its store must have read c_s
-                                                // before c_s is rewritten.
-                                                let done = acc.slice([.., other_half..other_half + BN]);
-                                                wait_smem_to_gmem(0);
-                                                c_s.at(h).store(done.load().cast::<$t>());
-                                                commit_smem();
-                                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, pj]));
-                                            }
-                                        });
-                                        (pi, pj) = (ti, tj);
-                                    }
-                                }
-                            }
-                            // The last tile's result.
+                } else {
+                    set_max_registers(232);
+                    let h = warpgroup_id() - 1;
+                    run_scoped(|acc: Acc<f32, 64, 256>| {
+                        // The tile whose result waits in the other half.
+                        let (mut pi, mut pj) = (0, 0);
+                        for pair in 0..(mine + 1) / 2 {
                             #[unroll]
                             for half in 0..2 {
-                                if mine > 0 && (mine - 1) % 2 == half {
-                                    wait_smem_to_gmem(0);
-                                    c_s.at(h).store(acc.slice([.., BN * half..BN * half + BN]).load().cast::<$t>());
-                                    commit_smem();
-                                    copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, pj]));
+                                let t = 2 * pair + half;
+                                // Where this tile's result goes, and where the previous one's waits.
+                                let (this_half, other_half) = (BN * half, BN - BN * half);
+                                if t < mine {
+                                    let (ti, tj) = tile_order::<GROUP>(p + t * programs, tile_rows, tile_cols);
+                                    // Nothing is in flight here; but ptxas, not seeing that the other
+                                    // half's wgmmas were waited for (on the way around the loop), would
+                                    // otherwise wait for this tile's first ones before the epilogue
+                                    // reads the other half.
+                                    wgmma_wait(0);
+                                    pipeline_consume(ring, steps, |k, s| {
+                                        let out = acc.slice([.., this_half..this_half + BN]);
+                                        wgmma(out, a_s.at(s).at(h), b_s.at(s), accumulate = k > 0);
+                                        if k == 0 && t > 0 {
+                                            // The previous tile's result, while this one's first wgmmas
+                                            // run. Its store must have read c_s before c_s is rewritten.
+                                            let done = acc.slice([.., other_half..other_half + BN]);
+                                            wait_smem_to_gmem(0);
+                                            c_s.at(h).store(done.load().cast::<T>());
+                                            commit_smem();
+                                            copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, pj]));
+                                        }
+                                    });
+                                    (pi, pj) = (ti, tj);
                                 }
                             }
-                        });
-                    }
-                },
-            );
-        }
-    };
-}
-
-/// C = A @ B for skinny shapes: K split over `ways` programs per 128 x 128 tile of C, each
-/// multiplying an equal share of K through six stages, their partial products summed as
-/// `split_k_text!` (`kernels/src/workspace.rs`) says: through global memory (`partial`, `sems`), each
-/// program adding up the 64 x 32 slices of the tile it owns in buffers that take the stages'
-/// shared memory once the main loop is done (a second `run_scoped`), and storing them from
-/// registers. Any M, N and K, as for `matmul!`.
-macro_rules! split_k {
-    ($name:ident, $t:ident) => {
-        split_k_text!(split_k!(@kernel $name, $t), epilogue = (
-            c.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(sum.cast::<$t>());
-        ));
-    };
-    (@kernel $name:ident, $t:ident, shares = ($($shares:tt)*), exchange = ($($exchange:tt)*)) => {
-        #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3,
-                 warpgroup_axis = wg, max_registers = 168,
-                 consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8, LOADS = 2 * SLOTS), ragged(M, N, K))]
-        pub fn $name(
-            a: Gmem<$t, M, K>,
-            b: Gmem<$t, K, N>,
-            c: GmemMut<$t, M, N>,
-            partial: GmemMut<f32, P, BN>,
-            sems: GmemMut<u32, S>,
-            ways: i32,
-        ) {
-            $($shares)*
-            // Each consumer's sum lives through both scopes below (the producer's goes unused).
-            run_scoped(|acc: Acc<f32, 64, BN>| {
-                run_scoped(
-                    collective_axes = [wg],
-                    |a_s: Smem<$t, STAGES, 2, 64, BK, Swizzle128>,
-                     b_s: Smem<$t, STAGES, BK, BN, Swizzle128>,
-                     ring: Pipeline<STAGES, 3, 2>| {
-                        if warpgroup_id() == 0 {
-                            pipeline_produce(ring, steps, |k, s, bar| {
-                                copy_gmem_to_smem(a.tile([2 * ti, first + k]), a_s.at(s).at(0), bar);
-                                copy_gmem_to_smem(a.tile([2 * ti + 1, first + k]), a_s.at(s).at(1), bar);
-                                copy_gmem_to_smem(b.tile([first + k, tj]), b_s.at(s), bar);
-                            });
-                        } else {
-                            let h = warpgroup_id() - 1;
-                            pipeline_consume(ring, steps, |k, s| {
-                                wgmma(acc, a_s.at(s).at(h), b_s.at(s));
-                            });
                         }
-                    },
-                );
-                // The stages' shared memory, free now, holds the exchange's buffers.
-                run_scoped(
-                    collective_axes = [wg],
-                    |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>, loaded: Barrier<1, LOADS>| {
-                        if warpgroup_id() > 0 {
-                            let h = warpgroup_id() - 1;
-                            $($exchange)*
+                        // The last tile's result.
+                        #[unroll]
+                        for half in 0..2 {
+                            if mine > 0 && (mine - 1) % 2 == half {
+                                wait_smem_to_gmem(0);
+                                c_s.at(h).store(acc.slice([.., BN * half..BN * half + BN]).load().cast::<T>());
+                                commit_smem();
+                                copy_smem_to_gmem(c_s.at(h), c.tile([2 * pi + h, pj]));
+                            }
                         }
-                    },
-                );
-            });
-        }
-    };
-}
+                    });
+                }
+            },
+        );
+    }
 
-/// C = A @ B for decoding-sized M (at most RN rows of A per program), computed as C^T = B^T A^T:
-/// 64 columns of B fill the wgmma's 64 rows (an MN-major operand, read straight from B's rows)
-/// and the RN rows of A its N, so the stages hold B, not the 64 - M zero rows a 64-row tile of A
-/// would add. The product is bound by how many of B's bytes are in flight, so each program streams
-/// its slabs of B through a deep ring: WN consumer warpgroups take a 64-column slab each, and
-/// with SPLIT > 1 the programs of a cluster take shares of K and pass their f32 partial sums
-/// down the cluster (program SPLIT - 1 sends to SPLIT - 2, which adds its own and sends on),
-/// until program 0 adds its share and stores. Any M, N and K, as for `matmul!`.
-macro_rules! skinny {
-    ($name:ident, $t:ident, RN = $rn:literal, WARPGROUPS = $wgs:literal, KSUB = $ksub:literal,
-     STAGES = $stages:literal, SPLIT = $split:tt) => {
-        skinny_split!(skinny!(@kernel $name, $t, $rn, $wgs, $ksub, $stages, $split), f32, SPLIT = $split);
-    };
-    (@kernel $name:ident, $t:ident, $rn:literal, $wgs:literal, $ksub:literal, $stages:literal, $split:literal,
-     cluster = $cluster:tt, part = ($($part:tt)*), exchange = ($($exchange:tt)*),
-     shares = ($($shares:tt)*)) => {
-        #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = $cluster, warpgroups = $wgs,
-                 warpgroup_axis = wg, max_registers = 168,
-                 consts(RN = $rn, WN = $wgs - 1, KSUB = $ksub, COPIES = $wgs * $ksub, BK = 64 * $ksub,
-                        STAGES = $stages, SPLIT = $split),
-                 ragged(M, N, K))]
-        pub fn $name(a: Gmem<$t, M, K>, b: Gmem<$t, K, N>, c: GmemMut<$t, M, N>) {
-            $($shares)*
+    /// C = A @ B for skinny shapes: K split over `ways` programs per 128 x 128 tile of C, each
+    /// multiplying an equal share of K through six stages; then each program stores its sum into
+    /// its block of `partial` and tells each other program of the tile (a semaphore per program
+    /// and consumer), and adds up the slices of the tile it owns (64 x 32, the slice `q` of
+    /// consumer `h` to program `(4 * h + q) % ways`): its own sum of it, then the others' in the
+    /// tile's program order (the same sum, bit for bit, every launch), copied by TMA into `part`
+    /// (SLOTS buffers per consumer, as many on the way at once, in the shared memory the stages
+    /// used), and stores it from registers. Every program of a tile waits for all the others, so
+    /// they must run at once: the dispatchers launch no more programs than the GPU has SMs, and the
+    /// interpreter runs as many at once. Any M, N and K, as for `matmul`.
+    #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+             consts(BM = 128, BN = 128, BK = 64, STAGES = 6, SLOTS = 8, LOADS = 2 * SLOTS), ragged(M, N, K),
+             instances(bf16, f16))]
+    pub fn matmul_split<T>(
+        a: Gmem<T, M, K>,
+        b: Gmem<T, K, N>,
+        c: GmemMut<T, M, N>,
+        partial: GmemMut<f32, P, BN>,
+        sems: GmemMut<u32, S>,
+        ways: i32,
+    ) {
+        // Program `share` of the tile's `ways` takes K's steps [share * all / ways, (share + 1) * all / ways).
+        let (tile, share, all_steps) = (program_id(0) / ways, program_id(0) % ways, cdiv(K, BK));
+        let first = share * all_steps / ways;
+        let steps = (share + 1) * all_steps / ways - first;
+        let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
+        // Each consumer's sum lives through both scopes below (the producer's goes unused).
+        run_scoped(|acc: Acc<f32, 64, BN>| {
             run_scoped(
                 collective_axes = [wg],
-                // A step is KSUB 64-wide slices of K: RN x 64 of A, and 64 x 64 of B per consumer.
-                |a_s: Smem<$t, STAGES, KSUB, RN, 64, Swizzle128>,
-                 b_s: Smem<$t, STAGES, KSUB, WN, 64, 64, Swizzle128>,
-                 ring: Pipeline<STAGES, COPIES, WN>,
-                 $($part)*
-                 c_s: Smem<$t, WN, 64, RN>| {
+                |a_s: Smem<T, STAGES, 2, 64, BK, Swizzle128>,
+                 b_s: Smem<T, STAGES, BK, BN, Swizzle128>,
+                 ring: Pipeline<STAGES, 3, 2>| {
                     if warpgroup_id() == 0 {
                         pipeline_produce(ring, steps, |k, s, bar| {
-                            #[unroll]
-                            for q in 0..KSUB {
-                                let kk = KSUB * (first + k) + q;
-                                copy_gmem_to_smem(a.tile([ti, kk]), a_s.at(s).at(q), bar);
-                                #[unroll]
-                                for w in 0..WN {
-                                    copy_gmem_to_smem(b.tile([kk, WN * tj + w]), b_s.at(s).at(q).at(w), bar);
-                                }
-                            }
+                            load_ab::<T, 0>(a, b, a_s.at(s), b_s.at(s), bar, ti, tj, first + k);
                         });
                     } else {
                         let h = warpgroup_id() - 1;
-                        run_scoped(|acc: Acc<f32, 64, RN>| {
-                            pipeline_consume(ring, steps, |k, s| {
-                                #[unroll]
-                                for q in 0..KSUB {
-                                    wgmma(acc, b_s.at(s).at(q).at(h).t(), a_s.at(s).at(q).t());
-                                }
-                            });
-                            $($exchange)*
-                            if rank == 0 {
-                                // The 64 x RN block of C^T, through shared memory into C's RN x 64 tile.
-                                c_s.at(h).store(acc.load().cast::<$t>());
-                                commit_smem();
-                                c.tile([ti, WN * tj + h], [RN, 64]).store(c_s.at(h).t().load(Layout::Strided));
-                            }
+                        pipeline_consume(ring, steps, |k, s| {
+                            wgmma(acc, a_s.at(s).at(h), b_s.at(s));
                         });
                     }
                 },
             );
-        }
-    };
+            // The stages' shared memory, free now, holds the exchange's buffers.
+            run_scoped(
+                collective_axes = [wg],
+                |part: Smem<f32, 2, SLOTS, 64, 32, Swizzle128>, loaded: Barrier<1, LOADS>| {
+                    if warpgroup_id() > 0 {
+                        let h = warpgroup_id() - 1;
+                        // This consumer's half of the tile: its blocks of `partial` and its
+                        // semaphores, one of each per program.
+                        let slot = 2 * tile + h;
+                        partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
+                        // Every other program's semaphore: two ranges, a release each, where a release
+                        // per program cost 0.2 us a program (`bench/results/semaphores/`).
+                        semaphore_signal(sems, ways * slot..ways * slot + share);
+                        semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
+                        semaphore_wait(sems, ways * slot + share, ways - 1);
+                        // The other programs, in order, skipping this one.
+                        let others = ways - 1;
+                        #[unroll]
+                        for q in 0..4 {
+                            if (4 * h + q) % ways == share {
+                                let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
+                                #[unroll]
+                                for i in 0..SLOTS {
+                                    if i < others {
+                                        let other = if i < share { i } else { i + 1 };
+                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
+                                        copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
+                                    }
+                                }
+                                for i in 0..others {
+                                    barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
+                                    sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
+                                    // Every thread has read the buffer before the next copy rewrites it.
+                                    commit_smem();
+                                    if i + SLOTS < others {
+                                        let next = i + SLOTS;
+                                        let other = if next < share { next } else { next + 1 };
+                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
+                                        copy_gmem_to_smem(
+                                            theirs,
+                                            part.at(h).at(i % SLOTS),
+                                            loaded.at(SLOTS * h + i % SLOTS),
+                                        );
+                                    }
+                                }
+                                c.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(sum.cast::<T>());
+                            }
+                        }
+                    }
+                },
+            );
+        });
+    }
+
+    /// C = A @ B for decoding-sized M (at most RN rows of A per program), computed as
+    /// C^T = B^T A^T: 64 columns of B fill the wgmma's 64 rows (an MN-major operand, read straight
+    /// from B's rows) and the RN rows of A its N, so the stages hold B, not the 64 - M zero rows a
+    /// 64-row tile of A would add. The product is bound by how many of B's bytes are in flight, so
+    /// each program streams its slabs of B through a deep ring: WGS - 1 consumer warpgroups take a
+    /// 64-column slab each, and with SPLIT > 1 the programs of a cluster take shares of K and pass
+    /// their f32 partial sums down the cluster (program SPLIT - 1 sends its sum into SPLIT - 2's
+    /// `part` with `copy_smem_to_peer`, which adds its own and sends on), until program 0 adds its
+    /// share and stores. Any M, N and K, as for `matmul`.
+    #[kernel(grid = (SPLIT * cdiv(M, RN) * cdiv(N, 64 * WN),), cluster = (SPLIT,), warpgroups = WGS,
+             warpgroup_axis = wg, max_registers = 168,
+             consts(WN = WGS - 1, COPIES = WGS * KSUB, BK = 64 * KSUB), ragged(M, N, K),
+             instances((bf16, 16, 2, 2, 9, 1), (bf16, 16, 3, 1, 10, 1), (bf16, 16, 2, 2, 8, 2), (bf16, 16, 2, 2, 8, 4),
+                       (bf16, 32, 2, 2, 7, 1), (bf16, 32, 3, 1, 10, 1), (bf16, 32, 2, 2, 6, 2), (bf16, 32, 2, 2, 6, 4),
+                       (bf16, 64, 2, 2, 6, 1), (bf16, 64, 3, 1, 8, 1), (bf16, 64, 2, 2, 6, 2), (bf16, 64, 2, 2, 6, 4),
+                       (f16, 16, 2, 2, 9, 1), (f16, 16, 3, 1, 10, 1), (f16, 16, 2, 2, 8, 2), (f16, 16, 2, 2, 8, 4),
+                       (f16, 32, 2, 2, 7, 1), (f16, 32, 3, 1, 10, 1), (f16, 32, 2, 2, 6, 2), (f16, 32, 2, 2, 6, 4),
+                       (f16, 64, 2, 2, 6, 1), (f16, 64, 3, 1, 8, 1), (f16, 64, 2, 2, 6, 2), (f16, 64, 2, 2, 6, 4)))]
+    pub fn matmul_skinny<
+        T,
+        const RN: usize,
+        const WGS: usize,
+        const KSUB: usize,
+        const STAGES: usize,
+        const SPLIT: usize,
+    >(
+        a: Gmem<T, M, K>,
+        b: Gmem<T, K, N>,
+        c: GmemMut<T, M, N>,
+    ) {
+        // Program `rank` of the cluster takes steps [rank * all / SPLIT, (rank + 1) * all / SPLIT).
+        let (rank, unit, all_steps) = (cluster_rank(), program_id(0) / SPLIT, cdiv(K, BK));
+        let first = rank * all_steps / SPLIT;
+        let steps = (rank + 1) * all_steps / SPLIT - first;
+        let (ti, tj) = (unit / cdiv(N, 64 * WN), unit % cdiv(N, 64 * WN));
+        run_scoped(
+            collective_axes = [wg],
+            // A step is KSUB 64-wide slices of K: RN x 64 of A, and 64 x 64 of B per consumer.
+            |a_s: Smem<T, STAGES, KSUB, RN, 64, Swizzle128>,
+             b_s: Smem<T, STAGES, KSUB, WN, 64, 64, Swizzle128>,
+             ring: Pipeline<STAGES, COPIES, WN>,
+             #[when(SPLIT > 1)] part: Smem<f32, WN, 64, RN>,
+             #[when(SPLIT > 1)] received: Barrier<WN>,
+             c_s: Smem<T, WN, 64, RN>| {
+                if warpgroup_id() == 0 {
+                    pipeline_produce(ring, steps, |k, s, bar| {
+                        #[unroll]
+                        for q in 0..KSUB {
+                            let kk = KSUB * (first + k) + q;
+                            copy_gmem_to_smem(a.tile([ti, kk]), a_s.at(s).at(q), bar);
+                            #[unroll]
+                            for w in 0..WN {
+                                copy_gmem_to_smem(b.tile([kk, WN * tj + w]), b_s.at(s).at(q).at(w), bar);
+                            }
+                        }
+                    });
+                } else {
+                    let h = warpgroup_id() - 1;
+                    run_scoped(|acc: Acc<f32, 64, RN>| {
+                        pipeline_consume(ring, steps, |k, s| {
+                            #[unroll]
+                            for q in 0..KSUB {
+                                wgmma(acc, b_s.at(s).at(q).at(h).t(), a_s.at(s).at(q).t());
+                            }
+                        });
+                        if SPLIT > 1 {
+                            // The partial sums, down the cluster.
+                            if rank + 1 < SPLIT {
+                                barrier_wait(received);
+                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
+                            }
+                            if rank > 0 {
+                                part.at(h).store(acc.load());
+                                commit_smem();
+                                copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
+                            }
+                        }
+                        if rank == 0 {
+                            // The 64 x RN block of C^T, through shared memory into C's RN x 64 tile.
+                            c_s.at(h).store(acc.load().cast::<T>());
+                            commit_smem();
+                            c.tile([ti, WN * tj + h], [RN, 64]).store(c_s.at(h).t().load(Layout::Strided));
+                        }
+                    });
+                }
+            },
+        );
+    }
 }
 
-matmul!(single, matmul_bf16, bf16, BN = 256, STAGES = 4, CN = 128);
-matmul!(single, matmul_f16, f16, BN = 256, STAGES = 4, CN = 128);
-matmul!(single, matmul_bf16_n192, bf16, BN = 192, STAGES = 4);
-matmul!(single, matmul_f16_n192, f16, BN = 192, STAGES = 4);
-matmul!(pair, matmul_bf16_2x1, bf16, BN = 256, STAGES = 3);
-matmul!(pair, matmul_f16_2x1, f16, BN = 256, STAGES = 3);
-matmul!(single, matmul_bf16_n64, bf16, BN = 64, STAGES = 8);
-matmul!(single, matmul_f16_n64, f16, BN = 64, STAGES = 8);
-matmul_overlapped!(matmul_bf16_overlapped, bf16, STAGES = 6, PROGRAMS = 132);
-matmul_overlapped!(matmul_f16_overlapped, f16, STAGES = 6, PROGRAMS = 132);
-split_k!(matmul_bf16_split, bf16);
-split_k!(matmul_f16_split, f16);
-skinny!(matmul_bf16_skinny16, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
-skinny!(matmul_bf16_skinny16x2, bf16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-skinny!(matmul_bf16_skinny16k2, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
-skinny!(matmul_bf16_skinny16k4, bf16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
-skinny!(matmul_bf16_skinny32, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
-skinny!(matmul_bf16_skinny32x2, bf16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-skinny!(matmul_bf16_skinny32k2, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-skinny!(matmul_bf16_skinny32k4, bf16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
-skinny!(matmul_bf16_skinny64, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
-skinny!(matmul_bf16_skinny64x2, bf16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
-skinny!(matmul_bf16_skinny64k2, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-skinny!(matmul_bf16_skinny64k4, bf16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
-skinny!(matmul_f16_skinny16, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 9, SPLIT = 1);
-skinny!(matmul_f16_skinny16x2, f16, RN = 16, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-skinny!(matmul_f16_skinny16k2, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 2);
-skinny!(matmul_f16_skinny16k4, f16, RN = 16, WARPGROUPS = 2, KSUB = 2, STAGES = 8, SPLIT = 4);
-skinny!(matmul_f16_skinny32, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 7, SPLIT = 1);
-skinny!(matmul_f16_skinny32x2, f16, RN = 32, WARPGROUPS = 3, KSUB = 1, STAGES = 10, SPLIT = 1);
-skinny!(matmul_f16_skinny32k2, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-skinny!(matmul_f16_skinny32k4, f16, RN = 32, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
-skinny!(matmul_f16_skinny64, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 1);
-skinny!(matmul_f16_skinny64x2, f16, RN = 64, WARPGROUPS = 3, KSUB = 1, STAGES = 8, SPLIT = 1);
-skinny!(matmul_f16_skinny64k2, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 2);
-skinny!(matmul_f16_skinny64k4, f16, RN = 64, WARPGROUPS = 2, KSUB = 2, STAGES = 6, SPLIT = 4);
+pub use gemm::{matmul, matmul_overlapped, matmul_skinny, matmul_split, ALL_PTX};
 
 /// Picks the variant for a shape (see [`variant`]): one function launches it on the GPU, one runs
 /// it in the interpreter, and one launches a variant named by the caller (for tuning). `Split`
-/// takes a workspace besides the operands ([`Workspace`]).
+/// takes a workspace besides the operands ([`Workspace`]). The variants' instances are listed
+/// once (`variants = [..]`), with `T` for the dispatcher's element type.
 macro_rules! dispatch {
-    ($launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident, $t:ident,
-     split = $split:ident,
-     $($variant:pat => $kernel:ident),*) => {
+    (variants = $variants:tt; $($t:ident: $launch:ident, $launch_variant:ident, $interpret:ident,
+     $interpret_variant:ident;)*) => {
+        $(dispatch!(@one $t, $launch, $launch_variant, $interpret, $interpret_variant, $variants);)*
+    };
+    (@one $t:ident, $launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident,
+     [$($variant:pat => $kernel:ty),* $(,)?]) => {
         /// C = A @ B on the GPU with the variant for this shape.
         pub fn $launch(
             stream: &impl tessel::AsStream,
@@ -446,14 +494,15 @@ macro_rules! dispatch {
             b: &DeviceTensor<$t>,
             c: &mut DeviceTensor<$t>,
         ) -> tessel::Result<()> {
+            type T = $t;
             match v {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
                     Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, ways| {
-                        $split::launch(stream, a, b, c, partial, sems, ways)
+                        matmul_split::<T>::launch(stream, a, b, c, partial, sems, ways)
                     })
                 }
-                $($variant => $kernel::launch(stream, a, b, c),)*
+                $($variant => <$kernel>::launch(stream, a, b, c),)*
             }
         }
 
@@ -470,55 +519,43 @@ macro_rules! dispatch {
             b: &HostTensor<$t>,
             c: &mut HostTensor<$t>,
         ) -> tessel::Result<()> {
+            type T = $t;
             match v {
                 Variant::Split(ways) => {
                     let (m, n, _) = dims(a.shape(), b.shape());
                     Workspace::<f32>::on_host(m, n, ways, |partial, sems, ways| {
-                        $split::interpret(a, b, c, partial, sems, ways)
+                        matmul_split::<T>::interpret(a, b, c, partial, sems, ways)
                     })
                 }
-                $($variant => $kernel::interpret(a, b, c),)*
+                $($variant => <$kernel>::interpret(a, b, c),)*
             }
         }
     };
 }
 
-dispatch!(matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant, bf16, split = matmul_bf16_split,
-          Variant::Wide => matmul_bf16,
-          Variant::Mid => matmul_bf16_n192,
-          Variant::Pair => matmul_bf16_2x1,
-          Variant::Overlapped => matmul_bf16_overlapped,
-          Variant::Narrow => matmul_bf16_n64,
-          Variant::Skinny(Rows::R16, Spread::One) => matmul_bf16_skinny16,
-          Variant::Skinny(Rows::R16, Spread::Two) => matmul_bf16_skinny16x2,
-          Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_bf16_skinny16k2,
-          Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_bf16_skinny16k4,
-          Variant::Skinny(Rows::R32, Spread::One) => matmul_bf16_skinny32,
-          Variant::Skinny(Rows::R32, Spread::Two) => matmul_bf16_skinny32x2,
-          Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_bf16_skinny32k2,
-          Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_bf16_skinny32k4,
-          Variant::Skinny(Rows::R64, Spread::One) => matmul_bf16_skinny64,
-          Variant::Skinny(Rows::R64, Spread::Two) => matmul_bf16_skinny64x2,
-          Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_bf16_skinny64k2,
-          Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_bf16_skinny64k4);
-dispatch!(matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant, f16, split = matmul_f16_split,
-          Variant::Wide => matmul_f16,
-          Variant::Mid => matmul_f16_n192,
-          Variant::Pair => matmul_f16_2x1,
-          Variant::Overlapped => matmul_f16_overlapped,
-          Variant::Narrow => matmul_f16_n64,
-          Variant::Skinny(Rows::R16, Spread::One) => matmul_f16_skinny16,
-          Variant::Skinny(Rows::R16, Spread::Two) => matmul_f16_skinny16x2,
-          Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_f16_skinny16k2,
-          Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_f16_skinny16k4,
-          Variant::Skinny(Rows::R32, Spread::One) => matmul_f16_skinny32,
-          Variant::Skinny(Rows::R32, Spread::Two) => matmul_f16_skinny32x2,
-          Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_f16_skinny32k2,
-          Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_f16_skinny32k4,
-          Variant::Skinny(Rows::R64, Spread::One) => matmul_f16_skinny64,
-          Variant::Skinny(Rows::R64, Spread::Two) => matmul_f16_skinny64x2,
-          Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_f16_skinny64k2,
-          Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_f16_skinny64k4);
+dispatch! {
+    variants = [
+        Variant::Wide => matmul<T, 256, 4, 128, 1, 132>,
+        Variant::Mid => matmul<T, 192, 4, 192, 1, 132>,
+        Variant::Pair => matmul<T, 256, 3, 256, 2, 132>,
+        Variant::Narrow => matmul<T, 64, 8, 64, 1, 132>,
+        Variant::Overlapped => matmul_overlapped<T, 132>,
+        Variant::Skinny(Rows::R16, Spread::One) => matmul_skinny<T, 16, 2, 2, 9, 1>,
+        Variant::Skinny(Rows::R16, Spread::Two) => matmul_skinny<T, 16, 3, 1, 10, 1>,
+        Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_skinny<T, 16, 2, 2, 8, 2>,
+        Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_skinny<T, 16, 2, 2, 8, 4>,
+        Variant::Skinny(Rows::R32, Spread::One) => matmul_skinny<T, 32, 2, 2, 7, 1>,
+        Variant::Skinny(Rows::R32, Spread::Two) => matmul_skinny<T, 32, 3, 1, 10, 1>,
+        Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_skinny<T, 32, 2, 2, 6, 2>,
+        Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_skinny<T, 32, 2, 2, 6, 4>,
+        Variant::Skinny(Rows::R64, Spread::One) => matmul_skinny<T, 64, 2, 2, 6, 1>,
+        Variant::Skinny(Rows::R64, Spread::Two) => matmul_skinny<T, 64, 3, 1, 8, 1>,
+        Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_skinny<T, 64, 2, 2, 6, 2>,
+        Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_skinny<T, 64, 2, 2, 6, 4>,
+    ];
+    bf16: matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant;
+    f16: matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant;
+}
 
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
 /// the kernel's launch then reports (`Error::ShapeRank`), whatever the variant.
@@ -596,43 +633,3 @@ impl From<waves::Kernel> for Variant {
 pub fn choose(m: usize, n: usize, k: usize) -> Variant {
     waves::Kernel::choose(m, n, k, 2).into()
 }
-
-/// Every instantiation's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
-pub const ALL_PTX: &[(&str, &str)] = &[
-    ("matmul_bf16", matmul_bf16::PTX),
-    ("matmul_f16", matmul_f16::PTX),
-    ("matmul_bf16_n192", matmul_bf16_n192::PTX),
-    ("matmul_f16_n192", matmul_f16_n192::PTX),
-    ("matmul_bf16_2x1", matmul_bf16_2x1::PTX),
-    ("matmul_f16_2x1", matmul_f16_2x1::PTX),
-    ("matmul_bf16_n64", matmul_bf16_n64::PTX),
-    ("matmul_f16_n64", matmul_f16_n64::PTX),
-    ("matmul_bf16_overlapped", matmul_bf16_overlapped::PTX),
-    ("matmul_f16_overlapped", matmul_f16_overlapped::PTX),
-    ("matmul_bf16_split", matmul_bf16_split::PTX),
-    ("matmul_f16_split", matmul_f16_split::PTX),
-    ("matmul_bf16_skinny16", matmul_bf16_skinny16::PTX),
-    ("matmul_bf16_skinny16x2", matmul_bf16_skinny16x2::PTX),
-    ("matmul_bf16_skinny16k2", matmul_bf16_skinny16k2::PTX),
-    ("matmul_bf16_skinny16k4", matmul_bf16_skinny16k4::PTX),
-    ("matmul_bf16_skinny32", matmul_bf16_skinny32::PTX),
-    ("matmul_bf16_skinny32x2", matmul_bf16_skinny32x2::PTX),
-    ("matmul_bf16_skinny32k2", matmul_bf16_skinny32k2::PTX),
-    ("matmul_bf16_skinny32k4", matmul_bf16_skinny32k4::PTX),
-    ("matmul_bf16_skinny64", matmul_bf16_skinny64::PTX),
-    ("matmul_bf16_skinny64x2", matmul_bf16_skinny64x2::PTX),
-    ("matmul_bf16_skinny64k2", matmul_bf16_skinny64k2::PTX),
-    ("matmul_bf16_skinny64k4", matmul_bf16_skinny64k4::PTX),
-    ("matmul_f16_skinny16", matmul_f16_skinny16::PTX),
-    ("matmul_f16_skinny16x2", matmul_f16_skinny16x2::PTX),
-    ("matmul_f16_skinny16k2", matmul_f16_skinny16k2::PTX),
-    ("matmul_f16_skinny16k4", matmul_f16_skinny16k4::PTX),
-    ("matmul_f16_skinny32", matmul_f16_skinny32::PTX),
-    ("matmul_f16_skinny32x2", matmul_f16_skinny32x2::PTX),
-    ("matmul_f16_skinny32k2", matmul_f16_skinny32k2::PTX),
-    ("matmul_f16_skinny32k4", matmul_f16_skinny32k4::PTX),
-    ("matmul_f16_skinny64", matmul_f16_skinny64::PTX),
-    ("matmul_f16_skinny64x2", matmul_f16_skinny64x2::PTX),
-    ("matmul_f16_skinny64k2", matmul_f16_skinny64k2::PTX),
-    ("matmul_f16_skinny64k4", matmul_f16_skinny64k4::PTX),
-];

@@ -280,8 +280,9 @@ impl From<Tiles> for Kernel {
     }
 }
 
-/// Instantiates a skinny kernel text (the `@kernel` arm of `skinny!`, `scaled_skinny!` and
-/// `linear_skinny!`) with its share of K (`shares`: the program's `rank` in its cluster, the
+/// Instantiates a skinny kernel text (the `@kernel` arm of `scaled_skinny!` and `linear_skinny!`;
+/// `matmul_skinny` in `kernels/src/matmul.rs` is the generic kernel that does the same with
+/// `#[when(SPLIT > 1)]` and `if SPLIT > 1`) with its share of K (`shares`: the program's `rank` in its cluster, the
 /// `first` of its `steps` of K, and its tile `ti`, `tj`): all of K (`SPLIT = 1`), or a cluster's
 /// programs each taking a share and passing their partial sums (`$acc`, one 64 x RN block per
 /// consumer) down the cluster (`exchange`): program SPLIT - 1 sends its sum into SPLIT - 2's

@@ -1,6 +1,7 @@
-//! The split-K kernels (`split_k!` in `kernels/src/matmul.rs`, `scaled_split_k!` in
-//! `kernels/src/quantized.rs`, `linear_split!` in `kernels/src/linear.rs`): the part of their text they
-//! share (`split_k_text!`) and the global memory they hand partial products through.
+//! The split-K kernels (`matmul_split` in `kernels/src/matmul.rs`, `scaled_split_k!` in
+//! `kernels/src/quantized.rs`, `linear_split!` in `kernels/src/linear.rs`): the part of the latter
+//! two's text they share (`split_k_text!`; `matmul_split` writes the same exchange out) and the
+//! global memory they hand partial products through.
 //!
 //! K is split over `ways` programs per 128 x 128 tile of C. Every program stores its sum (64 rows
 //! per consumer) into `partial` and signals the other programs' semaphores; then each adds up the

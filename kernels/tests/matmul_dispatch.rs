@@ -7,7 +7,6 @@
 mod common;
 
 use tessel_kernels::matmul as kernels;
-use tessel_kernels::{matmul, matmul_overlapped};
 
 use common::{assert_close, matmul, values, Rng, SKINNY};
 use kernels::{choose, Variant};
@@ -109,8 +108,9 @@ fn every_kernel_takes_shapes_its_tiles_do_not_divide() {
 fn ragged_dimensions_leave_room_for_the_last_tile() {
     // The last tile's coordinates past M must fit the kernel's 32-bit indices.
     let m = tessel::RAGGED_MAX;
-    assert!(kernels::matmul_bf16::check_args(&[m, 64], &[64, 256], &[m, 256]).is_ok());
-    let err = kernels::matmul_bf16::check_args(&[m + 1, 64], &[64, 256], &[m + 1, 256]).unwrap_err();
+    assert!(kernels::matmul::<bf16, 256, 4, 128, 1, 132>::check_args(&[m, 64], &[64, 256], &[m, 256]).is_ok());
+    let err =
+        kernels::matmul::<bf16, 256, 4, 128, 1, 132>::check_args(&[m + 1, 64], &[64, 256], &[m + 1, 256]).unwrap_err();
     assert!(matches!(&err, Error::Launch(text) if text.starts_with("ragged runtime dimension M")), "{err}");
 }
 
@@ -163,8 +163,9 @@ fn k_splits_over_programs_through_global_memory() {
 // The wide kernel on a few programs, so that each takes several tiles and stores each one's
 // result during the next one's first steps: a piece per step with three steps of K, both pieces
 // in the one step of a short K, and the last tile's after the loop.
-matmul!(single, wide_bf16_3, bf16, BN = 256, STAGES = 4, CN = 128, PROGRAMS = 3);
-matmul!(single, mid_f16_2, f16, BN = 192, STAGES = 4, CN = 192, PROGRAMS = 2);
+// (Instances of `matmul` on 3 and 2 programs.)
+type WideBf16On3 = kernels::matmul<bf16, 256, 4, 128, 1, 3>;
+type MidF16On2 = kernels::matmul<f16, 192, 4, 192, 1, 2>;
 
 #[test]
 fn wide_tiles_store_the_last_result_under_the_next_tiles_steps() {
@@ -174,7 +175,7 @@ fn wide_tiles_store_the_last_result_under_the_next_tiles_steps() {
     for (m, n, k) in [(300, 600, 192), (300, 600, 40)] {
         let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
         let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
-        wide_bf16_3::interpret(&a, &b, &mut c).unwrap();
+        WideBf16On3::interpret(&a, &b, &mut c).unwrap();
         let what = format!("wide bf16 {m} x {n} x {k} on 3 programs");
         assert_close(&what, &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
     }
@@ -182,14 +183,14 @@ fn wide_tiles_store_the_last_result_under_the_next_tiles_steps() {
     let (m, n, k) = (256, 576, 128);
     let (a, b) = (rng.tensor::<f16>(&[m, k], 1.0), rng.tensor::<f16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
-    mid_f16_2::interpret(&a, &b, &mut c).unwrap();
+    MidF16On2::interpret(&a, &b, &mut c).unwrap();
     assert_close("128 x 192 f16 on 2 programs", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
 }
 
 // The overlapped kernel on a few programs, so that each takes several tiles: odd and even
 // counts (the last tile's result in either half of the accumulator), one and several K steps.
-matmul_overlapped!(overlapped_bf16_3, bf16, STAGES = 6, PROGRAMS = 3);
-matmul_overlapped!(overlapped_f16_2, f16, STAGES = 6, PROGRAMS = 2);
+type OverlappedBf16On3 = kernels::matmul_overlapped<bf16, 3>;
+type OverlappedF16On2 = kernels::matmul_overlapped<f16, 2>;
 
 #[test]
 fn overlapped_tiles_take_turns_in_the_accumulator() {
@@ -198,13 +199,13 @@ fn overlapped_tiles_take_turns_in_the_accumulator() {
     let (m, n, k) = (256, 640, 192);
     let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
-    overlapped_bf16_3::interpret(&a, &b, &mut c).unwrap();
+    OverlappedBf16On3::interpret(&a, &b, &mut c).unwrap();
     assert_close("overlapped bf16", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
     // 3 x 1 tiles over 2 programs (2 and 1); one step of K.
     let (m, n, k) = (384, 128, 64);
     let (a, b) = (rng.tensor::<f16>(&[m, k], 1.0), rng.tensor::<f16>(&[k, n], 1.0));
     let mut c = HostTensor::new([m, n], vec![f16::NAN; m * n]).unwrap();
-    overlapped_f16_2::interpret(&a, &b, &mut c).unwrap();
+    OverlappedF16On2::interpret(&a, &b, &mut c).unwrap();
     assert_close("overlapped f16", &values(&c), &matmul(&values(&a), &values(&b), m, n, k, true), 1e-2);
 }
 

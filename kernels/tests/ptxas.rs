@@ -9,7 +9,7 @@
 #[path = "../../compiler-tests/tests/ptx/ptxas_tool.rs"]
 mod ptxas_tool;
 
-use ptxas_tool::{assemble_without_spills, ptxas_or_skip};
+use ptxas_tool::{assemble_without_spills, file_tag, ptxas_or_skip};
 use tessel_kernels::{attention, ceiling, linear, matmul, quantized};
 
 #[test]
@@ -21,7 +21,7 @@ fn shipped_kernels_assemble_without_spills() {
     for &(name, ptx) in kernels.iter().flat_map(|list| list.iter()) {
         total += 1;
         // `Err` for a failure, a warning, a spill or a wgmma serialization note (`C75xx`).
-        if let Err(e) = assemble_without_spills(&ptxas, &format!("shipped-{name}"), ptx) {
+        if let Err(e) = assemble_without_spills(&ptxas, &format!("shipped-{}", file_tag(name)), ptx) {
             failures.push(format!("{name}: {e}"));
         }
     }

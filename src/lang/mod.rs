@@ -114,10 +114,15 @@
 //! | `const BK: usize = 64;` (also `consts(BK = 64)` in the attribute) | nothing: computed in `i64` when the kernel compiles (an overflow is a compile error), used as an `i32` | the same value |
 //! | `for k in a..b { .. }` over `i32` | a counter, `setp` and `bra` | a Rust loop |
 //! | `#[unroll] for q in 0..4 { .. }` | one copy of the body per value, in which `q` is an integer literal, so that `acc.slice([.., 64 * q..64 * q + 64])` has the constant bounds a window needs; the bounds are integer expressions of literals (a `macro_rules!` may pass them), consts and enclosing unrolled counters (`0..BN / 64`); at most 64 copies; an error in the body is reported once | the copies |
-//! | `if c { .. } else { .. }`; `if c { a } else { b }` as a value (a scalar, a register array or a tuple of them, one type in both branches; an unsuffixed literal takes the other branch's type) | `setp` and `bra`, the value left by the branch taken in registers of its own; a condition known when the kernel compiles (`if CAUSAL == 1 && ..` with a const) emits only the taken side | Rust's `if` |
+//! | `if c { .. } else { .. }`; `if c { a } else { b }` as a value (a scalar, a register array or a tuple of them, one type in both branches; an unsuffixed literal takes the other branch's type) | `setp` and `bra`, the value left by the branch taken in registers of its own; a condition known when the kernel compiles (`if CAUSAL == 1 && ..` with a const) emits only the taken side. A condition known when the kernel is *read* (comparisons, `&&`, `\|\|` and `!` of literals, consts, generic parameters and unrolled counters: `if SPLIT > 1`, `if CLUSTER == 2`) keeps only its branch from the start: the other is parsed by rustc but never checked, so it may use what this instance of a generic kernel lacks (an allocation under [`#[when(..)]`](run_scoped#forms), `cluster_rank()` in a kernel without clusters); as a value, it is its branch's value | Rust's `if` (the kept branch) |
 //! | `+ - * / % << >> & \| ^`, `== != < <= > >=`, `&&`, `\|\|`, `-x`, `!x` on scalars and register arrays | `add`, `sub`, `mul`, `div`, `rem`, `shl`, `shr`, `and`, `or`, `xor`, `setp`, `selp`, `neg`, `not` per element, once per thread on scalars; a result that can leave a narrow integer dtype's range is wrapped back with a `bfe` of its low bits | the same operation in the dtype, with PTX's rounding; integers wrap |
 //! | `x as T` on scalars | `cvt` as [`Regs::cast`] | as [`Regs::cast`] |
 //! | `f(a, b)`, a [kernel function](crate#kernel-functions) of a `#[kernels]` module | nothing of itself: the arguments are bound (a literal gets a register) and the body is emitted in place | the arguments evaluated, then the body |
+//!
+//! A flag of an operation (`multicast = ..` of [`copy_gmem_to_smem`], `cluster = ..` of
+//! [`barrier_arrive`] and of [`pipeline_consume`], `delay_release = ..`) is `true`, `false` (no
+//! flag) or a condition known when the kernel is read, as an `if`'s above: `multicast = CLUSTER ==
+//! 2` in a generic kernel over `CLUSTER`. Any other value is a compile error (`T0121`).
 //!
 //! Window bounds (`.slice([.., a..b])`) may also name immutable `let`s of such values
 //! (`let other = BN - BN * half;` then `acc.slice([.., other..other + BN])`).

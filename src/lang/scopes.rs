@@ -54,6 +54,13 @@ scopes!(A B C D E G H I J K L M);
 ///   its warpgroups: the shared memory and barriers of a kernel of several warpgroups. `wg` is
 ///   the name the kernel attribute gives, `warpgroup_axis = wg`.
 /// - The value of `body` (a scalar, a register array or a tuple of them) is the call's value.
+/// - `#[when(condition)] x: T`: the allocation only where `condition` holds, a condition known
+///   when the kernel is read (of literals, consts and generic parameters: `#[when(SPLIT > 1)]`);
+///   elsewhere there is no `x`, so its uses go under `if SPLIT > 1 { .. }`, whose other instances
+///   leave the branch out unread (see [the `if` row](crate::lang#statements-operators-and-scalars)).
+///   The allocations that remain are laid out as if the others were never written: an instance
+///   of a generic kernel allocates exactly what the kernel written out for it would. A condition
+///   not known then is a compile error (`T0121`), and so is another attribute (`T0123`).
 ///
 /// # Rules
 ///

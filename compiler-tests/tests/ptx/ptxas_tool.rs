@@ -101,3 +101,8 @@ fn run_ptxas(ptxas: &Path, tag: &str, ptx: &str, verbose: bool) -> Result<String
     }
     Ok(log)
 }
+
+/// An instance's name (`matmul::<bf16, 256>`) as a file name: `matmul-bf16-256`.
+pub fn file_tag(name: &str) -> String {
+    name.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|s| !s.is_empty()).collect::<Vec<_>>().join("-")
+}

@@ -50,7 +50,7 @@ pub(crate) enum Value {
 }
 
 impl Value {
-    fn text(self) -> String {
+    pub(crate) fn text(self) -> String {
         match self {
             Value::Dtype(d) => d.name().to_string(),
             Value::Int(v) => v.to_string(),
@@ -131,7 +131,7 @@ fn example(params: &[Param]) -> String {
 /// The parameters of `<..>`. A parameter the kernel cannot have is reported; a type or const one
 /// is kept all the same (as `usize` for a const of another type), so that its uses in the kernel
 /// report nothing more.
-fn params(ctx: &Ctxt, generics: &syn::Generics) -> Vec<Param> {
+pub(crate) fn params(ctx: &Ctxt, generics: &syn::Generics) -> Vec<Param> {
     if let Some(w) = &generics.where_clause {
         ctx.unsupported(
             w.span(),

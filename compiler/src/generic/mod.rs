@@ -14,7 +14,7 @@
 //! call of the kernel quiet.
 
 pub(crate) mod decl;
-mod subst;
+pub(crate) mod subst;
 #[cfg(test)]
 mod tests;
 

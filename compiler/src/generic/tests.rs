@@ -379,3 +379,87 @@ fn a_parameter_may_be_an_attribute_value_an_annotation_or_a_cast() {
     let warpgroups: Vec<u32> = instances.iter().map(|i| i.compiled.kernel.attr.warpgroups.value).collect();
     assert_eq!(warpgroups, [1, 2]);
 }
+
+/// A kernel whose programs exchange rows through a cluster in the instances with CLUSTER = 2,
+/// and not at all with CLUSTER = 1: an allocation, a flag and code that only some instances have.
+fn exchange(instances: TokenStream) -> (TokenStream, TokenStream) {
+    let attr = quote!(grid = (2 * (M / 64),), cluster = (CLUSTER,), instances #instances);
+    let item = quote! {
+        fn k<const CLUSTER: usize>(x: Gmem<bf16, M, 64>, y: GmemMut<bf16, M, 64>) {
+            let i = program_id(0) / 2;
+            run_scoped(
+                |x_s: Smem<bf16, 64, 64, Swizzle128>,
+                 bar: Barrier,
+                 #[when(CLUSTER > 1)] y_s: Smem<bf16, 64, 64, Swizzle128>| {
+                    copy_gmem_to_smem(x.tile([i, 0]), x_s, bar, multicast = CLUSTER == 2);
+                    barrier_wait(bar);
+                    if CLUSTER > 1 {
+                        y_s.store(x_s.load(Layout::Strided));
+                        commit_smem();
+                        copy_smem_to_gmem(y_s, y.tile([i + cluster_rank(), 0]));
+                    } else {
+                        copy_smem_to_gmem(x_s, y.tile([i, 0]));
+                    }
+                    let j = if CLUSTER == 1 { i } else { i + cluster_rank() };
+                    y.tile([j, 0], [64, 64]).store(x_s.load(Layout::Strided));
+                },
+            );
+        }
+    };
+    (attr, item)
+}
+
+#[test]
+fn an_instance_leaves_out_what_its_known_conditions_rule_out() {
+    let (attr, item) = exchange(quote!((1, 2)));
+    let instances = crate::compile_instances(attr, item).unwrap_or_else(|e| panic!("{e}"));
+    let (one, two) = (ptx(&instances[0].compiled), ptx(&instances[1].compiled));
+    // Without clusters: no multicast, no cluster rank, one buffer.
+    assert!(!one.contains("multicast") && !one.contains("%cluster_ctarank"), "{one}");
+    assert!(two.contains("multicast::cluster") && two.contains("%cluster_ctarank"), "{two}");
+    assert!(instances[0].compiled.facts.smem_bytes < instances[1].compiled.facts.smem_bytes);
+    // The instance with CLUSTER = 1 is the kernel written without the other branches.
+    let plain = quote! {
+        fn k(x: Gmem<bf16, M, 64>, y: GmemMut<bf16, M, 64>) {
+            let i = program_id(0) / 2;
+            run_scoped(|x_s: Smem<bf16, 64, 64, Swizzle128>, bar: Barrier| {
+                copy_gmem_to_smem(x.tile([i, 0]), x_s, bar);
+                barrier_wait(bar);
+                copy_smem_to_gmem(x_s, y.tile([i, 0]));
+                let j = i;
+                y.tile([j, 0], [64, 64]).store(x_s.load(Layout::Strided));
+            });
+        }
+    };
+    let plain = crate::compile(quote!(grid = (2 * (M / 64),), cluster = (1,)), plain).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(one, ptx(&plain));
+}
+
+#[test]
+fn flags_and_allocations_need_conditions_known_when_the_kernel_is_read() {
+    let item = quote! {
+        fn k(x: Gmem<bf16, M, 64>, y: GmemMut<bf16, M, 64>, n: i32) {
+            let i = program_id(0) / 2;
+            run_scoped(
+                |x_s: Smem<bf16, 64, 64, Swizzle128>,
+                 bar: Barrier,
+                 #[when(n > 1)] y_s: Smem<bf16, 64, 64>,
+                 #[allow(unused)] z_s: Smem<bf16, 64, 64>,
+                 #[when] w_s: Smem<bf16, 64, 64>| {
+                    copy_gmem_to_smem(x.tile([i, 0]), x_s, bar, multicast = i > 0);
+                    barrier_wait(bar);
+                    copy_smem_to_gmem(x_s, y.tile([i, 0]));
+                },
+            );
+        }
+    };
+    assert_eq!(
+        errors_of(quote!(grid = (2 * (M / 64),), cluster = (2,)), item),
+        [
+            "[T0121] the condition of `#[when(..)]` must be known when the kernel is read",
+            "[T0123] this attribute on an allocation",
+            "[T0123] expected `#[when(condition)]`",
+            "[T0121] `multicast = ..` must be known when the kernel is read",
+        ]
+    );
+}

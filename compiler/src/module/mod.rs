@@ -16,6 +16,9 @@
 //!    function with errors is known to have errors too.
 //!
 //! A function with errors is reported once, here; each call of it in a kernel gets a note.
+//!
+//! The module also gets `ALL_PTX`, every instance of its kernels with its PTX (`all_ptx`): a
+//! family's variants, listed once in the kernels' attributes, for the tools that go over them all.
 
 #[cfg(test)]
 mod tests;
@@ -43,6 +46,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         .iter()
         .map(|k| crate::expand_with(Some(&module.functions), k.attr.clone(), k.item.clone()))
         .collect();
+    let all_ptx = all_ptx(&module.kernels);
     let errors = module.ctx.finish().err().map(|e| e.to_compile_error());
     let (outer, inner): (Vec<_>, Vec<_>) =
         module.item.attrs.iter().partition(|a| matches!(a.style, syn::AttrStyle::Outer));
@@ -56,7 +60,43 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             // tessel by absolute paths.
             #(#[allow(unused_imports)] #uses)*
             #kernels
+            #all_ptx
         }
+    }
+}
+
+/// `ALL_PTX`: the name and PTX of every instance of every kernel of the module, in the order they
+/// are written (a generic kernel's in the order of its `instances(..)`), named as messages name
+/// them (`matmul::<bf16, 256>`; a plain kernel by its name): the one list of a family's variants
+/// that tools (`ptxas` checks, PTX dumps) iterate. A kernel that did not compile has an empty PTX
+/// here (its fallback's); its errors are reported by its own expansion.
+fn all_ptx(kernels: &[KernelItem]) -> TokenStream {
+    let mut entries = Vec::new();
+    for k in kernels {
+        let Ok(func) = syn::parse2::<syn::ItemFn>(k.item.clone()) else { continue };
+        let name = &func.sig.ident;
+        if !crate::generic::applies(&k.attr, &func) {
+            let text = name.to_string();
+            entries.push(quote!((#text, self::#name::PTX)));
+            continue;
+        }
+        // Read again, quietly: the kernel's own expansion reports the declaration's errors.
+        let ctx = Ctxt::new();
+        let decl = crate::generic::decl::read(&ctx, k.attr.clone(), &func);
+        drop(ctx.into_errors());
+        for instance in &decl.instances {
+            let values = instance.values.iter().map(|v| match *v {
+                crate::generic::decl::Value::Dtype(d) => crate::host::element_type(d, name.span()).unwrap_or_default(),
+                crate::generic::decl::Value::Int(n) => proc_macro2::Literal::u64_unsuffixed(n).into_token_stream(),
+            });
+            let text = &instance.name;
+            entries.push(quote!((#text, self::#name::<#(#values),*>::PTX)));
+        }
+    }
+    quote! {
+        /// Every kernel of this module, each instance of a generic kernel apart: its name
+        /// (`matmul::<bf16, 256>`) and its PTX module.
+        pub const ALL_PTX: &[(&str, &str)] = &[#(#entries),*];
     }
 }
 

@@ -2,7 +2,7 @@
 //! their notes, at the tokens they name.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens as _};
 
 /// The first line of each error of a module, in order.
 fn errors(item: TokenStream) -> Vec<String> {
@@ -189,7 +189,7 @@ fn signatures_and_modules_are_checked() {
         mod m {
             struct S;
             #[inline]
-            fn a<T>(x: T) {}
+            fn a<'l>(x: i32) {}
             fn b(x: Foo, (p, q): (i32, i32)) -> Acc<f32, 64, 64> {}
             fn c(x: Smem<f32, BK, 64>) {}
             fn b() {}
@@ -203,9 +203,8 @@ fn signatures_and_modules_are_checked() {
         [
             "[T0100] a #[kernels] module holds kernels (`#[kernel(..)] fn`), the kernel functions they call (plain `fn`s) and `use` items",
             "[T0084] `b` is defined twice in this module",
+            "[T0106] unsupported in a tessel kernel: lifetime parameters on a kernel",
             "[T0092] unsupported in a tessel kernel: attributes on a kernel function (only documentation)",
-            "[T0092] unsupported in a tessel kernel: generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)",
-            "[T0096] unsupported in a tessel kernel: the type `T`; a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`",
             "[T0096] unsupported in a tessel kernel: the type `Foo`; a kernel function's parameters are scalars, `Gmem`, `GmemMut`, `Smem`, `Barrier`, `Acc` or `Regs`",
             "[T0092] unsupported in a tessel kernel: this parameter pattern (name the parameter)",
             "[T0103] a kernel function returns scalars, register arrays or tuples of them, not Acc<f32, 64, 64>",
@@ -359,4 +358,104 @@ fn parameter_types_are_read_in_the_languages_syntax() {
             "[T0096] unsupported in a tessel kernel: missing dimensions after the dtype (e.g. `Acc<f32, 64, 64>`, or `_` for any)",
         ]
     );
+}
+
+/// The PTX of the only kernel of a module.
+fn ptx_of(item: TokenStream) -> String {
+    let compiled = super::compile(TokenStream::new(), item).unwrap_or_else(|e| panic!("{e}"));
+    compiled[0].ptx().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_generic_function_is_inlined_with_the_calls_values() {
+    let generic = ptx_of(quote! {
+        mod m {
+            /// `x` times two, into `y`'s N-wide tile `i`.
+            fn twice<T, const N: usize>(x: Gmem<T, _>, y: GmemMut<T, _>, i: i32) {
+                y.tile([i], [N]).store(x.tile([i], [N]).load(Layout::Strided) * (2.0 as T));
+            }
+            #[kernel(grid = (L / 128), consts(W = 128))]
+            fn k(x: Gmem<bf16, L>, y: GmemMut<bf16, L>) {
+                let i = program_id(0);
+                twice::<bf16, W>(x, y, i);
+            }
+        }
+    });
+    let by_hand = ptx_of(quote! {
+        mod m {
+            #[kernel(grid = (L / 128), consts(W = 128))]
+            fn k(x: Gmem<bf16, L>, y: GmemMut<bf16, L>) {
+                let i = program_id(0);
+                y.tile([i], [128]).store(x.tile([i], [128]).load(Layout::Strided) * (2.0 as bf16));
+            }
+        }
+    });
+    assert_eq!(generic, by_hand);
+}
+
+#[test]
+fn a_generic_functions_values_are_written_and_checked() {
+    let errs = errors(quote! {
+        mod m {
+            fn fill<T, const N: usize>(y: GmemMut<T, _>, i: i32) {
+                y.tile([i], [N]).store(splat::<T>(1.0, [N]).to_layout(Layout::Strided));
+            }
+            #[kernel(grid = (L / 128))]
+            fn k(y: GmemMut<f32, L>, n: i32) {
+                let i = program_id(0);
+                fill(y, i);
+                fill::<f32>(y, i);
+                fill::<128, f32>(y, i);
+                fill::<f32, { n }>(y, i);
+                fill::<bf16, 128>(y, i);
+            }
+        }
+    });
+    assert_eq!(
+        errs,
+        [
+            "[T0122] `fill` is generic over `T` and `N`: name its instance",
+            "[T0122] `fill` has 2 generic parameters (`T` and `N`), and this call gives 1",
+            "[T0122] expected a dtype for the type parameter `T`",
+            // (Once for `128, f32` and `{ n }`: without span locations the two read as one.)
+            "[T0122] expected an integer from 0 to 2147483647, known when the kernel is read, for the const parameter `N`",
+            "[T0102] `fill` takes GmemMut<bf16, _> for `y`, but this is GmemMut<f32, L>",
+        ]
+    );
+}
+
+#[test]
+fn the_module_lists_every_instances_ptx() {
+    let out = super::expand(
+        TokenStream::new(),
+        quote! {
+            mod m {
+                use tessel::prelude::*;
+                #[kernel(grid = (L / 128))]
+                pub fn plain(y: GmemMut<f32, L>) {
+                    y.tile([program_id(0)], [128]).store(splat::<f32>(1.0, [128]).to_layout(Layout::Strided));
+                }
+                #[kernel(grid = (L / N), instances((f32, 128), (bf16, 64)))]
+                pub fn fill<T, const N: usize>(y: GmemMut<T, L>) {
+                    y.tile([program_id(0)], [N]).store(splat::<T>(1.0, [N]).to_layout(Layout::Strided));
+                }
+            }
+        },
+    );
+    let file: syn::File = syn::parse2(out.clone()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let syn::Item::Mod(m) = &file.items[0] else { panic!("{out}") };
+    let items = &m.content.as_ref().expect("items").1;
+    let all = items.iter().find_map(|i| match i {
+        syn::Item::Const(c) if c.ident == "ALL_PTX" => Some(c.expr.to_token_stream().to_string()),
+        _ => None,
+    });
+    let all = all.unwrap_or_else(|| panic!("no ALL_PTX: {out}"));
+    let expected = quote! {
+        &[
+            ("plain", self::plain::PTX),
+            ("fill::<f32, 128>", self::fill::<::core::primitive::f32, 128>::PTX),
+            ("fill::<bf16, 64>", self::fill::<::tessel::__private::bf16, 64>::PTX)
+        ]
+    };
+    assert_eq!(all, expected.to_string());
 }

@@ -375,13 +375,8 @@ fn flag_argument(
 ) -> Option<Option<Loc>> {
     let expected = format!("`{flag} = true`");
     let named = named_argument(ctx, span, a, form, flag, (&expected, help))?;
-    Some(named.and_then(|asg| {
-        if is_true(&asg.right) {
-            return Some(loc_of(&a[form.1]));
-        }
-        ctx.type_error(loc_of(&a[form.1]), Code::OperationForm, format!("expected {expected}"), help);
-        None
-    }))
+    // `flag = false` (also as a condition known when the kernel is read: `CLUSTER > 1`) is no flag.
+    Some(named.and_then(|asg| super::known::flag(ctx, flag, &asg.right)?.then(|| loc_of(&a[form.1]))))
 }
 
 /// A call of `form` with `n` arguments and an optional last one, `name = value`: that assignment
@@ -412,10 +407,6 @@ pub(super) fn is_ident(e: &syn::Expr, name: &str) -> bool {
     matches!(peel(e), syn::Expr::Path(p) if p.path.is_ident(name))
 }
 
-pub(super) fn is_true(e: &syn::Expr) -> bool {
-    matches!(peel(e), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) if b.value)
-}
-
 /// `run_scoped(|a: T, ..| body)` or `run_scoped(collective_axes = [wg], |..| body)`.
 fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
     let (collective_axes, closure) = match a.len() {
@@ -440,7 +431,7 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         );
         return None;
     };
-    let c = &super::pipeline::desugar(ctx, c)?;
+    let c = &super::pipeline::desugar(ctx, &allocated(ctx, c))?;
     let mut params = Vec::new();
     for input in &c.inputs {
         match input {
@@ -463,6 +454,47 @@ fn lower_run_scoped(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         }
     }
     Some(ExprKind::RunScoped { collective_axes, params, body: closure_body(ctx, &c.body) })
+}
+
+/// The closure without the allocations whose `#[when(condition)]` is false, and without that
+/// attribute on those it keeps: an instance of a generic kernel allocates what its code uses
+/// (`#[when(SPLIT > 1)] part: Smem<f32, 64, 64>`, used under `if SPLIT > 1 { .. }`). An allocation
+/// whose condition is not known is kept (and reported), so that its uses report nothing more.
+fn allocated(ctx: &Ctxt, c: &syn::ExprClosure) -> syn::ExprClosure {
+    let mut out = c.clone();
+    out.inputs = c
+        .inputs
+        .iter()
+        .filter_map(|input| {
+            let syn::Pat::Type(pt) = input else { return Some(input.clone()) };
+            let mut pt = pt.clone();
+            let mut keep = true;
+            for attr in std::mem::take(&mut pt.attrs) {
+                keep &= when(ctx, &attr).unwrap_or(true);
+            }
+            keep.then_some(syn::Pat::Type(pt))
+        })
+        .collect();
+    out
+}
+
+/// `#[when(condition)]`'s value; `None` for another attribute or a condition not known (both
+/// reported).
+fn when(ctx: &Ctxt, attr: &syn::Attribute) -> Option<bool> {
+    let help = "an allocation takes one attribute, `#[when(condition)]`, which leaves it out where the \
+                condition is false";
+    let at = super::function::tokens_loc(attr).unwrap_or_else(|| attr.span().into());
+    if !attr.path().is_ident("when") {
+        ctx.type_error(at, Code::AllocationAttr, "this attribute on an allocation", help);
+        return None;
+    }
+    match attr.parse_args::<syn::Expr>() {
+        Ok(cond) => super::known::when(ctx, &cond),
+        Err(_) => {
+            ctx.type_error(at, Code::AllocationAttr, "expected `#[when(condition)]`", help);
+            None
+        }
+    }
 }
 
 fn collective_axes(ctx: &Ctxt, e: &syn::Expr) -> Option<CollectiveAxes> {

@@ -297,7 +297,7 @@ fn lower_unrolled(
     out: &mut Vec<Stmt>,
 ) {
     let bound = |e: &syn::Expr| {
-        let value = fold(ctx, &lower_expr(ctx, e));
+        let value = super::known::int(ctx, &lower_expr(ctx, e));
         if value.is_none() {
             let help =
                 "write the bounds with integer literals, consts and outer unrolled counters, or drop `#[unroll]`";
@@ -329,23 +329,16 @@ fn lower_unrolled(
 /// Records a const's value when `syntax` can compute it (for `#[unroll]` bounds; `typeck` checks
 /// and evaluates every const on its own).
 pub fn know_const(ctx: &Ctxt, def: &ConstDef) {
-    if let Some(value) = fold(ctx, &def.value) {
+    if let Some(value) = super::known::int(ctx, &def.value) {
         ctx.know_const(&def.name, value);
     }
 }
 
-/// An integer expression of literals, known consts and (already substituted) unrolled counters,
-/// or `None`.
-fn fold(ctx: &Ctxt, e: &Expr) -> Option<i64> {
-    match &e.kind {
-        ExprKind::Int(value, _) => Some(*value),
-        ExprKind::Var(name) => ctx.known_const(name),
-        ExprKind::Binary { op, lhs, rhs } => op.eval_i64(fold(ctx, lhs)?, fold(ctx, rhs)?),
-        _ => None,
-    }
-}
-
 fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
+    let cond = lower_expr(ctx, &i.cond);
+    if let Some(known) = super::known::condition(ctx, &cond) {
+        return known_if(ctx, i, known);
+    }
     let otherwise = i.else_branch.as_ref().map(|(_, e)| match peel(e) {
         syn::Expr::Block(b) => lower_block(ctx, &b.block),
         syn::Expr::If(nested) => Block { stmts: vec![lower_if(ctx, nested)], tail: None, span: nested.if_token.span },
@@ -354,15 +347,32 @@ fn lower_if(ctx: &Ctxt, i: &syn::ExprIf) -> Stmt {
             Block { stmts: vec![], tail: None, span: other.span() }
         }
     });
-    Stmt::If {
-        cond: lower_expr(ctx, &i.cond),
-        then: lower_block(ctx, &i.then_branch),
-        otherwise,
-        span: i.if_token.span,
+    Stmt::If { cond, then: lower_block(ctx, &i.then_branch), otherwise, span: i.if_token.span }
+}
+
+/// An `if` statement whose condition is known when the kernel is read (`known::condition`: of
+/// literals, consts, generic parameters and unrolled counters) is its branch: the other one is
+/// parsed (by rustc) but neither read nor checked, so that an instance of a generic kernel leaves
+/// out what only other instances have (`if SPLIT > 1 { .. }`). The PTX is the same as the `if`'s,
+/// whose known condition the writer would fold.
+fn known_if(ctx: &Ctxt, i: &syn::ExprIf, known: bool) -> Stmt {
+    let empty = |span| Stmt::Block(Block { stmts: vec![], tail: None, span });
+    if known {
+        return Stmt::Block(lower_block(ctx, &i.then_branch));
+    }
+    match i.else_branch.as_ref().map(|(_, e)| peel(e)) {
+        Some(syn::Expr::Block(b)) => Stmt::Block(lower_block(ctx, &b.block)),
+        Some(syn::Expr::If(nested)) => lower_if(ctx, nested),
+        Some(other) => {
+            ctx.unsupported(other.span(), Code::UnsupportedSyntax, "this `else` branch");
+            empty(other.span())
+        }
+        None => empty(i.if_token.span),
     }
 }
 
-/// `if cond { a } else { b }` used as a value.
+/// `if cond { a } else { b }` used as a value; with a condition known when the kernel is read, the
+/// value of its branch (as for a statement: `known_if`).
 fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
     let Some((_, otherwise)) = &i.else_branch else {
         ctx.unsupported(
@@ -372,6 +382,18 @@ fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
         );
         return ExprKind::Invalid;
     };
+    let cond = Box::new(lower_expr(ctx, &i.cond));
+    if let Some(known) = super::known::condition(ctx, &cond) {
+        return match (known, peel(otherwise)) {
+            (true, _) => value_of(lower_value_block(ctx, &i.then_branch)),
+            (false, syn::Expr::Block(b)) => value_of(lower_value_block(ctx, &b.block)),
+            (false, syn::Expr::If(nested)) => lower_if_value(ctx, nested),
+            (false, other) => {
+                ctx.unsupported(other.span(), Code::UnsupportedSyntax, "this `else` branch");
+                ExprKind::Invalid
+            }
+        };
+    }
     let otherwise = match peel(otherwise) {
         syn::Expr::Block(b) => lower_value_block(ctx, &b.block),
         syn::Expr::If(nested) => {
@@ -383,8 +405,20 @@ fn lower_if_value(ctx: &Ctxt, i: &syn::ExprIf) -> ExprKind {
             return ExprKind::Invalid;
         }
     };
-    let cond = Box::new(lower_expr(ctx, &i.cond));
     ExprKind::If { cond, then: lower_value_block(ctx, &i.then_branch), otherwise }
+}
+
+/// A block's value as an expression: its tail alone (`{ ur }` is `ur`), or a scope without
+/// allocations, which costs nothing.
+fn value_of(block: Block) -> ExprKind {
+    match (block.stmts.is_empty(), block.tail) {
+        (true, Some(tail)) => tail.kind,
+        (_, tail) => ExprKind::RunScoped {
+            collective_axes: None,
+            params: Vec::new(),
+            body: Block { stmts: block.stmts, tail, span: block.span },
+        },
+    }
 }
 
 pub fn lower_expr(ctx: &Ctxt, e: &syn::Expr) -> Expr {

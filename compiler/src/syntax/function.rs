@@ -20,6 +20,8 @@ use std::rc::Rc;
 use syn::spanned::Spanned as _;
 use syn::{GenericArgument, Type};
 
+pub(crate) use crate::generic::decl::{Kind as GenericKind, Param as GenericParam, Value as GenericValue};
+
 /// The kernel functions of a module and the names of its kernels, as the calls in a body see them.
 #[derive(Default)]
 pub struct Functions {
@@ -60,6 +62,12 @@ pub struct Function {
     pub body: syn::Block,
     /// Whether reading it (its signature, its body, its calls) reported an error.
     pub broken: Cell<bool>,
+    /// A generic function's parameters (`fn load<T, const N: usize>`) and its declaration, which each
+    /// call instantiates with its generic arguments ([`instantiate`]); empty and `None` for a plain
+    /// function. The rest of a generic function is read from the declaration with `f32` and `64`
+    /// for its parameters, for the errors that do not depend on them.
+    pub(crate) generics: Vec<GenericParam>,
+    pub declaration: Option<syn::ItemFn>,
 }
 
 impl Function {
@@ -168,9 +176,64 @@ impl fmt::Display for Declared {
 }
 
 /// Reads a function's signature; errors (an unsupported signature, a type the language lacks)
-/// go to `ctx` and make the function `broken`.
+/// go to `ctx` and make the function `broken`. A generic function is read with `f32` and `64` for
+/// its parameters (see `Function::generics`).
 pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
     let before = ctx.error_count();
+    let generics = crate::generic::decl::params(ctx, &item.sig.generics);
+    if generics.is_empty() {
+        return read_plain(ctx, item, before);
+    }
+    let placeholders: Vec<GenericValue> = generics
+        .iter()
+        .map(|p| match p.kind {
+            GenericKind::Dtype => GenericValue::Dtype(DType::F32),
+            GenericKind::Int { .. } => GenericValue::Int(64),
+        })
+        .collect();
+    match crate::generic::subst::function(item, &generics, &placeholders) {
+        Ok(model) => {
+            let mut f = read_plain(ctx, &model.func, before);
+            f.generics = generics;
+            f.declaration = Some(item.clone());
+            f
+        }
+        Err(e) => {
+            let help = "each call replaces a generic parameter by its value: use `T` where a dtype may appear and \
+                        a const parameter where an integer may";
+            ctx.type_error(e.span(), Code::GenericParam, e.to_string(), help);
+            let f = read_plain(ctx, &without_generics(item), before);
+            f.broken.set(true);
+            f
+        }
+    }
+}
+
+/// The function `item` with `values` for its generic parameters, read as a plain one (its errors,
+/// which depend on the values, go to `ctx`).
+pub(crate) fn instantiate(ctx: &Ctxt, f: &Function, values: &[GenericValue]) -> Option<Function> {
+    let declaration = f.declaration.as_ref()?;
+    let before = ctx.error_count();
+    let item = match crate::generic::subst::function(declaration, &f.generics, values) {
+        Ok(item) => item,
+        Err(e) => {
+            // The declaration read with placeholders parsed, and values of the same kinds do too.
+            ctx.internal(f.name.span(), format!("an instance of `{}` no longer parses: {e}", f.name));
+            return None;
+        }
+    };
+    let instance = read_plain(ctx, &item.func, before);
+    (!instance.broken.get()).then_some(instance)
+}
+
+fn without_generics(item: &syn::ItemFn) -> syn::ItemFn {
+    let mut plain = item.clone();
+    plain.sig.generics = syn::Generics::default();
+    plain
+}
+
+/// Reads a function without generics (or an instance of a generic one).
+fn read_plain(ctx: &Ctxt, item: &syn::ItemFn, before: usize) -> Function {
     for attr in item.attrs.iter().filter(|a| !a.path().is_ident("doc")) {
         ctx.unsupported(
             attr.span(),
@@ -197,7 +260,17 @@ pub fn read(ctx: &Ctxt, item: &syn::ItemFn) -> Function {
         syn::ReturnType::Type(_, ty) => (returned(ctx, ty).unwrap_or(Declared::Unit), Some(type_loc(ty))),
     };
     let broken = Cell::new(ctx.error_count() > before);
-    Function { name: item.sig.ident.clone(), params, ret, ret_at, body: (*item.block).clone(), broken }
+    let body = (*item.block).clone();
+    Function {
+        name: item.sig.ident.clone(),
+        params,
+        ret,
+        ret_at,
+        body,
+        broken,
+        generics: Vec::new(),
+        declaration: None,
+    }
 }
 
 /// From the first token of `t` to its last, if it has any.
@@ -223,14 +296,6 @@ fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     reject(sig.unsafety.is_some(), sig.fn_token.span, "`unsafe fn` kernel functions");
     reject(sig.abi.is_some(), sig.fn_token.span, "`extern` kernel functions");
     reject(sig.variadic.is_some(), sig.fn_token.span, "variadic kernel functions");
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        let at = tokens_loc(&sig.generics).unwrap_or_else(|| sig.ident.span().into());
-        ctx.unsupported(
-            at,
-            Code::UnsupportedSignature,
-            "generic kernel functions (leave extents open with `_`: `Acc<f32, 64, _>`)",
-        );
-    }
     if sig.ident.to_string().contains("__") {
         let help = "names with `__` are tessel's own (the pipeline rewrite's): rename the function";
         ctx.type_error(

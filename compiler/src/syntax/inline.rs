@@ -21,7 +21,7 @@
 
 use super::ast::*;
 use super::expr::{first_span, last_span, lower_block, lower_expr};
-use super::function::{Callee, Function, Functions};
+use super::function::{self, Callee, Function, Functions, GenericValue};
 use crate::codes::Code;
 use crate::diag::{Ctxt, Diag, Loc};
 use std::cell::{Cell, RefCell};
@@ -116,11 +116,18 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
             return Some(ExprKind::Invalid);
         }
     };
-    if let Some(generics) = loc_of_generics(&seg.arguments) {
-        let help = format!("write `{}`: leave open extents as `_` in its parameter types", f.form());
-        ctx.type_error(generics, Code::FunctionArgument, "a kernel function takes no generic arguments", help);
-        return Some(ExprKind::Invalid);
-    }
+    let values = match (f.generics.is_empty(), loc_of_generics(&seg.arguments)) {
+        (true, None) => None,
+        (true, Some(generics)) => {
+            let help = format!("write `{}`: leave open extents as `_` in its parameter types", f.form());
+            ctx.type_error(generics, Code::FunctionArgument, "a kernel function takes no generic arguments", help);
+            return Some(ExprKind::Invalid);
+        }
+        (false, _) => match super::generic_call::values(ctx, &f, seg) {
+            Some(values) => Some(values),
+            None => return Some(ExprKind::Invalid),
+        },
+    };
     if args.len() != f.params.len() {
         let n = f.params.len();
         let message = format!("`{}` takes {n} argument{}, got {}", f.name, if n == 1 { "" } else { "s" }, args.len());
@@ -138,15 +145,35 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
         ctx.type_error(at, Code::Inlining, message, "call the functions in loops rather than in many copies");
         return Some(ExprKind::Invalid);
     }
-    Some(inline(ctx, f, at, args, call))
+    Some(inline(ctx, f, values, at, args, call))
 }
 
-/// The scope that stands for one call: the binding, then the function's body.
-fn inline(ctx: &Ctxt, f: Rc<Function>, at: Loc, args: Vec<Expr>, call: &syn::ExprCall) -> ExprKind {
+/// The scope that stands for one call: the binding, then the function's body (a generic function's
+/// instance for the call's generic arguments `values`).
+fn inline(
+    ctx: &Ctxt,
+    f: Rc<Function>,
+    values: Option<Vec<GenericValue>>,
+    at: Loc,
+    args: Vec<Expr>,
+    call: &syn::ExprCall,
+) -> ExprKind {
     let site = {
         let mut sites = ctx.calls.sites.borrow_mut();
         sites.push(Rc::new(Site { function: f.clone(), at }));
         sites.len() - 1
+    };
+    let f = match values {
+        None => f,
+        // Its errors (which depend on the values) get a note at this call.
+        Some(values) => match ctx.calls.within(site, || function::instantiate(ctx, &f, &values)) {
+            Some(instance) => {
+                let instance = Rc::new(instance);
+                ctx.calls.sites.borrow_mut()[site] = Rc::new(Site { function: instance.clone(), at });
+                instance
+            }
+            None => return ExprKind::Invalid,
+        },
     };
     let binding = binding(ctx, &f, args, call);
     if let Stmt::Let { init, .. } = &binding {

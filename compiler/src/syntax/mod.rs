@@ -4,8 +4,10 @@ pub mod ast;
 mod calls;
 mod expr;
 pub mod function;
+mod generic_call;
 mod hygiene;
 pub mod inline;
+mod known;
 mod pipeline;
 mod types;
 

@@ -45,8 +45,9 @@
 //! literal). The step counter lives in each warpgroup's registers, so the producer's and each consumer's
 //! walk over the ring continue across loops (a persistent kernel's tiles share one ring).
 
-use super::calls::{is_ident, is_true};
+use super::calls::is_ident;
 use super::expr::{first_span, loc_of};
+use super::known;
 use super::{peel, peel_ty};
 use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
@@ -348,8 +349,18 @@ impl Rewriter<'_> {
         let mut ok = true;
         for arg in args {
             match flag(arg) {
-                Some(("cluster", span)) if options.cluster.is_none() => options.cluster = Some(span),
-                Some(("delay_release", _)) if !options.delay_release => options.delay_release = true,
+                Some(("cluster", asg)) if options.cluster.is_none() => {
+                    match known::flag(self.ctx, "cluster", &asg.right) {
+                        Some(set) => options.cluster = set.then(|| asg.span()),
+                        None => ok = false,
+                    }
+                }
+                Some(("delay_release", asg)) if !options.delay_release => {
+                    match known::flag(self.ctx, "delay_release", &asg.right) {
+                        Some(set) => options.delay_release = set,
+                        None => ok = false,
+                    }
+                }
                 _ => {
                     self.ctx.type_error(
                         loc_of(arg),
@@ -465,11 +476,12 @@ struct ConsumeOptions {
     delay_release: bool,
 }
 
-/// `name = true` for one of `pipeline_consume`'s options: the name and the argument's span.
-fn flag(e: &syn::Expr) -> Option<(&'static str, Span)> {
+/// `name = value` for one of `pipeline_consume`'s options: the name and the assignment (its value
+/// is a condition known when the kernel is read: `known::flag`).
+fn flag(e: &syn::Expr) -> Option<(&'static str, &syn::ExprAssign)> {
     let syn::Expr::Assign(a) = peel(e) else { return None };
     let name = ["cluster", "delay_release"].into_iter().find(|n| is_ident(&a.left, n))?;
-    is_true(&a.right).then_some((name, a.span()))
+    Some((name, a))
 }
 
 /// `copy_gmem_to_smem(src, dst, bar, ..)` completing on `bar`.
