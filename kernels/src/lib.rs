@@ -7,6 +7,7 @@
 //! - [`linear`]: Y = act(X W^T + b), the GEMM with a fused bias and activation;
 //! - [`attention`]: the flash attention forward pass (multi-head, grouped-query and multi-query;
 //!   for inference, and for training with each row's log-sum-exp);
+//! - [`attention_backward`]: its backward pass (dQ, dK, dV; grouped-query heads);
 //! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
 //! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' shared text and memory.
 
@@ -17,6 +18,7 @@ pub mod waves;
 pub mod workspace;
 
 pub mod attention;
+pub mod attention_backward;
 pub mod ceiling;
 pub mod linear;
 pub mod matmul;

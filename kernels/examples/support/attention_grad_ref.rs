@@ -1,0 +1,198 @@
+//! The f64 reference for the attention backward pass (the training example and the backward's
+//! tests): the forward's O and base-2 row log-sum-exps, and rows of dQ, dK and dV.
+//!
+//! Shapes as in `tessel_kernels::attention_backward`: Q, O, dO H x S x D; K, V HK x T x D; query
+//! head h reads K/V head h / (H / HK).
+
+use tessel::{Element, HostTensor, Result};
+
+/// One attention problem: the inputs, rounded to the element type, read as f64.
+pub struct Problem {
+    pub heads: usize,
+    pub kv_heads: usize,
+    pub s: usize,
+    pub t: usize,
+    pub d: usize,
+    pub scale: f64,
+    pub causal: bool,
+    q: Vec<f64>,
+    k: Vec<f64>,
+    v: Vec<f64>,
+    d_o: Vec<f64>,
+}
+
+/// What the forward leaves for the backward, in f64: O (H x S x D), the base-2 row log-sum-exps
+/// `lse[h, i] = log2(sum_j exp2(c q_i . k_j))` with c = scale log2(e), and delta = rowsum(dO o O).
+pub struct Forward {
+    pub o: Vec<f64>,
+    pub lse: Vec<f64>,
+    pub delta: Vec<f64>,
+}
+
+impl Problem {
+    /// The problem of these tensors (Q, K, V, dO), read as f64.
+    pub fn new<T: Element>(tensors: [&HostTensor<T>; 4], scale: f64, causal: bool) -> Problem {
+        let [q, k, v, d_o] = tensors;
+        let read = |x: &HostTensor<T>| x.data().iter().map(|e| e.to_f64()).collect::<Vec<f64>>();
+        Problem {
+            heads: q.shape()[0],
+            kv_heads: k.shape()[0],
+            s: q.shape()[1],
+            t: k.shape()[1],
+            d: q.shape()[2],
+            scale,
+            causal,
+            q: read(q),
+            k: read(k),
+            v: read(v),
+            d_o: read(d_o),
+        }
+    }
+
+    /// The same problem with one input element moved by `by`: `which` 0, 1, 2 for Q, K, V.
+    pub fn nudged(&self, which: usize, at: usize, by: f64) -> Problem {
+        let mut p = Problem { q: self.q.clone(), k: self.k.clone(), v: self.v.clone(), d_o: self.d_o.clone(), ..*self };
+        [&mut p.q, &mut p.k, &mut p.v][which][at] += by;
+        p
+    }
+
+    fn row<'a>(&self, x: &'a [f64], row: usize) -> &'a [f64] {
+        &x[row * self.d..(row + 1) * self.d]
+    }
+
+    fn kv_row(&self, h: usize, j: usize) -> usize {
+        (h / (self.heads / self.kv_heads)) * self.t + j
+    }
+
+    /// The keys query i sees.
+    fn seen(&self, i: usize) -> usize {
+        if self.causal {
+            (i + 1).min(self.t)
+        } else {
+            self.t
+        }
+    }
+
+    /// c q_i . k_j, the base-2 logit.
+    fn logit(&self, h: usize, i: usize, j: usize) -> f64 {
+        let (q, k) = (self.row(&self.q, h * self.s + i), self.row(&self.k, self.kv_row(h, j)));
+        self.scale * std::f64::consts::LOG2_E * q.iter().zip(k).map(|(a, b)| a * b).sum::<f64>()
+    }
+
+    /// O, lse and delta of every row.
+    pub fn forward(&self) -> Forward {
+        let (rows, d) = (self.heads * self.s, self.d);
+        let (mut o, mut lse, mut delta) = (vec![0.0; rows * d], vec![0.0; rows], vec![0.0; rows]);
+        for h in 0..self.heads {
+            for i in 0..self.s {
+                let r = h * self.s + i;
+                let logits: Vec<f64> = (0..self.seen(i)).map(|j| self.logit(h, i, j)).collect();
+                let top = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let total: f64 = logits.iter().map(|l| (l - top).exp2()).sum();
+                lse[r] = top + total.log2();
+                for (j, l) in logits.iter().enumerate() {
+                    let (p, vj) = ((l - lse[r]).exp2(), self.row(&self.v, self.kv_row(h, j)));
+                    for c in 0..d {
+                        o[r * d + c] += p * vj[c];
+                    }
+                }
+                delta[r] = (0..d).map(|c| o[r * d + c] * self.d_o[r * d + c]).sum();
+            }
+        }
+        Forward { o, lse, delta }
+    }
+
+    /// sum(dO o O): the loss whose gradients the backward computes.
+    pub fn loss(&self) -> f64 {
+        let o = self.forward().o;
+        o.iter().zip(&self.d_o).map(|(a, b)| a * b).sum()
+    }
+
+    /// P[i, j] and dS[i, j] of head h.
+    fn p_ds(&self, f: &Forward, h: usize, i: usize, j: usize) -> (f64, f64) {
+        let r = h * self.s + i;
+        let p = (self.logit(h, i, j) - f.lse[r]).exp2();
+        let dp: f64 = self.row(&self.d_o, r).iter().zip(self.row(&self.v, self.kv_row(h, j))).map(|(a, b)| a * b).sum();
+        (p, p * (dp - f.delta[r]))
+    }
+
+    /// Row i of dQ of head h.
+    pub fn dq_row(&self, f: &Forward, h: usize, i: usize) -> Vec<f64> {
+        let mut out = vec![0.0; self.d];
+        for j in 0..self.seen(i) {
+            let ds = self.p_ds(f, h, i, j).1;
+            for (o, k) in out.iter_mut().zip(self.row(&self.k, self.kv_row(h, j))) {
+                *o += self.scale * ds * k;
+            }
+        }
+        out
+    }
+
+    /// Rows j of dK and dV of K/V head `kv`: sums over the queries of every head of its group.
+    pub fn dk_dv_rows(&self, f: &Forward, kv: usize, j: usize) -> (Vec<f64>, Vec<f64>) {
+        let (mut dk, mut dv) = (vec![0.0; self.d], vec![0.0; self.d]);
+        let group = self.heads / self.kv_heads;
+        for h in kv * group..(kv + 1) * group {
+            let first = if self.causal { j } else { 0 };
+            for i in first..self.s {
+                let (p, ds) = self.p_ds(f, h, i, j);
+                let r = h * self.s + i;
+                for c in 0..self.d {
+                    dk[c] += self.scale * ds * self.q[r * self.d + c];
+                    dv[c] += p * self.d_o[r * self.d + c];
+                }
+            }
+        }
+        (dk, dv)
+    }
+}
+
+/// The forward's O rounded to `T` and its lse as f32, as the backward takes them. `f`'s O becomes
+/// the rounded one and its delta is recomputed from it: the backward sees only the rounded O, and
+/// delta's cancellation in dP - delta would otherwise show O's rounding (2^-9 relative in bf16)
+/// as errors of a few percent in the gradients of rows whose dS is small.
+pub fn saved<T: Element>(p: &Problem, f: &mut Forward) -> Result<(HostTensor<T>, HostTensor<f32>)> {
+    let o = HostTensor::new([p.heads, p.s, p.d], f.o.iter().map(|x| T::from_f64(*x)).collect())?;
+    f.o = o.data().iter().map(|x| x.to_f64()).collect();
+    for (r, delta) in f.delta.iter_mut().enumerate() {
+        *delta = (0..p.d).map(|c| f.o[r * p.d + c] * p.d_o[r * p.d + c]).sum();
+    }
+    let lse = HostTensor::new([p.heads, p.s], f.lse.iter().map(|x| *x as f32).collect())?;
+    Ok((o, lse))
+}
+
+/// The largest error of `got`'s row `row` against `want`, relative to the row's largest value,
+/// or to `floor` if that is larger (infinite for a NaN).
+pub fn row_err<T: Element>(got: &HostTensor<T>, row: usize, want: &[f64], floor: f64) -> f64 {
+    let top = want.iter().fold(floor.max(f64::MIN_POSITIVE), |m, x| m.max(x.abs()));
+    let d = want.len();
+    want.iter().enumerate().fold(0.0, |worst, (c, w)| {
+        let g = got.data()[row * d + c].to_f64();
+        worst.max(if g.is_nan() { f64::INFINITY } else { (g - w).abs() / top })
+    })
+}
+
+/// The largest row error of each of `rows` (index, reference row) of `got`: relative to each row's
+/// largest value, or to a thousandth of the largest of all the rows if that is larger (a row that
+/// is 0 in exact arithmetic, such as causal query 0's dQ, is rounding noise in any other measure).
+fn worst<T: Element>(got: &HostTensor<T>, rows: &[(usize, Vec<f64>)]) -> f64 {
+    let floor = 1e-3 * rows.iter().flat_map(|(_, w)| w).fold(0.0f64, |m, x| m.max(x.abs()));
+    rows.iter().map(|(r, want)| row_err(got, *r, want, floor)).fold(0.0, f64::max)
+}
+
+/// The largest row error of dQ, dK and dV against the reference ([`worst`]), over `rows` rows of
+/// each spread over heads and positions (every row when `rows` is at least their number).
+pub fn max_rel_err<T: Element>(p: &Problem, f: &Forward, grads: [&HostTensor<T>; 3], rows: usize) -> [f64; 3] {
+    let [dq, dk, dv] = grads;
+    let pick = |count: usize| -> Vec<usize> {
+        (0..rows.min(count)).map(|n| if rows >= count { n } else { (n * 2_654_435_761) % count }).collect()
+    };
+    let q_rows: Vec<_> = pick(p.heads * p.s).into_iter().map(|r| (r, p.dq_row(f, r / p.s, r % p.s))).collect();
+    let (mut k_rows, mut v_rows) = (Vec::new(), Vec::new());
+    for r in pick(p.kv_heads * p.t) {
+        let (k, v) = p.dk_dv_rows(f, r / p.t, r % p.t);
+        k_rows.push((r, k));
+        v_rows.push((r, v));
+    }
+    [worst(dq, &q_rows), worst(dk, &k_rows), worst(dv, &v_rows)]
+}

@@ -1,0 +1,151 @@
+//! The attention backward pass (`kernels/src/attention_backward.rs`): dQ, dK and dV against an f64
+//! reference in the interpreter on small shapes (and, with `--ignored` on the GPU machine, on the
+//! GPU on long sequences), a finite-difference check of the gradients, and the launch's checks.
+
+use tessel::prelude::*;
+use tessel::{Element, Error, HostTensor};
+use tessel_kernels::attention_backward::{self as backward, Backward};
+#[path = "../examples/support/attention_ref.rs"]
+#[allow(dead_code)]
+mod inputs;
+#[path = "../examples/support/attention_grad_ref.rs"]
+#[allow(dead_code)]
+mod reference;
+
+use reference::Problem;
+
+/// Gradients within 1e-2 of the reference, relative to each row's largest value.
+const TOLERANCE: f64 = 1e-2;
+
+/// Q, K, V and dO of a problem with `heads` query heads over `kv_heads` K/V heads.
+fn tensors<T: Element>(heads: usize, kv_heads: usize, s: usize, t: usize, d: usize) -> [HostTensor<T>; 4] {
+    let make = |shape: [usize; 3], seed| HostTensor::new(shape, inputs::randn(shape.iter().product(), seed)).unwrap();
+    [make([heads, s, d], 11), make([kv_heads, t, d], 12), make([kv_heads, t, d], 13), make([heads, s, d], 14)]
+}
+
+/// Gradient outputs filled with NaN, so that a row the kernels do not write shows.
+fn nans<T: Element>(shape: &[usize]) -> HostTensor<T> {
+    HostTensor::new(shape.to_vec(), vec![T::from_f64(f64::NAN); shape.iter().product()]).unwrap()
+}
+
+/// Runs the backward in the interpreter and returns dQ, dK, dV.
+fn interpreted<T: Backward>(x: &[HostTensor<T>; 4], o: &HostTensor<T>, lse: &HostTensor<f32>, scale: f32, causal: bool) -> [HostTensor<T>; 3] {
+    let [q, k, v, d_o] = x;
+    let (mut dq, mut dk, mut dv) = (nans(q.shape()), nans(k.shape()), nans(k.shape()));
+    backward::interpret(q, k, v, o, d_o, lse, &mut dq, &mut dk, &mut dv, scale, causal).unwrap();
+    [dq, dk, dv]
+}
+
+fn check<T: Backward>(heads: usize, kv_heads: usize, s: usize, t: usize, d: usize, causal: bool) {
+    let x = tensors::<T>(heads, kv_heads, s, t, d);
+    let scale = 1.0 / (d as f32).sqrt();
+    let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
+    let mut forward = problem.forward();
+    let (o, lse) = reference::saved::<T>(&problem, &mut forward).unwrap();
+    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal);
+    let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
+    println!("{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal}: dQ {:.1e} dK {:.1e} dV {:.1e}", T::DTYPE, err[0], err[1], err[2]);
+    assert!(err.iter().all(|e| *e <= TOLERANCE), "relative errors (dQ, dK, dV) {err:?}");
+}
+
+#[test]
+fn bf16_head_dim_64_ragged() {
+    // Two key blocks (the second partial), two query blocks of 64, one of dQ's 128.
+    check::<bf16>(1, 1, 100, 200, 64, false);
+}
+
+#[test]
+fn bf16_head_dim_128_grouped_causal() {
+    // G = 2: each K/V head's dK and dV sum over two query heads; the diagonal blocks masked.
+    check::<bf16>(2, 1, 150, 150, 128, true);
+}
+
+#[test]
+fn f16_head_dim_64_grouped_by_four_causal() {
+    check::<f16>(4, 1, 130, 130, 64, true);
+}
+
+#[test]
+fn f16_head_dim_128_ragged_two_kv_heads() {
+    check::<f16>(4, 2, 70, 130, 128, false);
+}
+
+/// The kernels' gradients against central differences of the f64 loss sum(dO o O), at a few
+/// elements of Q, K and V of a tiny problem.
+#[test]
+fn gradients_match_finite_differences() {
+    for causal in [false, true] {
+        let x = tensors::<f16>(2, 1, 9, 9, 64);
+        let scale = 0.125;
+        let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
+        let mut forward = problem.forward();
+        let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
+        let grads = interpreted(&x, &o, &lse, scale, causal);
+        for (which, grad) in grads.iter().enumerate() {
+            let top = grad.data().iter().fold(0.0f64, |m, g| m.max(g.to_f64().abs()));
+            for at in [3, 64 * 4 + 17, 64 * 8 + 63, grad.len() - 1] {
+                let eps = 1e-4;
+                let up = problem.nudged(which, at, eps).loss();
+                let down = problem.nudged(which, at, -eps).loss();
+                let numeric = (up - down) / (2.0 * eps);
+                let got = grad.data()[at].to_f64();
+                assert!((got - numeric).abs() <= TOLERANCE * top, "input {which} element {at} (causal {causal}): kernel {got}, finite difference {numeric}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_launch_checks_what_the_kernels_cannot() {
+    let plan = |q: &[usize], k: &[usize], lse: &[usize], causal| backward::plan(q, k, lse, 0.125, causal);
+    assert!(matches!(plan(&[4, 64, 96], &[4, 64, 96], &[4, 64], false), Err(Error::InvalidArgument { argument: "q", .. })));
+    assert!(matches!(plan(&[4, 64, 64], &[3, 64, 64], &[4, 64], false), Err(Error::InvalidArgument { argument: "k", .. })));
+    assert!(matches!(plan(&[4, 64, 64], &[2, 65, 64], &[4, 64], true), Err(Error::InvalidArgument { argument: "k", .. })));
+    assert!(matches!(plan(&[4, 64, 64], &[2, 64, 64], &[4, 63], false), Err(Error::ShapeMismatch { tensor: "lse", .. })));
+    assert!(matches!(plan(&[4, 64], &[2, 64, 64], &[4, 64], false), Err(Error::ShapeRank { tensor: "q", .. })));
+    assert!(matches!(backward::plan(&[4, 64, 64], &[2, 64, 64], &[4, 64], -1.0, false), Err(Error::InvalidArgument { argument: "scale", .. })));
+    let ok = plan(&[4, 200, 128], &[2, 200, 128], &[4, 200], true).unwrap();
+    assert_eq!((ok.head_dim, ok.heads, ok.padded), (128, 4, 256));
+    // A dV of the wrong shape is the kernels' launch's error, not a panic.
+    let x = tensors::<bf16>(2, 1, 64, 64, 64);
+    let (o, lse) = (nans(x[0].shape()), HostTensor::<f32>::zeros([2, 64]).unwrap());
+    let (mut dq, mut dk, mut dv) = (nans(x[0].shape()), nans(x[1].shape()), nans(&[1, 32, 64]));
+    let err = backward::interpret(&x[0], &x[1], &x[2], &o, &x[3], &lse, &mut dq, &mut dk, &mut dv, 0.125, false);
+    assert!(err.is_err(), "{err:?}");
+}
+
+/// The GPU against the f64 reference on long sequences (rows sampled: the reference is O(S T D)
+/// per pass).
+fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, causal: bool) {
+    let device = Device::new(0).unwrap();
+    let x = tensors::<T>(heads, kv_heads, s, s, d);
+    let scale = 1.0 / (d as f32).sqrt();
+    let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
+    let mut forward = problem.forward();
+    let (o, lse) = reference::saved::<T>(&problem, &mut forward).unwrap();
+    let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
+    let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
+    let lse = DeviceTensor::from_host(&device, &lse).unwrap();
+    let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
+    backward::launch(&device, &q, &k, &v, &o, &d_o, &lse, &mut dq, &mut dk, &mut dv, scale, causal).unwrap();
+    let grads = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
+    let err = reference::max_rel_err(&problem, &forward, [&grads[0], &grads[1], &grads[2]], 96);
+    println!("GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal}: dQ {:.1e} dK {:.1e} dV {:.1e}", T::DTYPE, err[0], err[1], err[2]);
+    assert!(err.iter().all(|e| *e <= TOLERANCE), "relative errors (dQ, dK, dV) {err:?}");
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_bf16_matches_the_reference() {
+    on_the_gpu::<bf16>(2, 2, 1024, 64, false);
+    on_the_gpu::<bf16>(2, 1, 2048, 128, true);
+    on_the_gpu::<bf16>(4, 1, 1000, 128, false);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_f16_matches_the_reference() {
+    on_the_gpu::<f16>(2, 2, 2048, 128, false);
+    on_the_gpu::<f16>(4, 2, 1024, 64, true);
+    on_the_gpu::<f16>(1, 1, 4096, 64, true);
+}
