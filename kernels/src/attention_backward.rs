@@ -78,8 +78,8 @@ pub mod programs {
     /// dK and dV for 128 keys of one K/V head per program (see the module's documentation).
     /// `STAGES` stages of Q, dO, lse and delta.
     #[kernel(grid = (cdiv(T, 128), HK), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, 64, 0, 3), (bf16, 64, 1, 3), (bf16, 128, 0, 2), (bf16, 128, 1, 2),
-                       (f16, 64, 0, 3), (f16, 64, 1, 3), (f16, 128, 0, 2), (f16, 128, 1, 2)))]
+             instances((bf16, 64, 0, 4), (bf16, 64, 1, 4), (bf16, 128, 0, 3), (bf16, 128, 1, 3),
+                       (f16, 64, 0, 4), (f16, 64, 1, 4), (f16, 128, 0, 3), (f16, 128, 1, 3)))]
     pub fn attention_bwd_dkdv<E, const D: usize, const CAUSAL: usize, const STAGES: usize>(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
@@ -147,7 +147,8 @@ pub mod programs {
                             let delta_q = delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
                             let ds = p * (dp_acc.load() - delta_q);
                             wgmma(dk_acc, ds.cast::<E>(), q_s.at(s).at(0));
-                        });
+                        }, delay_release = true);
+                        wgmma_wait(0);
                         dv.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<E>());
                         dk.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<E>());
                     });
@@ -159,8 +160,8 @@ pub mod programs {
     /// dQ for 128 queries of one head per program (see the module's documentation). `BK` keys per
     /// step, `STAGES` stages of K and V.
     #[kernel(grid = (cdiv(S, 128), H), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, 64, 0, 128, 3), (bf16, 64, 1, 128, 3), (bf16, 128, 0, 64, 2), (bf16, 128, 1, 64, 2),
-                       (f16, 64, 0, 128, 3), (f16, 64, 1, 128, 3), (f16, 128, 0, 64, 2), (f16, 128, 1, 64, 2)))]
+             instances((bf16, 64, 0, 128, 4), (bf16, 64, 1, 128, 4), (bf16, 128, 0, 64, 3), (bf16, 128, 1, 64, 3),
+                       (f16, 64, 0, 128, 4), (f16, 64, 1, 128, 4), (f16, 128, 0, 64, 3), (f16, 128, 1, 64, 3)))]
     pub fn attention_bwd_dq<E, const D: usize, const CAUSAL: usize, const BK: usize, const STAGES: usize>(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
@@ -218,7 +219,8 @@ pub mod programs {
                             wgmma_wait(0);
                             let ds = p * (dp_acc.load() - delta_q);
                             wgmma(dq_acc, ds.cast::<E>(), k_s.at(s).at(0));
-                        });
+                        }, delay_release = true);
+                        wgmma_wait(0);
                         dq.tile([h, 2 * i + w, 0], [1, 64, D]).store((dq_acc.load() * scale).cast::<E>());
                     });
                 }
@@ -399,20 +401,20 @@ macro_rules! backward {
         // The dQ pass is a kernel of its own: with dQ summed across the dK/dV programs, it goes.
         match ($plan.head_dim, $plan.causal) {
             (64, false) => {
-                attention_bwd_dkdv::<$t, 64, 0, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 64, 0, 128, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
+                attention_bwd_dkdv::<$t, 64, 0, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
+                attention_bwd_dq::<$t, 64, 0, 128, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
             }
             (64, true) => {
-                attention_bwd_dkdv::<$t, 64, 1, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 64, 1, 128, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
+                attention_bwd_dkdv::<$t, 64, 1, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
+                attention_bwd_dq::<$t, 64, 1, 128, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
             }
             (_, false) => {
-                attention_bwd_dkdv::<$t, 128, 0, 2>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 128, 0, 64, 2>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
+                attention_bwd_dkdv::<$t, 128, 0, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
+                attention_bwd_dq::<$t, 128, 0, 64, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
             }
             (_, true) => {
-                attention_bwd_dkdv::<$t, 128, 1, 2>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 128, 1, 64, 2>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
+                attention_bwd_dkdv::<$t, 128, 1, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
+                attention_bwd_dq::<$t, 128, 1, 64, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
             }
         }
     }};
@@ -427,20 +429,20 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("attention_bwd_prep_bf16_d128", attention_bwd_prep::<bf16, 128>::PTX),
     ("attention_bwd_prep_f16_d64", attention_bwd_prep::<f16, 64>::PTX),
     ("attention_bwd_prep_f16_d128", attention_bwd_prep::<f16, 128>::PTX),
-    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, 64, 0, 3>::PTX),
-    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, 64, 1, 3>::PTX),
-    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, 128, 0, 2>::PTX),
-    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, 128, 1, 2>::PTX),
-    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, 64, 0, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, 64, 1, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, 128, 0, 2>::PTX),
-    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, 128, 1, 2>::PTX),
-    ("attention_bwd_dq_bf16_d64", attention_bwd_dq::<bf16, 64, 0, 128, 3>::PTX),
-    ("attention_bwd_dq_bf16_d64_causal", attention_bwd_dq::<bf16, 64, 1, 128, 3>::PTX),
-    ("attention_bwd_dq_bf16_d128", attention_bwd_dq::<bf16, 128, 0, 64, 2>::PTX),
-    ("attention_bwd_dq_bf16_d128_causal", attention_bwd_dq::<bf16, 128, 1, 64, 2>::PTX),
-    ("attention_bwd_dq_f16_d64", attention_bwd_dq::<f16, 64, 0, 128, 3>::PTX),
-    ("attention_bwd_dq_f16_d64_causal", attention_bwd_dq::<f16, 64, 1, 128, 3>::PTX),
-    ("attention_bwd_dq_f16_d128", attention_bwd_dq::<f16, 128, 0, 64, 2>::PTX),
-    ("attention_bwd_dq_f16_d128_causal", attention_bwd_dq::<f16, 128, 1, 64, 2>::PTX),
+    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, 64, 0, 4>::PTX),
+    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, 64, 1, 4>::PTX),
+    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, 128, 0, 3>::PTX),
+    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, 128, 1, 3>::PTX),
+    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, 64, 0, 4>::PTX),
+    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, 64, 1, 4>::PTX),
+    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, 128, 0, 3>::PTX),
+    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, 128, 1, 3>::PTX),
+    ("attention_bwd_dq_bf16_d64", attention_bwd_dq::<bf16, 64, 0, 128, 4>::PTX),
+    ("attention_bwd_dq_bf16_d64_causal", attention_bwd_dq::<bf16, 64, 1, 128, 4>::PTX),
+    ("attention_bwd_dq_bf16_d128", attention_bwd_dq::<bf16, 128, 0, 64, 3>::PTX),
+    ("attention_bwd_dq_bf16_d128_causal", attention_bwd_dq::<bf16, 128, 1, 64, 3>::PTX),
+    ("attention_bwd_dq_f16_d64", attention_bwd_dq::<f16, 64, 0, 128, 4>::PTX),
+    ("attention_bwd_dq_f16_d64_causal", attention_bwd_dq::<f16, 64, 1, 128, 4>::PTX),
+    ("attention_bwd_dq_f16_d128", attention_bwd_dq::<f16, 128, 0, 64, 3>::PTX),
+    ("attention_bwd_dq_f16_d128_causal", attention_bwd_dq::<f16, 128, 1, 64, 3>::PTX),
 ];
