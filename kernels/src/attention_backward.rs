@@ -54,7 +54,10 @@ pub mod programs {
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
     /// `exp2` turns them into exact zeros.
-    fn mask(s: Regs<f32, 64, _, Layout::Wgmma>, hidden: Regs<bool, 64, _, Layout::Wgmma>) -> Regs<f32, 64, _, Layout::Wgmma> {
+    fn mask(
+        s: Regs<f32, 64, _, Layout::Wgmma>,
+        hidden: Regs<bool, 64, _, Layout::Wgmma>,
+    ) -> Regs<f32, 64, _, Layout::Wgmma> {
         fma(hidden.cast::<f32>(), -1.0e30, s)
     }
 
@@ -127,31 +130,43 @@ pub mod programs {
                     let w = warpgroup_id() - 1;
                     let c = scale * 1.4426950408889634;
                     barrier_wait(kv_loaded);
-                    run_scoped(|dv_acc: Acc<f32, 64, D>, dk_acc: Acc<f32, 64, D>, s_acc: Acc<f32, 64, BQ>, dp_acc: Acc<f32, 64, BQ>| {
-                        pipeline_consume(ring, steps, |n, s| {
-                            // S^T and dP^T: this consumer's 64 keys against the block's queries.
-                            wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
-                            wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
-                            let i = first + n % blocks;
-                            wgmma_wait(1);
-                            if CAUSAL == 1 && i < first + 2 {
-                                // A diagonal block: key 128 j + 64 w + r is hidden from query 64 i + q < it.
-                                let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - 64 * i);
-                                s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
-                            }
-                            let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                            let p = exp2(fma(s_acc.load(), c, -lse_q));
-                            wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0));
-                            // dP^T is done (the groups complete in order); dV += P^T dO runs on.
-                            wgmma_wait(1);
-                            let delta_q = delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                            let ds = p * (dp_acc.load() - delta_q);
-                            wgmma(dk_acc, ds.cast::<E>(), q_s.at(s).at(0));
-                        }, delay_release = true);
-                        wgmma_wait(0);
-                        dv.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<E>());
-                        dk.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<E>());
-                    });
+                    run_scoped(
+                        |dv_acc: Acc<f32, 64, D>,
+                         dk_acc: Acc<f32, 64, D>,
+                         s_acc: Acc<f32, 64, BQ>,
+                         dp_acc: Acc<f32, 64, BQ>| {
+                            pipeline_consume(
+                                ring,
+                                steps,
+                                |n, s| {
+                                    // S^T and dP^T: this consumer's 64 keys against the block's queries.
+                                    wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
+                                    wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
+                                    let i = first + n % blocks;
+                                    wgmma_wait(1);
+                                    if CAUSAL == 1 && i < first + 2 {
+                                        // A diagonal block: key 128 j + 64 w + r is hidden from query 64 i + q < it.
+                                        let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - 64 * i);
+                                        s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
+                                    }
+                                    let lse_q =
+                                        lse_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
+                                    let p = exp2(fma(s_acc.load(), c, -lse_q));
+                                    wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0));
+                                    // dP^T is done (the groups complete in order); dV += P^T dO runs on.
+                                    wgmma_wait(1);
+                                    let delta_q =
+                                        delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
+                                    let ds = p * (dp_acc.load() - delta_q);
+                                    wgmma(dk_acc, ds.cast::<E>(), q_s.at(s).at(0));
+                                },
+                                delay_release = true,
+                            );
+                            wgmma_wait(0);
+                            dv.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<E>());
+                            dk.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<E>());
+                        },
+                    );
                 }
             },
         );
@@ -198,28 +213,35 @@ pub mod programs {
                     set_max_registers(240);
                     let w = warpgroup_id() - 1;
                     let c = scale * 1.4426950408889634;
-                    let lse_q = lse.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow).broadcast([64, BK], Layout::Wgmma);
-                    let delta_q = delta.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow).broadcast([64, BK], Layout::Wgmma);
+                    let lse_q =
+                        lse.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow).broadcast([64, BK], Layout::Wgmma);
+                    let delta_q =
+                        delta.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow).broadcast([64, BK], Layout::Wgmma);
                     barrier_wait(q_loaded);
                     run_scoped(|dq_acc: Acc<f32, 64, D>, s_acc: Acc<f32, 64, BK>, dp_acc: Acc<f32, 64, BK>| {
-                        pipeline_consume(ring, steps, |t, s| {
-                            wgmma(s_acc, q_s.at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
-                            wgmma(dp_acc, do_s.at(w).at(0), v_s.at(s).at(0).t(), accumulate = false);
-                            wgmma_wait(1);
-                            if CAUSAL == 1 && BK * t + BK > 128 * i + 64 * w {
-                                // Key BK t + col is hidden from query 128 i + 64 w + r < it.
-                                let queries = iota::<i32>([64, BK], 0) + (128 * i + 64 * w - BK * t);
-                                s_acc.store(mask(s_acc.load(), iota::<i32>([64, BK], 1) > queries));
-                            }
-                            if CAUSAL == 0 && t + 1 == steps {
-                                // The keys past T are TMA's zeros.
-                                s_acc.store(mask(s_acc.load(), iota::<i32>([64, BK], 1) >= T - BK * t));
-                            }
-                            let p = exp2(fma(s_acc.load(), c, -lse_q));
-                            wgmma_wait(0);
-                            let ds = p * (dp_acc.load() - delta_q);
-                            wgmma(dq_acc, ds.cast::<E>(), k_s.at(s).at(0));
-                        }, delay_release = true);
+                        pipeline_consume(
+                            ring,
+                            steps,
+                            |t, s| {
+                                wgmma(s_acc, q_s.at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
+                                wgmma(dp_acc, do_s.at(w).at(0), v_s.at(s).at(0).t(), accumulate = false);
+                                wgmma_wait(1);
+                                if CAUSAL == 1 && BK * t + BK > 128 * i + 64 * w {
+                                    // Key BK t + col is hidden from query 128 i + 64 w + r < it.
+                                    let queries = iota::<i32>([64, BK], 0) + (128 * i + 64 * w - BK * t);
+                                    s_acc.store(mask(s_acc.load(), iota::<i32>([64, BK], 1) > queries));
+                                }
+                                if CAUSAL == 0 && t + 1 == steps {
+                                    // The keys past T are TMA's zeros.
+                                    s_acc.store(mask(s_acc.load(), iota::<i32>([64, BK], 1) >= T - BK * t));
+                                }
+                                let p = exp2(fma(s_acc.load(), c, -lse_q));
+                                wgmma_wait(0);
+                                let ds = p * (dp_acc.load() - delta_q);
+                                wgmma(dq_acc, ds.cast::<E>(), k_s.at(s).at(0));
+                            },
+                            delay_release = true,
+                        );
                         wgmma_wait(0);
                         dq.tile([h, 2 * i + w, 0], [1, 64, D]).store((dq_acc.load() * scale).cast::<E>());
                     });

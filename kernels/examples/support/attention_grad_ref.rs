@@ -147,18 +147,24 @@ impl Problem {
     }
 }
 
-/// The forward's O rounded to `T` and its lse as f32, as the backward takes them. `f`'s O becomes
-/// the rounded one and its delta is recomputed from it: the backward sees only the rounded O, and
-/// delta's cancellation in dP - delta would otherwise show O's rounding (2^-9 relative in bf16)
-/// as errors of a few percent in the gradients of rows whose dS is small.
+/// The forward's O rounded to `T` and its lse as f32, as the backward takes them; `f` takes the
+/// rounded O ([`take_o`]).
 pub fn saved<T: Element>(p: &Problem, f: &mut Forward) -> Result<(HostTensor<T>, HostTensor<f32>)> {
     let o = HostTensor::new([p.heads, p.s, p.d], f.o.iter().map(|x| T::from_f64(*x)).collect())?;
+    take_o(p, f, &o);
+    let lse = HostTensor::new([p.heads, p.s], f.lse.iter().map(|x| *x as f32).collect())?;
+    Ok((o, lse))
+}
+
+/// Makes `o` (a forward kernel's, or the reference's rounded) the O of `f` and recomputes delta
+/// from it. The backward sees only that O, and delta's cancellation in dP - delta would otherwise
+/// show O's rounding (2^-9 relative in bf16) as errors of a few percent in the gradients of rows
+/// whose dS is small.
+pub fn take_o<T: Element>(p: &Problem, f: &mut Forward, o: &HostTensor<T>) {
     f.o = o.data().iter().map(|x| x.to_f64()).collect();
     for (r, delta) in f.delta.iter_mut().enumerate() {
         *delta = (0..p.d).map(|c| f.o[r * p.d + c] * p.d_o[r * p.d + c]).sum();
     }
-    let lse = HostTensor::new([p.heads, p.s], f.lse.iter().map(|x| *x as f32).collect())?;
-    Ok((o, lse))
 }
 
 /// The largest error of `got`'s row `row` against `want`, relative to the row's largest value,
@@ -195,4 +201,21 @@ pub fn max_rel_err<T: Element>(p: &Problem, f: &Forward, grads: [&HostTensor<T>;
         v_rows.push((r, v));
     }
     [worst(dq, &q_rows), worst(dk, &k_rows), worst(dv, &v_rows)]
+}
+
+/// The largest difference between the gradients (dQ, dK, dV) and central differences of the f64
+/// loss sum(dO o O) at the elements `at` (taken modulo each tensor's length) of Q, K and V, each
+/// relative to its gradient's largest value.
+pub fn finite_difference_err<T: Element>(p: &Problem, grads: [&HostTensor<T>; 3], at: &[usize]) -> f64 {
+    let eps = 1e-4;
+    let mut worst = 0.0f64;
+    for (which, grad) in grads.iter().enumerate() {
+        let top = grad.data().iter().fold(f64::MIN_POSITIVE, |m, g| m.max(g.to_f64().abs()));
+        for n in at.iter().map(|n| n % grad.len()) {
+            let numeric = (p.nudged(which, n, eps).loss() - p.nudged(which, n, -eps).loss()) / (2.0 * eps);
+            let got = grad.data()[n].to_f64();
+            worst = worst.max(if got.is_nan() { f64::INFINITY } else { (got - numeric).abs() / top });
+        }
+    }
+    worst
 }
