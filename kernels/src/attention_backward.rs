@@ -7,49 +7,60 @@
 //! `lse[h, i] = log2(sum_j exp2(c q_i . k_j))` with c = scale log2(e), so that
 //! P = exp2(c S - lse) costs one FMA and one `ex2` per score.
 //!
-//! With D_i = sum_d dO[i, d] O[i, d] ("delta"), the gradients are
-//! dV = P^T dO, dP = dO V^T, dS = P o (dP - D), dK = scale dS^T Q, dQ = scale dS K;
-//! with G > 1, dK and dV of a K/V head sum over the G query heads of its group. Three kernels:
+//! With delta_i = sum_d dO[i, d] O[i, d], the gradients are dV = P^T dO, dP = dO V^T,
+//! dS = P o (dP - delta), dK = scale dS^T Q and dQ = scale dS K; with G > 1, dK and dV of a K/V
+//! head sum over the G query heads of its group. [`launch`] (and [`interpret`]) runs, in order:
 //!
-//! 1. [`programs::attention_bwd_prep`]: per 64 queries of a head, delta (rowsum(dO o O)) and a copy
-//!    of `lse`, both into `H x SP` workspaces whose rows are padded with zeros to SP = a multiple
-//!    of 128 (so that TMA can copy their tiles whatever S is: a TMA row is whole 16-byte units).
-//! 2. [`programs::attention_bwd_dkdv`]: K/V-stationary, in FlashAttention-3's manner. A program
-//!    owns 128 keys of one K/V head (64 per consumer warpgroup) and walks over the 64-query
-//!    blocks of every query head of its group that see them. Warpgroup 0 is the producer: it loads
-//!    the program's K and V once and streams each block's Q, dO, lse and delta through a ring of
-//!    shared-memory stages with TMA. Each consumer recomputes S^T = K Q^T and dP^T = V dO^T (two
-//!    m64 wgmmas issued together, Q and dO read K-major through `.t()`), turns S^T into P^T with
-//!    lse (one FMA and `ex2`), issues dV += P^T dO with P^T from registers while it computes
-//!    dS^T = P^T o (dP^T - delta), then dK += dS^T Q, also from registers. dK and dV stay in
-//!    registers to the end and are stored once.
-//! 3. [`programs::attention_bwd_dq`]: Q-stationary. A program owns 128 queries of one head (64 per
-//!    consumer), loads its Q and dO once and streams K and V blocks of its K/V head; each step
+//! 1. [`attention_bwd_prep`]: per 64 queries of a head, delta and a copy of `lse`, both into
+//!    `H x SP` workspaces whose rows are padded with zeros to SP, a multiple of 128 (so that TMA
+//!    can copy their tiles whatever S is: a TMA row is whole 16-byte units).
+//! 2. [`attention_bwd_dkdv`]: K/V-stationary, in FlashAttention-3's manner. A program owns 128
+//!    keys of one K/V head (64 per consumer warpgroup) and walks over the 64-query blocks that see
+//!    them, of every query head of its group. Warpgroup 0 is the producer: it loads the program's
+//!    K and V once and streams each block's Q, dO, lse and delta through a ring of shared-memory
+//!    stages with TMA. Each consumer step issues S^T = K Q^T and dP^T = V dO^T together (m64
+//!    wgmmas, Q and dO read K-major through `.t()`), turns S^T into P^T with lse (one FMA and an
+//!    `ex2` per score), issues dV += P^T dO with P^T from registers while it computes
+//!    dS^T = P^T o (dP^T - delta), then dK += dS^T Q, also from registers, which runs on into the
+//!    next step (one wgmma group in flight across steps). dK and dV stay in registers to the end
+//!    and are stored once.
+//! 3. With few K/V heads ([`Plan::partials`]: multi-query attention, say) the dK/dV programs take
+//!    one query head each, G times as many programs, into f32 partial sums per query head, and
+//!    [`attention_bwd_sum`] adds up each group's.
+//! 4. [`attention_bwd_dq`]: Q-stationary. A program owns 128 queries of one head (64 per
+//!    consumer), loads its Q and dO once and streams the K and V blocks of its K/V head; each step
 //!    recomputes S and dP, P and dS, and adds dS K into dQ.
 //!
-//! (dQ could instead be summed in f32 across the dK/dV programs, FlashAttention-3's way, with a
-//! TMA reduce-add store or atomic adds: then the dK/dV consumers also store dS^T to shared memory
-//! and the third kernel goes away. `dq_pass` in the launch below is the one place to change.)
+//! dQ could instead be summed in f32 across the dK/dV programs, FlashAttention-3's way, with a
+//! TMA reduce-add store or atomic adds, which the language does not have yet: the dK/dV consumers
+//! would also store dS^T to shared memory and add dS K into dQ, and the last pass would go (it
+//! recomputes S and dP: 7 of the backward's products where FlashAttention-3 does 5). The dQ call
+//! in `backward!`'s `@passes` arm is the one place to change.
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
-//! last key block its queries see and masks the blocks that reach past its first query.
-//! Ragged S: TMA reads zeros past S, so those queries' dO and delta are 0 and they add nothing to
-//! dK and dV; their rows of dQ are not stored. Ragged T: the dQ kernel masks the keys past T in
-//! the last block (the dK/dV rows of those keys are not stored).
+//! last key block its queries see and masks the blocks that reach past its first query, and the
+//! dQ programs run the heaviest (the last queries) first. Ragged S: TMA reads zeros past S, so
+//! those queries' dO and delta are 0 and they add nothing to dK and dV; their rows of dQ are not
+//! stored. Ragged T: the dQ kernel masks the keys past T in the last block (the dK/dV rows of
+//! those keys are not stored).
+//!
+//! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
+//! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
+//! other two kernels none.
 
 use tessel::prelude::*;
 
-pub use programs::{attention_bwd_dkdv, attention_bwd_dq, attention_bwd_prep};
+pub use programs::{attention_bwd_dkdv, attention_bwd_dq, attention_bwd_prep, attention_bwd_sum};
 
 #[kernels]
 pub mod programs {
     use tessel::prelude::*;
 
-    /// The query head and 64-query block of step `n` of a dK/dV program: the group's heads one
-    /// after another, `blocks` query blocks each, from block `first` on.
-    fn query_block(n: i32, blocks: i32, first: i32, kv_head: i32, group: i32) -> (i32, i32) {
-        (kv_head * group + n / blocks, first + n % blocks)
+    /// The query head and 64-query block of step `n` of a dK/dV program whose query heads start at
+    /// `head`: the heads one after another, `blocks` query blocks each, from block `first` on.
+    fn query_block(n: i32, blocks: i32, first: i32, head: i32) -> (i32, i32) {
+        (head + n / blocks, first + n % blocks)
     }
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
@@ -78,29 +89,34 @@ pub mod programs {
         lse_p.tile([h, i], [1, 64]).store(lse.tile([h, i], [1, 64]).load(Layout::WgmmaRow));
     }
 
-    /// dK and dV for 128 keys of one K/V head per program (see the module's documentation).
-    /// `STAGES` stages of Q, dO, lse and delta.
-    #[kernel(grid = (cdiv(T, 128), HK), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, 64, 0, 4), (bf16, 64, 1, 4), (bf16, 128, 0, 3), (bf16, 128, 1, 3),
-                       (f16, 64, 0, 4), (f16, 64, 1, 4), (f16, 128, 0, 3), (f16, 128, 1, 3)))]
-    pub fn attention_bwd_dkdv<E, const D: usize, const CAUSAL: usize, const STAGES: usize>(
+    /// dK and dV for 128 keys of one K/V head per program, summed over `heads` query heads of its
+    /// group (see the module's documentation): over the whole group (`heads` = H / HK, HO = HK,
+    /// `P` the element type), or over one query head (`heads` = 1, HO = H, `P` f32: partial sums
+    /// that [`attention_bwd_sum`] adds up). `STAGES` stages of Q, dO, lse and delta.
+    #[kernel(grid = (cdiv(T, 128), HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
+             instances((bf16, bf16, 64, 0, 4), (bf16, bf16, 64, 1, 4), (bf16, bf16, 128, 0, 3), (bf16, bf16, 128, 1, 3),
+                       (f16, f16, 64, 0, 4), (f16, f16, 64, 1, 4), (f16, f16, 128, 0, 3), (f16, f16, 128, 1, 3),
+                       (bf16, f32, 64, 0, 4), (bf16, f32, 64, 1, 4), (bf16, f32, 128, 0, 3), (bf16, f32, 128, 1, 3),
+                       (f16, f32, 64, 0, 4), (f16, f32, 64, 1, 4), (f16, f32, 128, 0, 3), (f16, f32, 128, 1, 3)))]
+    pub fn attention_bwd_dkdv<E, P, const D: usize, const CAUSAL: usize, const STAGES: usize>(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
         v: Gmem<E, HK, T, D>,
         d_o: Gmem<E, H, S, D>,
         lse: Gmem<f32, H, SP>,
         delta: Gmem<f32, H, SP>,
-        dk: GmemMut<E, HK, T, D>,
-        dv: GmemMut<E, HK, T, D>,
+        dk: GmemMut<P, HO, T, D>,
+        dv: GmemMut<P, HO, T, D>,
         scale: f32,
+        heads: i32,
     ) {
         const BQ: usize = 64; // queries per step
-        let (j, kv_head) = (program_id(0), program_id(1));
-        let group = H / HK;
+        let (j, out) = (program_id(0), program_id(1));
+        let (head, kv_head) = (out * heads, out * heads / (H / HK));
         // Causal: the queries before 128 j see none of these keys.
         let first = if CAUSAL == 1 { 2 * j } else { 0 };
         let blocks = cdiv(S, BQ) - first;
-        let steps = group * blocks;
+        let steps = heads * blocks;
         run_scoped(
             collective_axes = [wg],
             |k_s: Smem<E, 2, 1, 64, D, Swizzle128>,
@@ -119,7 +135,7 @@ pub mod programs {
                     copy_gmem_to_smem(v.tile([kv_head, 2 * j, 0]), v_s.at(0), kv_loaded);
                     copy_gmem_to_smem(v.tile([kv_head, 2 * j + 1, 0]), v_s.at(1), kv_loaded);
                     pipeline_produce(ring, steps, |n, s, bar| {
-                        let (h, i) = query_block(n, blocks, first, kv_head, group);
+                        let (h, i) = query_block(n, blocks, first, head);
                         copy_gmem_to_smem(q.tile([h, i, 0]), q_s.at(s), bar);
                         copy_gmem_to_smem(d_o.tile([h, i, 0]), do_s.at(s), bar);
                         copy_gmem_to_smem(lse.tile([h, i]), lse_s.at(s), bar);
@@ -163,13 +179,36 @@ pub mod programs {
                                 delay_release = true,
                             );
                             wgmma_wait(0);
-                            dv.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<E>());
-                            dk.tile([kv_head, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<E>());
+                            dv.tile([out, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<P>());
+                            dk.tile([out, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<P>());
                         },
                     );
                 }
             },
         );
+    }
+
+    /// dK and dV of each K/V head: the sums of the f32 partial sums of its group's query heads,
+    /// one program per 64 keys of a K/V head.
+    #[kernel(grid = (cdiv(T, 64), HK), ragged(T), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
+    pub fn attention_bwd_sum<E, const D: usize>(
+        dk_p: Gmem<f32, H, T, D>,
+        dv_p: Gmem<f32, H, T, D>,
+        dk: GmemMut<E, HK, T, D>,
+        dv: GmemMut<E, HK, T, D>,
+    ) {
+        let (j, kv_head) = (program_id(0), program_id(1));
+        let group = H / HK;
+        let mut sum = splat::<f32>(0.0, [64, D]).to_layout(Layout::Wgmma);
+        for g in 0..group {
+            sum = sum + dk_p.tile([kv_head * group + g, j, 0], [1, 64, D]).load(Layout::Wgmma);
+        }
+        dk.tile([kv_head, j, 0], [1, 64, D]).store(sum.cast::<E>());
+        sum = splat::<f32>(0.0, [64, D]).to_layout(Layout::Wgmma);
+        for g in 0..group {
+            sum = sum + dv_p.tile([kv_head * group + g, j, 0], [1, 64, D]).load(Layout::Wgmma);
+        }
+        dv.tile([kv_head, j, 0], [1, 64, D]).store(sum.cast::<E>());
     }
 
     /// dQ for 128 queries of one head per program (see the module's documentation). `BK` keys per
@@ -187,7 +226,8 @@ pub mod programs {
         dq: GmemMut<E, H, S, D>,
         scale: f32,
     ) {
-        let (i, h) = (program_id(0), program_id(1));
+        // Causal: the heaviest programs (the last queries, which see the most keys) first.
+        let (i, h) = (if CAUSAL == 1 { cdiv(S, 128) - 1 - program_id(0) } else { program_id(0) }, program_id(1));
         let kv_head = h / (H / HK);
         // Causal: keys past 128 i + 127 are hidden from every query here (T = S).
         let steps = if CAUSAL == 1 { min(cdiv(128 * i + 128, BK), cdiv(T, BK)) } else { cdiv(T, BK) };
@@ -251,6 +291,9 @@ pub mod programs {
     }
 }
 
+/// The SMs of the GPUs the kernels are tuned for (H100 and H200 SXM), for [`plan`]'s choice.
+const SMS: usize = 132;
+
 /// What a backward launch needs to know beyond the tensors: found by [`plan`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -260,14 +303,24 @@ pub struct Plan {
     pub causal: bool,
     /// The number of query heads, H.
     pub heads: usize,
+    /// The number of query heads per K/V head, G = H / HK.
+    pub group: usize,
     /// The workspaces' row length: S rounded up to a multiple of 128.
     pub padded: usize,
+    /// Whether each dK/dV program takes the keys of one query head, into f32 partial sums (H x T x
+    /// D each) that a fourth kernel adds up per K/V head, instead of every query head of the K/V
+    /// head's group: G times the programs, for few K/V heads (multi-query attention).
+    pub partials: bool,
 }
 
 /// Checks the shapes and arguments of a backward pass, with Q `q`, K `k` and `lse` of those
 /// shapes (the kernels' launches check the rest: every tensor against these), and says which
 /// kernels run: Q H x S x D and K HK x T x D with D 64 or 128, H a multiple of HK, S and T at
 /// least 1 (T = S when causal), `lse` H x S, the scale positive and finite.
+///
+/// dK and dV go through f32 partial sums per query head ([`Plan::partials`]) when that takes
+/// fewer waves of programs over the GPU's SMs, counting a program of G query heads as G waves'
+/// worth: ceil(H n / 132) < G ceil(HK n / 132) for n blocks of 128 keys.
 pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -> tessel::Result<Plan> {
     let rank = |tensor, shape: &[usize], expected| {
         if shape.len() == expected {
@@ -302,14 +355,17 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     if !(scale > 0.0 && scale.is_finite()) {
         return invalid("scale", format!("the scale is {scale}; it must be positive and finite"));
     }
-    Ok(Plan { head_dim: d, causal, heads: h, padded: s.div_ceil(128) * 128 })
+    let (group, blocks) = (h / hk, t.div_ceil(128));
+    let partials = (h * blocks).div_ceil(SMS) < group * (hk * blocks).div_ceil(SMS);
+    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials })
 }
 
 /// The element types of the backward pass, `bf16` and `f16`: each picks its kernels' instances.
 pub trait Backward: tessel::Element + sealed::Sealed {
-    /// The three passes on the GPU, for [`launch`].
-    #[doc(hidden)]
-    fn launch_passes(
+    /// [`launch`] with a plan of the caller's (`plan(..)`'s, with [`Plan::partials`] chosen, say).
+    /// The plan must be `plan(..)`'s for these shapes but for `partials`.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_planned(
         stream: &impl tessel::AsStream,
         inputs: [&DeviceTensor<Self>; 5],
         lse: &DeviceTensor<f32>,
@@ -318,9 +374,8 @@ pub trait Backward: tessel::Element + sealed::Sealed {
         plan: Plan,
     ) -> tessel::Result<()>;
 
-    /// The three passes in the interpreter, for [`interpret`].
-    #[doc(hidden)]
-    fn interpret_passes(
+    /// [`interpret`] with a plan of the caller's, as [`Backward::launch_planned`].
+    fn interpret_planned(
         inputs: [&HostTensor<Self>; 5],
         lse: &HostTensor<f32>,
         grads: [&mut HostTensor<Self>; 3],
@@ -338,7 +393,8 @@ mod sealed {
 /// dQ, dK and dV of O = softmax(scale Q K^T) V on the GPU, asynchronously on `stream`: Q, O, dO
 /// and dQ are H x S x D, K, V, dK and dV HK x T x D, `lse` the forward's H x S base-2 row
 /// log-sum-exps (see the module's documentation). Checks as [`plan`] says, then the kernels'
-/// launches check every tensor. Allocates its two H x S workspaces (delta, lse) on the stream.
+/// launches check every tensor. Allocates its workspaces on the stream: two H x S' f32 arrays
+/// (S' = S rounded up to 128), and with [`Plan::partials`] two H x T x D f32 arrays.
 #[allow(clippy::too_many_arguments)]
 pub fn launch<E: Backward>(
     stream: &impl tessel::AsStream,
@@ -355,7 +411,7 @@ pub fn launch<E: Backward>(
     causal: bool,
 ) -> tessel::Result<()> {
     let plan = plan(q.shape(), k.shape(), lse.shape(), scale, causal)?;
-    E::launch_passes(stream, [q, k, v, o, d_o], lse, [dq, dk, dv], scale, plan)
+    E::launch_planned(stream, [q, k, v, o, d_o], lse, [dq, dk, dv], scale, plan)
 }
 
 /// The same in the interpreter.
@@ -374,16 +430,17 @@ pub fn interpret<E: Backward>(
     causal: bool,
 ) -> tessel::Result<()> {
     let plan = plan(q.shape(), k.shape(), lse.shape(), scale, causal)?;
-    E::interpret_passes([q, k, v, o, d_o], lse, [dq, dk, dv], scale, plan)
+    E::interpret_planned([q, k, v, o, d_o], lse, [dq, dk, dv], scale, plan)
 }
 
 /// [`Backward`] for one element type: its instances, picked by head dimension and mask, called
-/// through `launch` on the GPU or `interpret` (the `@passes` arm, given the call's leading
-/// arguments: the stream, or none).
+/// through `launch` on the GPU (with the stream) or `interpret` (`$call` and `[$stream]`, passed
+/// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv` and `@dq`, which pick
+/// an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output type).
 macro_rules! backward {
     ($t:ident) => {
         impl Backward for $t {
-            fn launch_passes(
+            fn launch_planned(
                 stream: &impl tessel::AsStream,
                 inputs: [&DeviceTensor<$t>; 5],
                 lse: &DeviceTensor<f32>,
@@ -391,55 +448,82 @@ macro_rules! backward {
                 scale: f32,
                 plan: Plan,
             ) -> tessel::Result<()> {
-                let mut delta = DeviceTensor::<f32>::zeros(stream, [plan.heads, plan.padded])?;
-                let mut lse_p = DeviceTensor::<f32>::zeros(stream, [plan.heads, plan.padded])?;
-                backward!(@passes $t, launch, [stream], inputs, lse, grads, delta, lse_p, scale, plan)
+                let rows = [plan.heads, plan.padded];
+                let mut stats = [DeviceTensor::<f32>::zeros(stream, rows)?, DeviceTensor::<f32>::zeros(stream, rows)?];
+                let mut partials = if plan.partials {
+                    let shape = [plan.heads, inputs[1].shape()[1], plan.head_dim];
+                    Some([DeviceTensor::<f32>::zeros(stream, shape)?, DeviceTensor::<f32>::zeros(stream, shape)?])
+                } else {
+                    None
+                };
+                backward!(@passes $t, launch, [stream], inputs, lse, grads, stats, partials, scale, plan)
             }
 
-            fn interpret_passes(
+            fn interpret_planned(
                 inputs: [&HostTensor<$t>; 5],
                 lse: &HostTensor<f32>,
                 grads: [&mut HostTensor<$t>; 3],
                 scale: f32,
                 plan: Plan,
             ) -> tessel::Result<()> {
-                let mut delta = HostTensor::<f32>::zeros([plan.heads, plan.padded])?;
-                let mut lse_p = HostTensor::<f32>::zeros([plan.heads, plan.padded])?;
-                backward!(@passes $t, interpret, [], inputs, lse, grads, delta, lse_p, scale, plan)
+                let rows = [plan.heads, plan.padded];
+                let mut stats = [HostTensor::<f32>::zeros(rows)?, HostTensor::<f32>::zeros(rows)?];
+                let mut partials = if plan.partials {
+                    let shape = [plan.heads, inputs[1].shape()[1], plan.head_dim];
+                    Some([HostTensor::<f32>::zeros(shape)?, HostTensor::<f32>::zeros(shape)?])
+                } else {
+                    None
+                };
+                backward!(@passes $t, interpret, [], inputs, lse, grads, stats, partials, scale, plan)
             }
         }
     };
     (@passes $t:ident, $call:ident, [$($stream:ident)?], $inputs:ident, $lse:ident, $grads:ident,
-     $delta:ident, $lse_p:ident, $scale:ident, $plan:ident) => {{
+     $stats:ident, $partials:ident, $scale:ident, $plan:ident) => {{
         let [q, k, v, o, d_o] = $inputs;
         let [dq, dk, dv] = $grads;
-        let (delta, lse_p) = (&mut $delta, &mut $lse_p);
+        let [delta, lse_p] = &mut $stats;
         if $plan.head_dim == 64 {
             attention_bwd_prep::<$t, 64>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?;
         } else {
             attention_bwd_prep::<$t, 128>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?;
         }
         let (delta, lse_p) = (&*delta, &*lse_p);
-        // The dQ pass is a kernel of its own: with dQ summed across the dK/dV programs, it goes.
-        match ($plan.head_dim, $plan.causal) {
-            (64, false) => {
-                attention_bwd_dkdv::<$t, 64, 0, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 64, 0, 128, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
+        match &mut $partials {
+            None => {
+                let heads = $plan.group as i32;
+                backward!(@dkdv $t, $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk, dv, $scale, heads));
             }
-            (64, true) => {
-                attention_bwd_dkdv::<$t, 64, 1, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 64, 1, 128, 4>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
-            }
-            (_, false) => {
-                attention_bwd_dkdv::<$t, 128, 0, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 128, 0, 64, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
-            }
-            (_, true) => {
-                attention_bwd_dkdv::<$t, 128, 1, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dk, dv, $scale)?;
-                attention_bwd_dq::<$t, 128, 1, 64, 3>::$call($($stream,)? q, k, v, d_o, lse_p, delta, dq, $scale)
+            Some([dk_p, dv_p]) => {
+                backward!(@dkdv $t, f32, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, $scale, 1));
+                if $plan.head_dim == 64 {
+                    attention_bwd_sum::<$t, 64>::$call($($stream,)? &*dk_p, &*dv_p, dk, dv)?;
+                } else {
+                    attention_bwd_sum::<$t, 128>::$call($($stream,)? &*dk_p, &*dv_p, dk, dv)?;
+                }
             }
         }
+        // The dQ pass is a kernel of its own: with dQ summed in f32 across the dK/dV programs
+        // (a reduce-add store or atomic adds), this call goes.
+        backward!(@dq $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dq, $scale));
+        Ok(())
     }};
+    (@dkdv $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
+        match ($plan.head_dim, $plan.causal) {
+            (64, false) => attention_bwd_dkdv::<$t, $p, 64, 0, 4>::$call($($stream,)? $($arg),*)?,
+            (64, true) => attention_bwd_dkdv::<$t, $p, 64, 1, 4>::$call($($stream,)? $($arg),*)?,
+            (_, false) => attention_bwd_dkdv::<$t, $p, 128, 0, 3>::$call($($stream,)? $($arg),*)?,
+            (_, true) => attention_bwd_dkdv::<$t, $p, 128, 1, 3>::$call($($stream,)? $($arg),*)?,
+        }
+    };
+    (@dq $t:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
+        match ($plan.head_dim, $plan.causal) {
+            (64, false) => attention_bwd_dq::<$t, 64, 0, 128, 4>::$call($($stream,)? $($arg),*)?,
+            (64, true) => attention_bwd_dq::<$t, 64, 1, 128, 4>::$call($($stream,)? $($arg),*)?,
+            (_, false) => attention_bwd_dq::<$t, 128, 0, 64, 3>::$call($($stream,)? $($arg),*)?,
+            (_, true) => attention_bwd_dq::<$t, 128, 1, 64, 3>::$call($($stream,)? $($arg),*)?,
+        }
+    };
 }
 
 backward!(bf16);
@@ -451,14 +535,26 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("attention_bwd_prep_bf16_d128", attention_bwd_prep::<bf16, 128>::PTX),
     ("attention_bwd_prep_f16_d64", attention_bwd_prep::<f16, 64>::PTX),
     ("attention_bwd_prep_f16_d128", attention_bwd_prep::<f16, 128>::PTX),
-    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, 64, 0, 4>::PTX),
-    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, 64, 1, 4>::PTX),
-    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, 128, 0, 3>::PTX),
-    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, 128, 1, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, 64, 0, 4>::PTX),
-    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, 64, 1, 4>::PTX),
-    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, 128, 0, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, 128, 1, 3>::PTX),
+    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, bf16, 64, 0, 4>::PTX),
+    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, bf16, 64, 1, 4>::PTX),
+    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, bf16, 128, 0, 3>::PTX),
+    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, bf16, 128, 1, 3>::PTX),
+    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, f16, 64, 0, 4>::PTX),
+    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, f16, 64, 1, 4>::PTX),
+    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, f16, 128, 0, 3>::PTX),
+    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, f16, 128, 1, 3>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d64", attention_bwd_dkdv::<bf16, f32, 64, 0, 4>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d64_causal", attention_bwd_dkdv::<bf16, f32, 64, 1, 4>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d128", attention_bwd_dkdv::<bf16, f32, 128, 0, 3>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d128_causal", attention_bwd_dkdv::<bf16, f32, 128, 1, 3>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d64", attention_bwd_dkdv::<f16, f32, 64, 0, 4>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d64_causal", attention_bwd_dkdv::<f16, f32, 64, 1, 4>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d128", attention_bwd_dkdv::<f16, f32, 128, 0, 3>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d128_causal", attention_bwd_dkdv::<f16, f32, 128, 1, 3>::PTX),
+    ("attention_bwd_sum_bf16_d64", attention_bwd_sum::<bf16, 64>::PTX),
+    ("attention_bwd_sum_bf16_d128", attention_bwd_sum::<bf16, 128>::PTX),
+    ("attention_bwd_sum_f16_d64", attention_bwd_sum::<f16, 64>::PTX),
+    ("attention_bwd_sum_f16_d128", attention_bwd_sum::<f16, 128>::PTX),
     ("attention_bwd_dq_bf16_d64", attention_bwd_dq::<bf16, 64, 0, 128, 4>::PTX),
     ("attention_bwd_dq_bf16_d64_causal", attention_bwd_dq::<bf16, 64, 1, 128, 4>::PTX),
     ("attention_bwd_dq_bf16_d128", attention_bwd_dq::<bf16, 128, 0, 64, 3>::PTX),

@@ -28,30 +28,42 @@ fn nans<T: Element>(shape: &[usize]) -> HostTensor<T> {
     HostTensor::new(shape.to_vec(), vec![T::from_f64(f64::NAN); shape.iter().product()]).unwrap()
 }
 
-/// Runs the backward in the interpreter and returns dQ, dK, dV.
+/// Runs the backward in the interpreter and returns dQ, dK, dV; `partials` overrides the plan's
+/// choice of how dK and dV sum over a group's query heads.
 fn interpreted<T: Backward>(
     x: &[HostTensor<T>; 4],
     o: &HostTensor<T>,
     lse: &HostTensor<f32>,
     scale: f32,
     causal: bool,
+    partials: Option<bool>,
 ) -> [HostTensor<T>; 3] {
     let [q, k, v, d_o] = x;
     let (mut dq, mut dk, mut dv) = (nans(q.shape()), nans(k.shape()), nans(k.shape()));
-    backward::interpret(q, k, v, o, d_o, lse, &mut dq, &mut dk, &mut dv, scale, causal).unwrap();
+    let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
+    plan.partials = partials.unwrap_or(plan.partials);
+    T::interpret_planned([q, k, v, o, d_o], lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
     [dq, dk, dv]
 }
 
-fn check<T: Backward>(heads: usize, kv_heads: usize, s: usize, t: usize, d: usize, causal: bool) {
+fn check<T: Backward>(
+    heads: usize,
+    kv_heads: usize,
+    s: usize,
+    t: usize,
+    d: usize,
+    causal: bool,
+    partials: Option<bool>,
+) {
     let x = tensors::<T>(heads, kv_heads, s, t, d);
     let scale = 1.0 / (d as f32).sqrt();
     let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
     let mut forward = problem.forward();
     let (o, lse) = reference::saved::<T>(&problem, &mut forward).unwrap();
-    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal);
+    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, partials);
     let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
     println!(
-        "{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+        "{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal} partials {partials:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
         T::DTYPE,
         err[0],
         err[1],
@@ -63,23 +75,36 @@ fn check<T: Backward>(heads: usize, kv_heads: usize, s: usize, t: usize, d: usiz
 #[test]
 fn bf16_head_dim_64_ragged() {
     // Two key blocks (the second partial), two query blocks of 64, one of dQ's 128.
-    check::<bf16>(1, 1, 100, 200, 64, false);
+    check::<bf16>(1, 1, 100, 200, 64, false, None);
 }
 
 #[test]
 fn bf16_head_dim_128_grouped_causal() {
-    // G = 2: each K/V head's dK and dV sum over two query heads; the diagonal blocks masked.
-    check::<bf16>(2, 1, 150, 150, 128, true);
+    // G = 2: each K/V head's dK and dV sum over two query heads, in its programs or through f32
+    // partial sums; the diagonal blocks masked.
+    check::<bf16>(2, 1, 150, 150, 128, true, Some(false));
+    check::<bf16>(2, 1, 150, 150, 128, true, Some(true));
 }
 
 #[test]
 fn f16_head_dim_64_grouped_by_four_causal() {
-    check::<f16>(4, 1, 130, 130, 64, true);
+    check::<f16>(4, 1, 130, 130, 64, true, None);
 }
 
 #[test]
 fn f16_head_dim_128_ragged_two_kv_heads() {
-    check::<f16>(4, 2, 70, 130, 128, false);
+    check::<f16>(4, 2, 70, 130, 128, false, Some(false));
+    check::<f16>(4, 2, 70, 130, 128, false, Some(true));
+}
+
+#[test]
+fn few_kv_heads_take_partial_sums() {
+    let plan = |h, hk, t| backward::plan(&[h, t, 128], &[hk, t, 128], &[h, t], 0.1, false).unwrap().partials;
+    // Multi-query, 8 x 8 programs fit one wave; 8 programs of 8 heads each would take eight.
+    assert!(plan(8, 1, 1024));
+    // 8 K/V heads x 32 key blocks are two waves of 4 heads each: as many as 32 heads' 8 waves.
+    assert!(!plan(32, 8, 4096));
+    assert!(!plan(16, 16, 1024));
 }
 
 /// The kernels' gradients against central differences of the f64 loss sum(dO o O), at a few
@@ -92,7 +117,7 @@ fn gradients_match_finite_differences() {
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
         let mut forward = problem.forward();
         let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
-        let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal);
+        let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, None);
         let err = reference::finite_difference_err(&problem, [&dq, &dk, &dv], &[3, 273, 575, 1151]);
         println!("causal {causal}: largest difference from the finite differences {err:.1e}");
         assert!(err <= TOLERANCE, "causal {causal}: relative difference {err:.1e}");
@@ -135,7 +160,7 @@ fn the_launch_checks_what_the_kernels_cannot() {
 
 /// The GPU against the f64 reference on long sequences (rows sampled: the reference is O(S T D)
 /// per pass).
-fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, causal: bool) {
+fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, causal: bool, partials: Option<bool>) {
     let device = Device::new(0).unwrap();
     let x = tensors::<T>(heads, kv_heads, s, s, d);
     let scale = 1.0 / (d as f32).sqrt();
@@ -146,7 +171,9 @@ fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, ca
     let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
     let lse = DeviceTensor::from_host(&device, &lse).unwrap();
     let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
-    backward::launch(&device, &q, &k, &v, &o, &d_o, &lse, &mut dq, &mut dk, &mut dv, scale, causal).unwrap();
+    let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
+    plan.partials = partials.unwrap_or(plan.partials);
+    T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
     let grads = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
     let err = reference::max_rel_err(&problem, &forward, [&grads[0], &grads[1], &grads[2]], 96);
     println!(
@@ -162,15 +189,19 @@ fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, ca
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn gpu_bf16_matches_the_reference() {
-    on_the_gpu::<bf16>(2, 2, 1024, 64, false);
-    on_the_gpu::<bf16>(2, 1, 2048, 128, true);
-    on_the_gpu::<bf16>(4, 1, 1000, 128, false);
+    on_the_gpu::<bf16>(2, 2, 1024, 64, false, None);
+    on_the_gpu::<bf16>(2, 1, 2048, 128, true, Some(false));
+    on_the_gpu::<bf16>(2, 1, 2048, 128, true, Some(true));
+    on_the_gpu::<bf16>(4, 1, 1000, 128, false, None);
+    on_the_gpu::<bf16>(4, 2, 1500, 64, true, Some(false));
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn gpu_f16_matches_the_reference() {
-    on_the_gpu::<f16>(2, 2, 2048, 128, false);
-    on_the_gpu::<f16>(4, 2, 1024, 64, true);
-    on_the_gpu::<f16>(1, 1, 4096, 64, true);
+    on_the_gpu::<f16>(2, 2, 2048, 128, false, None);
+    on_the_gpu::<f16>(4, 2, 1024, 64, true, Some(false));
+    on_the_gpu::<f16>(4, 2, 1024, 64, true, Some(true));
+    on_the_gpu::<f16>(1, 1, 4096, 64, true, None);
+    on_the_gpu::<f16>(2, 1, 3000, 128, false, Some(false));
 }
