@@ -39,8 +39,8 @@
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
-//! last key block its queries see and masks the blocks that reach past its first query, and the
-//! dQ programs run the heaviest (the last queries) first. Ragged S: TMA reads zeros past S, so
+//! last key block its queries see and masks the blocks that reach past its first query; both
+//! kernels start every head's heaviest programs first. Ragged S: TMA reads zeros past S, so
 //! those queries' dO and delta are 0 and they add nothing to dK and dV; their rows of dQ are not
 //! stored. Ragged T: the dQ kernel masks the keys past T in the last block (the dK/dV rows of
 //! those keys are not stored).
@@ -61,6 +61,17 @@ pub mod programs {
     /// `head`: the heads one after another, `blocks` query blocks each, from block `first` on.
     fn query_block(n: i32, blocks: i32, first: i32, head: i32) -> (i32, i32) {
         (head + n / blocks, first + n % blocks)
+    }
+
+    /// Program `p`'s block and head, of `blocks` blocks of `heads` heads: with the causal mask
+    /// (`causal` 1) the block is counted from the heaviest, and every head's heaviest block comes
+    /// first, then their next, and so on (the longest work first, so that the last programs to
+    /// start are the shortest); without it, a head's blocks come side by side (running together,
+    /// they share the head's tensors in the L2).
+    fn unit(p: i32, blocks: i32, heads: i32, causal: i32) -> (i32, i32) {
+        // (A tail `if` is a statement to the kernel language: its value goes through a `let`.)
+        let at = if causal == 1 { (p / heads, p % heads) } else { (p % blocks, p / blocks) };
+        at
     }
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
@@ -93,7 +104,7 @@ pub mod programs {
     /// group (see the module's documentation): over the whole group (`heads` = H / HK, HO = HK,
     /// `P` the element type), or over one query head (`heads` = 1, HO = H, `P` f32: partial sums
     /// that [`attention_bwd_sum`] adds up). `STAGES` stages of Q, dO, lse and delta.
-    #[kernel(grid = (cdiv(T, 128), HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
+    #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
              instances((bf16, bf16, 64, 0, 4), (bf16, bf16, 64, 1, 4), (bf16, bf16, 128, 0, 3), (bf16, bf16, 128, 1, 3),
                        (f16, f16, 64, 0, 4), (f16, f16, 64, 1, 4), (f16, f16, 128, 0, 3), (f16, f16, 128, 1, 3),
                        (bf16, f32, 64, 0, 4), (bf16, f32, 64, 1, 4), (bf16, f32, 128, 0, 3), (bf16, f32, 128, 1, 3),
@@ -111,7 +122,8 @@ pub mod programs {
         heads: i32,
     ) {
         const BQ: usize = 64; // queries per step
-        let (j, out) = (program_id(0), program_id(1));
+                              // Causal: key block 0 is the heaviest (every query sees it).
+        let (j, out) = unit(program_id(0), cdiv(T, 128), HO, CAUSAL);
         let (head, kv_head) = (out * heads, out * heads / (H / HK));
         // Causal: the queries before 128 j see none of these keys.
         let first = if CAUSAL == 1 { 2 * j } else { 0 };
@@ -213,7 +225,7 @@ pub mod programs {
 
     /// dQ for 128 queries of one head per program (see the module's documentation). `BK` keys per
     /// step, `STAGES` stages of K and V.
-    #[kernel(grid = (cdiv(S, 128), H), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
+    #[kernel(grid = (cdiv(S, 128) * H), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
              instances((bf16, 64, 0, 128, 4), (bf16, 64, 1, 128, 4), (bf16, 128, 0, 64, 3), (bf16, 128, 1, 64, 3),
                        (f16, 64, 0, 128, 4), (f16, 64, 1, 128, 4), (f16, 128, 0, 64, 3), (f16, 128, 1, 64, 3)))]
     pub fn attention_bwd_dq<E, const D: usize, const CAUSAL: usize, const BK: usize, const STAGES: usize>(
@@ -226,8 +238,9 @@ pub mod programs {
         dq: GmemMut<E, H, S, D>,
         scale: f32,
     ) {
-        // Causal: the heaviest programs (the last queries, which see the most keys) first.
-        let (i, h) = (if CAUSAL == 1 { cdiv(S, 128) - 1 - program_id(0) } else { program_id(0) }, program_id(1));
+        // Causal: the last query block is the heaviest (it sees every key).
+        let (level, h) = unit(program_id(0), cdiv(S, 128), H, CAUSAL);
+        let i = if CAUSAL == 1 { cdiv(S, 128) - 1 - level } else { level };
         let kv_head = h / (H / HK);
         // Causal: keys past 128 i + 127 are hidden from every query here (T = S).
         let steps = if CAUSAL == 1 { min(cdiv(128 * i + 128, BK), cdiv(T, BK)) } else { cdiv(T, BK) };
