@@ -57,7 +57,7 @@ pub use programs::{attention_bwd_dkdv, attention_bwd_dq, attention_bwd_prep, att
 pub mod programs {
     use tessel::prelude::*;
 
-    /// The query head and 64-query block of step `n` of a dK/dV program whose query heads start at
+    /// The query head and query block of step `n` of a dK/dV program whose query heads start at
     /// `head`: the heads one after another, `blocks` query blocks each, from block `first` on.
     fn query_block(n: i32, blocks: i32, first: i32, head: i32) -> (i32, i32) {
         (head + n / blocks, first + n % blocks)
@@ -103,13 +103,15 @@ pub mod programs {
     /// dK and dV for 128 keys of one K/V head per program, summed over `heads` query heads of its
     /// group (see the module's documentation): over the whole group (`heads` = H / HK, HO = HK,
     /// `P` the element type), or over one query head (`heads` = 1, HO = H, `P` f32: partial sums
-    /// that [`attention_bwd_sum`] adds up). `STAGES` stages of Q, dO, lse and delta.
+    /// that [`attention_bwd_sum`] adds up). `STAGES` stages of `BQ` queries' Q, dO, lse and delta
+    /// (`BQ` divides 128, so that the causal mask's diagonal is whole blocks; 128 queries at D = 64
+    /// left ptxas too few registers for the four accumulators: C7512, wgmmas serialized).
     #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, bf16, 64, 0, 4), (bf16, bf16, 64, 1, 4), (bf16, bf16, 128, 0, 3), (bf16, bf16, 128, 1, 3),
-                       (f16, f16, 64, 0, 4), (f16, f16, 64, 1, 4), (f16, f16, 128, 0, 3), (f16, f16, 128, 1, 3),
-                       (bf16, f32, 64, 0, 4), (bf16, f32, 64, 1, 4), (bf16, f32, 128, 0, 3), (bf16, f32, 128, 1, 3),
-                       (f16, f32, 64, 0, 4), (f16, f32, 64, 1, 4), (f16, f32, 128, 0, 3), (f16, f32, 128, 1, 3)))]
-    pub fn attention_bwd_dkdv<E, P, const D: usize, const CAUSAL: usize, const STAGES: usize>(
+             instances((bf16, bf16, 64, 0, 64, 4), (bf16, bf16, 64, 1, 64, 4), (bf16, bf16, 128, 0, 64, 3), (bf16, bf16, 128, 1, 64, 3),
+                       (f16, f16, 64, 0, 64, 4), (f16, f16, 64, 1, 64, 4), (f16, f16, 128, 0, 64, 3), (f16, f16, 128, 1, 64, 3),
+                       (bf16, f32, 64, 0, 64, 4), (bf16, f32, 64, 1, 64, 4), (bf16, f32, 128, 0, 64, 3), (bf16, f32, 128, 1, 64, 3),
+                       (f16, f32, 64, 0, 64, 4), (f16, f32, 64, 1, 64, 4), (f16, f32, 128, 0, 64, 3), (f16, f32, 128, 1, 64, 3)))]
+    pub fn attention_bwd_dkdv<E, P, const D: usize, const CAUSAL: usize, const BQ: usize, const STAGES: usize>(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
         v: Gmem<E, HK, T, D>,
@@ -121,12 +123,11 @@ pub mod programs {
         scale: f32,
         heads: i32,
     ) {
-        const BQ: usize = 64; // queries per step
-                              // Causal: key block 0 is the heaviest (every query sees it).
+        // Causal: key block 0 is the heaviest (every query sees it).
         let (j, out) = unit(program_id(0), cdiv(T, 128), HO, CAUSAL);
         let (head, kv_head) = (out * heads, out * heads / (H / HK));
         // Causal: the queries before 128 j see none of these keys.
-        let first = if CAUSAL == 1 { 2 * j } else { 0 };
+        let first = if CAUSAL == 1 { 128 * j / BQ } else { 0 };
         let blocks = cdiv(S, BQ) - first;
         let steps = heads * blocks;
         run_scoped(
@@ -172,9 +173,9 @@ pub mod programs {
                                     wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
                                     let i = first + n % blocks;
                                     wgmma_wait(1);
-                                    if CAUSAL == 1 && i < first + 2 {
-                                        // A diagonal block: key 128 j + 64 w + r is hidden from query 64 i + q < it.
-                                        let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - 64 * i);
+                                    if CAUSAL == 1 && i < first + 128 / BQ {
+                                        // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
+                                        let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - BQ * i);
                                         s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
                                     }
                                     let lse_q =
@@ -523,10 +524,10 @@ macro_rules! backward {
     }};
     (@dkdv $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
         match ($plan.head_dim, $plan.causal) {
-            (64, false) => attention_bwd_dkdv::<$t, $p, 64, 0, 4>::$call($($stream,)? $($arg),*)?,
-            (64, true) => attention_bwd_dkdv::<$t, $p, 64, 1, 4>::$call($($stream,)? $($arg),*)?,
-            (_, false) => attention_bwd_dkdv::<$t, $p, 128, 0, 3>::$call($($stream,)? $($arg),*)?,
-            (_, true) => attention_bwd_dkdv::<$t, $p, 128, 1, 3>::$call($($stream,)? $($arg),*)?,
+            (64, false) => attention_bwd_dkdv::<$t, $p, 64, 0, 64, 4>::$call($($stream,)? $($arg),*)?,
+            (64, true) => attention_bwd_dkdv::<$t, $p, 64, 1, 64, 4>::$call($($stream,)? $($arg),*)?,
+            (_, false) => attention_bwd_dkdv::<$t, $p, 128, 0, 64, 3>::$call($($stream,)? $($arg),*)?,
+            (_, true) => attention_bwd_dkdv::<$t, $p, 128, 1, 64, 3>::$call($($stream,)? $($arg),*)?,
         }
     };
     (@dq $t:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
@@ -548,22 +549,22 @@ pub const ALL_PTX: &[(&str, &str)] = &[
     ("attention_bwd_prep_bf16_d128", attention_bwd_prep::<bf16, 128>::PTX),
     ("attention_bwd_prep_f16_d64", attention_bwd_prep::<f16, 64>::PTX),
     ("attention_bwd_prep_f16_d128", attention_bwd_prep::<f16, 128>::PTX),
-    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, bf16, 64, 0, 4>::PTX),
-    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, bf16, 64, 1, 4>::PTX),
-    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, bf16, 128, 0, 3>::PTX),
-    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, bf16, 128, 1, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, f16, 64, 0, 4>::PTX),
-    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, f16, 64, 1, 4>::PTX),
-    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, f16, 128, 0, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, f16, 128, 1, 3>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d64", attention_bwd_dkdv::<bf16, f32, 64, 0, 4>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d64_causal", attention_bwd_dkdv::<bf16, f32, 64, 1, 4>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d128", attention_bwd_dkdv::<bf16, f32, 128, 0, 3>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d128_causal", attention_bwd_dkdv::<bf16, f32, 128, 1, 3>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d64", attention_bwd_dkdv::<f16, f32, 64, 0, 4>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d64_causal", attention_bwd_dkdv::<f16, f32, 64, 1, 4>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d128", attention_bwd_dkdv::<f16, f32, 128, 0, 3>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d128_causal", attention_bwd_dkdv::<f16, f32, 128, 1, 3>::PTX),
+    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, bf16, 64, 0, 64, 4>::PTX),
+    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, bf16, 64, 1, 64, 4>::PTX),
+    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, bf16, 128, 0, 64, 3>::PTX),
+    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, bf16, 128, 1, 64, 3>::PTX),
+    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, f16, 64, 0, 64, 4>::PTX),
+    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, f16, 64, 1, 64, 4>::PTX),
+    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, f16, 128, 0, 64, 3>::PTX),
+    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, f16, 128, 1, 64, 3>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d64", attention_bwd_dkdv::<bf16, f32, 64, 0, 64, 4>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d64_causal", attention_bwd_dkdv::<bf16, f32, 64, 1, 64, 4>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d128", attention_bwd_dkdv::<bf16, f32, 128, 0, 64, 3>::PTX),
+    ("attention_bwd_dkdv_partial_bf16_d128_causal", attention_bwd_dkdv::<bf16, f32, 128, 1, 64, 3>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d64", attention_bwd_dkdv::<f16, f32, 64, 0, 64, 4>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d64_causal", attention_bwd_dkdv::<f16, f32, 64, 1, 64, 4>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d128", attention_bwd_dkdv::<f16, f32, 128, 0, 64, 3>::PTX),
+    ("attention_bwd_dkdv_partial_f16_d128_causal", attention_bwd_dkdv::<f16, f32, 128, 1, 64, 3>::PTX),
     ("attention_bwd_sum_bf16_d64", attention_bwd_sum::<bf16, 64>::PTX),
     ("attention_bwd_sum_bf16_d128", attention_bwd_sum::<bf16, 128>::PTX),
     ("attention_bwd_sum_f16_d64", attention_bwd_sum::<f16, 64>::PTX),
