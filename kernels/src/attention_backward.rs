@@ -357,6 +357,9 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     if lse != [h, s] {
         return Err(tessel::Error::ShapeMismatch { tensor: "lse", expected: vec![h, s], got: lse.to_vec() });
     }
+    if h == 0 {
+        return invalid("q", "there are no query heads".to_string());
+    }
     if hk == 0 || h % hk != 0 {
         return invalid("k", format!("{h} query heads do not split into groups over {hk} K/V heads"));
     }
