@@ -1,6 +1,9 @@
 //! The attention backward pass (`kernels/src/attention_backward.rs`): dQ, dK and dV against an f64
 //! reference in the interpreter on small shapes (and, with `--ignored` on the GPU machine, on the
 //! GPU on long sequences), a finite-difference check of the gradients, and the launch's checks.
+//!
+//! The GPU tests' reference computes every row's lse and delta (O(H S T D) in f64): run them in a
+//! release build, `cargo test --release -p tessel-kernels --test attention_backward -- --ignored`.
 
 use tessel::prelude::*;
 use tessel::{Element, Error, HostTensor};
