@@ -267,10 +267,9 @@ pub mod programs {
                     set_max_registers(240);
                     let w = warpgroup_id() - 1;
                     let c = scale * 1.4426950408889634;
-                    let lse_q =
-                        lse.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow).broadcast([64, BK], Layout::Wgmma);
-                    let delta_q =
-                        delta.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow).broadcast([64, BK], Layout::Wgmma);
+                    // This consumer's queries' lse and delta, two registers each, broadcast in each step.
+                    let lse_q = lse.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow);
+                    let delta_q = delta.tile([h, 2 * i + w], [1, 64]).load(Layout::WgmmaRow);
                     barrier_wait(q_loaded);
                     run_scoped(|dq_acc: Acc<f32, 64, D>, s_acc: Acc<f32, 64, BK>, dp_acc: Acc<f32, 64, BK>| {
                         pipeline_consume(
@@ -289,9 +288,9 @@ pub mod programs {
                                     // The keys past T are TMA's zeros.
                                     s_acc.store(mask(s_acc.load(), iota::<i32>([64, BK], 1) >= T - BK * t));
                                 }
-                                let p = exp2(fma(s_acc.load(), c, -lse_q));
+                                let p = exp2(fma(s_acc.load(), c, -lse_q.broadcast([64, BK], Layout::Wgmma)));
                                 wgmma_wait(0);
-                                let ds = p * (dp_acc.load() - delta_q);
+                                let ds = p * (dp_acc.load() - delta_q.broadcast([64, BK], Layout::Wgmma));
                                 wgmma(dq_acc, ds.cast::<E>(), k_s.at(s).at(0));
                             },
                             delay_release = true,
