@@ -225,7 +225,8 @@ pub mod programs {
     }
 
     /// dQ for 128 queries of one head per program (see the module's documentation). `BK` keys per
-    /// step, `STAGES` stages of K and V.
+    /// step, `STAGES` stages of K and V (`BK` = 128 at D = 128 left ptxas too few registers for
+    /// the three accumulators: C7512, wgmmas serialized).
     #[kernel(grid = (cdiv(S, 128) * H), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
              instances((bf16, 64, 0, 128, 4), (bf16, 64, 1, 128, 4), (bf16, 128, 0, 64, 3), (bf16, 128, 1, 64, 3),
                        (f16, 64, 0, 128, 4), (f16, 64, 1, 128, 4), (f16, 128, 0, 64, 3), (f16, 128, 1, 64, 3)))]
