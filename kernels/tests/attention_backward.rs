@@ -208,3 +208,53 @@ fn gpu_f16_matches_the_reference() {
     on_the_gpu::<f16>(1, 1, 4096, 64, true, None);
     on_the_gpu::<f16>(2, 1, 3000, 128, false, Some(false));
 }
+
+/// The largest difference between two gradients' rows, relative to each row's largest value of
+/// `want` (or to a thousandth of its largest, as the reference's comparison).
+fn rows_apart<T: Element>(got: &HostTensor<T>, want: &HostTensor<T>) -> f64 {
+    let d = want.shape()[2];
+    let rows: Vec<(usize, Vec<f64>)> =
+        want.data().chunks(d).enumerate().map(|(r, row)| (r, row.iter().map(|x| x.to_f64()).collect())).collect();
+    let floor = 1e-3 * rows.iter().flat_map(|(_, w)| w).fold(0.0f64, |m, x| m.max(x.abs()));
+    rows.iter().map(|(r, w)| reference::row_err(got, *r, w, floor)).fold(0.0, f64::max)
+}
+
+/// The GPU against the interpreter on every variant (dtype, head dimension, mask, and both ways
+/// of summing a group's dK and dV), on a ragged problem small enough to interpret.
+fn gpu_against_the_interpreter<T: Backward>() {
+    let device = Device::new(0).unwrap();
+    for (d, causal, partials) in [64, 128]
+        .into_iter()
+        .flat_map(|d| [false, true].into_iter().flat_map(move |c| [false, true].into_iter().map(move |p| (d, c, p))))
+    {
+        let x = tensors::<T>(4, 2, 200, 200, d);
+        let scale = 1.0 / (d as f32).sqrt();
+        let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
+        let (o, lse) = reference::saved::<T>(&problem, &mut problem.forward()).unwrap();
+        let want = interpreted(&x, &o, &lse, scale, causal, Some(partials));
+        let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
+        let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
+        let lse = DeviceTensor::from_host(&device, &lse).unwrap();
+        let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
+        let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
+        plan.partials = partials;
+        T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
+        let got = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
+        let apart = [0, 1, 2].map(|n| rows_apart(&got[n], &want[n]));
+        println!(
+            "GPU vs interpreter {} D {d} causal {causal} partials {partials}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            T::DTYPE,
+            apart[0],
+            apart[1],
+            apart[2]
+        );
+        assert!(apart.iter().all(|e| *e <= TOLERANCE), "D {d} causal {causal} partials {partials}: {apart:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_matches_the_interpreter() {
+    gpu_against_the_interpreter::<bf16>();
+    gpu_against_the_interpreter::<f16>();
+}
