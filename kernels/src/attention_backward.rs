@@ -377,10 +377,21 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials })
 }
 
+/// Checks that `given` is [`plan`]'s for these shapes and arguments but for [`Plan::partials`],
+/// which the caller may choose.
+fn check_plan(given: Plan, q: &[usize], k: &[usize], lse: &[usize], scale: f32) -> tessel::Result<()> {
+    let want = Plan { partials: given.partials, ..plan(q, k, lse, scale, given.causal)? };
+    if given == want {
+        return Ok(());
+    }
+    let reason = format!("{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials`)");
+    Err(tessel::Error::InvalidArgument { argument: "plan", reason })
+}
+
 /// The element types of the backward pass, `bf16` and `f16`: each picks its kernels' instances.
 pub trait Backward: tessel::Element + sealed::Sealed {
-    /// [`launch`] with a plan of the caller's (`plan(..)`'s, with [`Plan::partials`] chosen, say).
-    /// The plan must be `plan(..)`'s for these shapes but for `partials`.
+    /// [`launch`] with a plan of the caller's: [`plan`]'s for these tensors, with
+    /// [`Plan::partials`] chosen, say (any other difference from `plan(..)`'s is an error).
     #[allow(clippy::too_many_arguments)]
     fn launch_planned(
         stream: &impl tessel::AsStream,
@@ -465,6 +476,7 @@ macro_rules! backward {
                 scale: f32,
                 plan: Plan,
             ) -> tessel::Result<()> {
+                check_plan(plan, inputs[0].shape(), inputs[1].shape(), lse.shape(), scale)?;
                 let rows = [plan.heads, plan.padded];
                 let mut stats = [DeviceTensor::<f32>::zeros(stream, rows)?, DeviceTensor::<f32>::zeros(stream, rows)?];
                 let mut partials = if plan.partials {
@@ -483,6 +495,7 @@ macro_rules! backward {
                 scale: f32,
                 plan: Plan,
             ) -> tessel::Result<()> {
+                check_plan(plan, inputs[0].shape(), inputs[1].shape(), lse.shape(), scale)?;
                 let rows = [plan.heads, plan.padded];
                 let mut stats = [HostTensor::<f32>::zeros(rows)?, HostTensor::<f32>::zeros(rows)?];
                 let mut partials = if plan.partials {

@@ -159,6 +159,12 @@ fn the_launch_checks_what_the_kernels_cannot() {
     let (mut dq, mut dk, mut dv) = (nans(x[0].shape()), nans(x[1].shape()), nans(&[1, 32, 64]));
     let err = backward::interpret(&x[0], &x[1], &x[2], &o, &x[3], &lse, &mut dq, &mut dk, &mut dv, 0.125, false);
     assert!(err.is_err(), "{err:?}");
+    // A plan of other shapes is refused; one that differs only in `partials` is the caller's choice.
+    let mut dv = nans(x[1].shape());
+    let mut plan = backward::plan(x[0].shape(), x[1].shape(), lse.shape(), 0.125, false).unwrap();
+    plan.padded = 64;
+    let err = bf16::interpret_planned([&x[0], &x[1], &x[2], &o, &x[3]], &lse, [&mut dq, &mut dk, &mut dv], 0.125, plan);
+    assert!(matches!(err, Err(Error::InvalidArgument { argument: "plan", .. })), "{err:?}");
 }
 
 /// The GPU against the f64 reference on long sequences (rows sampled: the reference is O(S T D)
