@@ -202,8 +202,8 @@ pub mod programs {
     }
 
     /// dK and dV of each K/V head: the sums of the f32 partial sums of its group's query heads,
-    /// one program per 64 keys of a K/V head.
-    #[kernel(grid = (cdiv(T, 64), HK), ragged(T), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
+    /// one program per 64 keys of a K/V head and gradient (`program_id(2)`: 0 for dK, 1 for dV).
+    #[kernel(grid = (cdiv(T, 64), HK, 2), ragged(T), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
     pub fn attention_bwd_sum<E, const D: usize>(
         dk_p: Gmem<f32, H, T, D>,
         dv_p: Gmem<f32, H, T, D>,
@@ -214,14 +214,19 @@ pub mod programs {
         let group = H / HK;
         let mut sum = splat::<f32>(0.0, [64, D]).to_layout(Layout::Wgmma);
         for g in 0..group {
-            sum = sum + dk_p.tile([kv_head * group + g, j, 0], [1, 64, D]).load(Layout::Wgmma);
+            let h = kv_head * group + g;
+            let part = if program_id(2) == 0 {
+                dk_p.tile([h, j, 0], [1, 64, D]).load(Layout::Wgmma)
+            } else {
+                dv_p.tile([h, j, 0], [1, 64, D]).load(Layout::Wgmma)
+            };
+            sum = sum + part;
         }
-        dk.tile([kv_head, j, 0], [1, 64, D]).store(sum.cast::<E>());
-        sum = splat::<f32>(0.0, [64, D]).to_layout(Layout::Wgmma);
-        for g in 0..group {
-            sum = sum + dv_p.tile([kv_head * group + g, j, 0], [1, 64, D]).load(Layout::Wgmma);
+        if program_id(2) == 0 {
+            dk.tile([kv_head, j, 0], [1, 64, D]).store(sum.cast::<E>());
+        } else {
+            dv.tile([kv_head, j, 0], [1, 64, D]).store(sum.cast::<E>());
         }
-        dv.tile([kv_head, j, 0], [1, 64, D]).store(sum.cast::<E>());
     }
 
     /// dQ for 128 queries of one head per program (see the module's documentation). `BK` keys per
