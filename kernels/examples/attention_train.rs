@@ -1,7 +1,8 @@
 //! attention_train: one training step's attention, forward and backward, with grouped-query heads
-//! (bf16 and f16, head dimensions 64 and 128, with and without the causal mask): the forward pass
-//! of `kernels/src/attention.rs`, then dQ, dK and dV from `kernels/src/attention_backward.rs`,
-//! checked against an f64 reference, and on a tiny problem against finite differences of the loss.
+//! (bf16 and f16, head dimensions 64 and 128, with and without the causal mask): the training
+//! forward of `kernels/src/attention.rs` (O and each row's log-sum-exp), then dQ, dK and dV from
+//! `kernels/src/attention_backward.rs`, checked against an f64 reference, and on a tiny problem
+//! against finite differences of the loss.
 //!
 //! ```text
 //! cargo run --release -p tessel-kernels --example attention_train
@@ -34,17 +35,11 @@ struct Shape {
     d: usize,
 }
 
-/// The forward pass on the GPU or in the interpreter: `attention_bf16` or `attention_f16`.
+/// The training forward on the GPU or in the interpreter: `attention_train_bf16` or
+/// `attention_train_f16`, which also store each row's log-sum-exp.
 struct Forward<T: Element> {
-    launch: attention::Launch<T>,
-    interpret: attention::Interpret<T>,
-}
-
-/// Each K/V head repeated for the query heads of its group: the forward kernels take as many K/V
-/// heads as query heads.
-fn repeat_heads<T: Element>(x: &HostTensor<T>, group: usize) -> Result<HostTensor<T>> {
-    let [kv, t, d] = [x.shape()[0], x.shape()[1], x.shape()[2]];
-    HostTensor::from_fn([kv * group, t, d], |ix| x.data()[((ix[0] / group) * t + ix[1]) * d + ix[2]])
+    launch: attention::TrainLaunch<T>,
+    interpret: attention::TrainInterpret<T>,
 }
 
 /// Forward and backward of one problem; returns the largest relative error of dQ, dK and dV.
@@ -55,12 +50,8 @@ fn step<T: Backward>(fwd: &Forward<T>, shape: Shape, causal: bool, gpu: Option<&
     let scale = 1.0 / (d as f32).sqrt();
     let problem = Problem::new([&q, &k, &v, &d_o], scale as f64, causal);
     let mut reference = problem.forward();
-    // NOTE(lead): the forward kernels do not write the row log-sum-exps yet, so the backward's
-    // `lse` (H x S, base 2) comes from the f64 reference here; once the forward writes them, take
-    // them from the forward's launch instead.
-    let lse = HostTensor::new([heads, s], reference.lse.iter().map(|x| *x as f32).collect())?;
-    let (k_all, v_all) = (repeat_heads(&k, heads / kv_heads)?, repeat_heads(&v, heads / kv_heads)?);
     let mut o = HostTensor::<T>::zeros([heads, s, d])?;
+    let mut lse = HostTensor::<f32>::zeros([heads, s])?;
     let (mut dq, mut dk, mut dv) =
         (HostTensor::zeros([heads, s, d])?, HostTensor::zeros([kv_heads, s, d])?, HostTensor::zeros([kv_heads, s, d])?);
     match gpu {
@@ -68,20 +59,27 @@ fn step<T: Backward>(fwd: &Forward<T>, shape: Shape, causal: bool, gpu: Option<&
             let up = |x: &HostTensor<T>| DeviceTensor::from_host(dev, x);
             let (q_g, k_g, v_g, do_g) = (up(&q)?, up(&k)?, up(&v)?, up(&d_o)?);
             let mut o_g = DeviceTensor::zeros(dev, [heads, s, d])?;
-            (fwd.launch)(dev, &q_g, &up(&k_all)?, &up(&v_all)?, &mut o_g, scale, causal)?;
-            let lse_g = DeviceTensor::from_host(dev, &lse)?;
+            let mut lse_g = DeviceTensor::zeros(dev, [heads, s])?;
+            (fwd.launch)(dev, &q_g, &k_g, &v_g, &mut o_g, &mut lse_g, scale, causal)?;
             let (mut dq_g, mut dk_g, mut dv_g) = (up(&dq)?, up(&dk)?, up(&dv)?);
             backward::launch(
                 dev, &q_g, &k_g, &v_g, &o_g, &do_g, &lse_g, &mut dq_g, &mut dk_g, &mut dv_g, scale, causal,
             )?;
-            (o, dq, dk, dv) = (o_g.to_host()?, dq_g.to_host()?, dk_g.to_host()?, dv_g.to_host()?);
+            (o, lse) = (o_g.to_host()?, lse_g.to_host()?);
+            (dq, dk, dv) = (dq_g.to_host()?, dk_g.to_host()?, dv_g.to_host()?);
         }
         None => {
-            (fwd.interpret)(&q, &k_all, &v_all, &mut o, scale, causal)?;
+            (fwd.interpret)(&q, &k, &v, &mut o, &mut lse, scale, causal)?;
             backward::interpret(&q, &k, &v, &o, &d_o, &lse, &mut dq, &mut dk, &mut dv, scale, causal)?;
         }
     }
-    // The reference's delta from the O the backward was given (see `take_o`).
+    // The forward's lse against the reference's (absolute: it is a log), then the reference's
+    // delta from the O the backward was given (see `take_o`).
+    let lse_err = lse.data().iter().zip(&reference.lse).fold(0.0f64, |m, (a, b)| m.max((*a as f64 - b).abs()));
+    if lse_err > 1e-3 {
+        eprintln!("the forward's lse is {lse_err:.1e} from the reference's");
+        return Ok(f64::INFINITY);
+    }
     reference::take_o(&problem, &mut reference, &o);
     let err = reference::max_rel_err(&problem, &reference, [&dq, &dk, &dv], 128);
     let worst = err.iter().cloned().fold(0.0, f64::max);
@@ -154,8 +152,8 @@ fn main() -> Result<()> {
         Some(_) => Shape { heads: 8, kv_heads: 2, s: 1024, d },
         None => Shape { heads: 4, kv_heads: 2, s: 200, d },
     };
-    let bf16 = Forward::<bf16> { launch: attention::attention_bf16, interpret: attention::interpret_bf16 };
-    let f16 = Forward::<f16> { launch: attention::attention_f16, interpret: attention::interpret_f16 };
+    let bf16 = Forward::<bf16> { launch: attention::attention_train_bf16, interpret: attention::interpret_train_bf16 };
+    let f16 = Forward::<f16> { launch: attention::attention_train_f16, interpret: attention::interpret_train_f16 };
     let mut worst = 0.0f64;
     for causal in [false, true] {
         worst = worst.max(step(&bf16, sized(64), causal, gpu)?);

@@ -15,8 +15,14 @@ use tessel_kernels::{attention, attention_backward, ceiling, linear, matmul, qua
 #[test]
 fn shipped_kernels_assemble_without_spills() {
     let Some(ptxas) = ptxas_or_skip("that the shipped kernels assemble without spills") else { return };
-    let kernels =
-        [matmul::ALL_PTX, attention::ALL_PTX, attention_backward::ALL_PTX, quantized::ALL_PTX, linear::ALL_PTX, ceiling::ALL_PTX];
+    let kernels = [
+        matmul::ALL_PTX,
+        attention::ALL_PTX,
+        attention_backward::ALL_PTX,
+        quantized::ALL_PTX,
+        linear::ALL_PTX,
+        ceiling::ALL_PTX,
+    ];
     let mut failures = Vec::new();
     let mut total = 0;
     for &(name, ptx) in kernels.iter().flat_map(|list| list.iter()) {
