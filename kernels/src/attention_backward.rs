@@ -32,10 +32,15 @@
 //!    recomputes S and dP, P and dS, and adds dS K into dQ.
 //!
 //! dQ could instead be summed in f32 across the dK/dV programs, FlashAttention-3's way, with a
-//! TMA reduce-add store or atomic adds, which the language does not have yet: the dK/dV consumers
-//! would also store dS^T to shared memory and add dS K into dQ, and the last pass would go (it
-//! recomputes S and dP: 7 of the backward's products where FlashAttention-3 does 5). The dQ call
-//! in `backward!`'s `@passes` arm is the one place to change.
+//! reducing TMA store (`copy_smem_to_gmem(.., reduce = Reduce::Add)`) or `Tile::atomic_add`,
+//! which the language gained after these kernels were written: the dK/dV consumers would also
+//! store dS^T (scaled) to shared memory, compute dS K with it as an MN-major A (`.t()`) and K as an
+//! MN-major B, and add that into an f32 H x S x D buffer, which a last elementwise kernel casts;
+//! the dQ pass, which recomputes S and dP (7 of the backward's products where FlashAttention-3
+//! does 5), would go. The registers are the obstacle at D = 128: a consumer's dK and dV already
+//! hold 128 per thread, so a 64 x 128 f32 dQ product does not fit beside them (FlashAttention-3
+//! splits dQ's columns between its two consumers). The dQ call in `backward!`'s `@passes` arm is
+//! the one place to change on the host.
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
@@ -539,7 +544,7 @@ macro_rules! backward {
             }
         }
         // The dQ pass is a kernel of its own: with dQ summed in f32 across the dK/dV programs
-        // (a reduce-add store or atomic adds), this call goes.
+        // (a reducing TMA store or atomic adds: see the module's documentation), this call goes.
         backward!(@dq $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dq, $scale));
         Ok(())
     }};
