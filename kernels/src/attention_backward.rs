@@ -56,7 +56,9 @@
 
 use tessel::prelude::*;
 
-pub use programs::{attention_bwd_dkdv, attention_bwd_dq, attention_bwd_prep, attention_bwd_sum};
+// `ALL_PTX`: every instance's name and PTX (for the `ptxas` check and `TESSEL_DUMP_PTX`), which
+// `#[kernels]` lists for its module.
+pub use programs::{attention_bwd_dkdv, attention_bwd_dq, attention_bwd_prep, attention_bwd_sum, ALL_PTX};
 
 #[kernels]
 pub mod programs {
@@ -568,39 +570,3 @@ macro_rules! backward {
 
 backward!(bf16);
 backward!(f16);
-
-/// Every instance's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
-pub const ALL_PTX: &[(&str, &str)] = &[
-    ("attention_bwd_prep_bf16_d64", attention_bwd_prep::<bf16, 64>::PTX),
-    ("attention_bwd_prep_bf16_d128", attention_bwd_prep::<bf16, 128>::PTX),
-    ("attention_bwd_prep_f16_d64", attention_bwd_prep::<f16, 64>::PTX),
-    ("attention_bwd_prep_f16_d128", attention_bwd_prep::<f16, 128>::PTX),
-    ("attention_bwd_dkdv_bf16_d64", attention_bwd_dkdv::<bf16, bf16, 64, 0, 64, 4>::PTX),
-    ("attention_bwd_dkdv_bf16_d64_causal", attention_bwd_dkdv::<bf16, bf16, 64, 1, 64, 4>::PTX),
-    ("attention_bwd_dkdv_bf16_d128", attention_bwd_dkdv::<bf16, bf16, 128, 0, 64, 3>::PTX),
-    ("attention_bwd_dkdv_bf16_d128_causal", attention_bwd_dkdv::<bf16, bf16, 128, 1, 64, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d64", attention_bwd_dkdv::<f16, f16, 64, 0, 64, 4>::PTX),
-    ("attention_bwd_dkdv_f16_d64_causal", attention_bwd_dkdv::<f16, f16, 64, 1, 64, 4>::PTX),
-    ("attention_bwd_dkdv_f16_d128", attention_bwd_dkdv::<f16, f16, 128, 0, 64, 3>::PTX),
-    ("attention_bwd_dkdv_f16_d128_causal", attention_bwd_dkdv::<f16, f16, 128, 1, 64, 3>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d64", attention_bwd_dkdv::<bf16, f32, 64, 0, 64, 4>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d64_causal", attention_bwd_dkdv::<bf16, f32, 64, 1, 64, 4>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d128", attention_bwd_dkdv::<bf16, f32, 128, 0, 64, 3>::PTX),
-    ("attention_bwd_dkdv_partial_bf16_d128_causal", attention_bwd_dkdv::<bf16, f32, 128, 1, 64, 3>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d64", attention_bwd_dkdv::<f16, f32, 64, 0, 64, 4>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d64_causal", attention_bwd_dkdv::<f16, f32, 64, 1, 64, 4>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d128", attention_bwd_dkdv::<f16, f32, 128, 0, 64, 3>::PTX),
-    ("attention_bwd_dkdv_partial_f16_d128_causal", attention_bwd_dkdv::<f16, f32, 128, 1, 64, 3>::PTX),
-    ("attention_bwd_sum_bf16_d64", attention_bwd_sum::<bf16, 64>::PTX),
-    ("attention_bwd_sum_bf16_d128", attention_bwd_sum::<bf16, 128>::PTX),
-    ("attention_bwd_sum_f16_d64", attention_bwd_sum::<f16, 64>::PTX),
-    ("attention_bwd_sum_f16_d128", attention_bwd_sum::<f16, 128>::PTX),
-    ("attention_bwd_dq_bf16_d64", attention_bwd_dq::<bf16, 64, 0, 128, 4>::PTX),
-    ("attention_bwd_dq_bf16_d64_causal", attention_bwd_dq::<bf16, 64, 1, 128, 4>::PTX),
-    ("attention_bwd_dq_bf16_d128", attention_bwd_dq::<bf16, 128, 0, 64, 3>::PTX),
-    ("attention_bwd_dq_bf16_d128_causal", attention_bwd_dq::<bf16, 128, 1, 64, 3>::PTX),
-    ("attention_bwd_dq_f16_d64", attention_bwd_dq::<f16, 64, 0, 128, 4>::PTX),
-    ("attention_bwd_dq_f16_d64_causal", attention_bwd_dq::<f16, 64, 1, 128, 4>::PTX),
-    ("attention_bwd_dq_f16_d128", attention_bwd_dq::<f16, 128, 0, 64, 3>::PTX),
-    ("attention_bwd_dq_f16_d128_causal", attention_bwd_dq::<f16, 128, 1, 64, 3>::PTX),
-];
