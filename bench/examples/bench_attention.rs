@@ -1,5 +1,6 @@
-//! bench_attention: tessel's flash attention forward pass (`kernels/src/attention.rs`), timed
-//! with CUDA events and checked against an f64 reference.
+//! bench_attention: tessel's flash attention, the forward pass (`kernels/src/attention.rs`) and
+//! the backward pass (`kernels/src/attention_backward.rs`), timed with CUDA events and checked
+//! against an f64 reference.
 //!
 //! ```text
 //! cargo build --release -p tessel-bench --example bench_attention
@@ -10,14 +11,20 @@
 //! The shapes follow FlashAttention-3's forward benchmark: 16384 tokens in all (batch x sequence
 //! length) and a model width of 2048, so `heads` = (16384 / S) x (2048 / D) query heads of S
 //! queries over T = S keys, without and with a causal mask. FLOPs are those of the two products,
-//! 4 x heads x S x T x D (query heads), halved for causal attention.
+//! 4 x heads x S x T x D (query heads), halved for causal attention; a backward pass counts 2.5
+//! times its forward's (FlashAttention's convention: five products of the forward's size, where
+//! the forward has two).
 //! The grouped-query cases (GQA) are a Llama-style layer's: 32 query heads of D = 128 per sequence
 //! sharing 8 or 4 K/V heads (`BENCH_GQA`), 16384 tokens in all, so `heads` = (16384 / S) x 32 query
 //! heads over `kv heads` = (16384 / S) x HK, for S of 2048 and more.
 //! Per case: inputs N(0,1) from fixed seeds; the output, written over NaN, is compared with an f64
 //! reference on 64 rows spread over heads and queries (max error relative to each row's largest
 //! value, at most 1e-2); 10 warm-up launches, then `BENCH_RUNS` (default 50) launches each between
-//! two CUDA events, back to back; the median is reported. One set of Q, K and V (192 MiB in bf16)
+//! two CUDA events, back to back; the median is reported. A backward case: the training forward
+//! (`attention_train_*`) leaves O and the row log-sum-exps, dO is N(0,1), and the timed launch is
+//! `attention_backward::launch` alone (its preparation, dK/dV and dQ kernels, and workspaces);
+//! dQ, dK and dV, written over NaN, are compared on 64 rows each with the f64 gradients of the
+//! same inputs (taking the GPU's O and lse as the forward's, as the backward does). One set of Q, K and V (192 MiB in bf16)
 //! exceeds the L2 many times over, so no launch finds its inputs left there by the one before.
 //!
 //! The baselines (cuDNN and FlashAttention-2 through PyTorch, Pallas's Mosaic GPU attention) are
@@ -27,12 +34,15 @@
 //! 1024,2048,4096,8192,16384), `BENCH_DIMS` (`64,128`), `BENCH_DTYPES` (`bf16,f16`), `BENCH_CAUSAL`
 //! (`0,1`: without and with the mask), `BENCH_GQA` (K/V heads per 32 query heads of the GQA
 //! cases, default `8,4`; `none` for none; they take the dtypes, masks and the lengths from 2048 on
-//! of the lists above), `BENCH_RUNS`,
+//! of the lists above), `BENCH_PASSES` (`fwd,bwd`), `BENCH_RUNS`,
 //! `BENCH_OUT` (the CSV's directory; default `bench/results`). The table is the last lines of the
 //! output. Without a GPU the benchmark says so and exits 0; exit status 1 means a check or a run
 //! failed.
 
 use tessel_kernels::attention as kernels;
+#[path = "../../kernels/examples/support/attention_grad_ref.rs"]
+#[allow(dead_code)] // finite differences are the tests'
+mod grad_reference;
 #[path = "../../kernels/examples/support/attention_ref.rs"]
 #[allow(dead_code)] // the training forward's lse check is the tests'
 mod reference;
@@ -43,8 +53,9 @@ use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kernels::Launch;
-use tessel::{bf16, f16, Device, DeviceTensor, Element};
+use kernels::{Launch, TrainLaunch};
+use tessel::{bf16, f16, Device, DeviceTensor, Element, HostTensor};
+use tessel_kernels::attention_backward::{self as backward, Backward};
 
 pub type Res<T> = std::result::Result<T, Box<dyn Error>>;
 
@@ -63,6 +74,7 @@ struct Config {
     dtypes: Vec<&'static str>,
     causal: Vec<bool>,
     gqa: Vec<usize>,
+    passes: Vec<Pass>,
     runs: usize,
     out_dir: PathBuf,
 }
@@ -103,12 +115,16 @@ impl Config {
         if let Some(hk) = gqa.iter().find(|&&hk| hk == 0 || !GQA_HEADS.is_multiple_of(hk)) {
             return Err(format!("BENCH_GQA: {hk} K/V heads do not divide {GQA_HEADS} query heads").into());
         }
+        let passes = match var("BENCH_PASSES") {
+            Some(list) => list.split(',').map(|p| Pass::named(p.trim())).collect::<Res<_>>()?,
+            None => vec![Pass::Forward, Pass::Backward],
+        };
         let runs = match var("BENCH_RUNS") {
             Some(n) => n.trim().parse::<usize>().map_err(|e| format!("BENCH_RUNS=`{n}`: {e}"))?.max(1),
             None => 50,
         };
         let out_dir = var("BENCH_OUT").map_or_else(|| PathBuf::from("bench/results"), PathBuf::from);
-        Ok(Config { seqs, dims, dtypes, causal, gqa, runs, out_dir })
+        Ok(Config { seqs, dims, dtypes, causal, gqa, passes, runs, out_dir })
     }
 }
 
@@ -120,8 +136,33 @@ fn dtype(name: &str) -> Res<&'static str> {
     }
 }
 
+/// Which pass a case times.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Forward,
+    Backward,
+}
+
+impl Pass {
+    fn named(name: &str) -> Res<Pass> {
+        match name {
+            "fwd" => Ok(Pass::Forward),
+            "bwd" => Ok(Pass::Backward),
+            other => Err(format!("BENCH_PASSES: `{other}` is not fwd or bwd").into()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Pass::Forward => "fwd",
+            Pass::Backward => "bwd",
+        }
+    }
+}
+
 /// One measured case; `None` where it failed.
 struct Row {
+    pass: Pass,
     dtype: &'static str,
     heads: usize,
     kv_heads: usize,
@@ -134,7 +175,8 @@ struct Row {
 
 impl Row {
     fn tflops(&self) -> Option<f64> {
-        let flops = 4.0 * (self.heads * self.seq * self.seq * self.d) as f64 / if self.causal { 2.0 } else { 1.0 };
+        let forward = 4.0 * (self.heads * self.seq * self.seq * self.d) as f64 / if self.causal { 2.0 } else { 1.0 };
+        let flops = forward * if self.pass == Pass::Backward { 2.5 } else { 1.0 };
         self.ms.map(|ms| flops / ms / 1e9)
     }
 
@@ -158,6 +200,42 @@ fn bench<T: Element>(dev: &Device, launch: Launch<T>, row: &mut Row, runs: usize
     row.ms = Some(timing::time_median(dev, runs, WARMUP, &mut sets, |_| {
         Ok(launch(dev, &q, &k, &v, &mut o, scale, causal)?)
     })?);
+    Ok(())
+}
+
+/// Checks and times one backward case: the largest row error of dQ, dK and dV.
+fn bench_backward<T: Backward>(dev: &Device, forward: TrainLaunch<T>, row: &mut Row, runs: usize) -> Res<()> {
+    let (heads, kv_heads, s, d, causal) = (row.heads, row.kv_heads, row.seq, row.d, row.causal);
+    let [q, k, v] = reference::inputs_gqa::<T>(heads, kv_heads, s, s, d)?;
+    let d_o = HostTensor::new([heads, s, d], reference::randn(heads * s * d, 4))?;
+    let up = |x: &HostTensor<T>| DeviceTensor::from_host(dev, x);
+    let (q_gpu, k_gpu, v_gpu, d_o_gpu) = (up(&q)?, up(&k)?, up(&v)?, up(&d_o)?);
+    let scale = 1.0 / (d as f32).sqrt();
+    let mut o = DeviceTensor::<T>::zeros(dev, [heads, s, d])?;
+    let mut lse = DeviceTensor::<f32>::zeros(dev, [heads, s])?;
+    forward(dev, &q_gpu, &k_gpu, &v_gpu, &mut o, &mut lse, scale, causal)?;
+    let mut grads =
+        [[heads, s, d], [kv_heads, s, d], [kv_heads, s, d]].map(|shape| DeviceTensor::<T>::zeros(dev, shape));
+    for g in grads.iter_mut().flatten() {
+        g.poison(T::from_f64(f64::NAN))?;
+    }
+    let [dq, dk, dv] = grads;
+    let (mut dq, mut dk, mut dv) = (dq?, dk?, dv?);
+    let step = |dq: &mut DeviceTensor<T>, dk: &mut DeviceTensor<T>, dv: &mut DeviceTensor<T>| {
+        backward::launch(dev, &q_gpu, &k_gpu, &v_gpu, &o, &d_o_gpu, &lse, dq, dk, dv, scale, causal)
+    };
+    step(&mut dq, &mut dk, &mut dv)?;
+    // The reference takes the GPU's O and lse as the forward's (the backward's inputs), so that
+    // checking a row costs one pass over a head's keys or queries, not the whole forward.
+    let problem = grad_reference::Problem::new([&q, &k, &v, &d_o], scale as f64, causal);
+    let lse_host: Vec<f64> = lse.to_host()?.data().iter().map(|&x| x as f64).collect();
+    let mut saved = grad_reference::Forward { o: Vec::new(), lse: lse_host, delta: vec![0.0; heads * s] };
+    grad_reference::take_o(&problem, &mut saved, &o.to_host()?);
+    let got = [dq.to_host()?, dk.to_host()?, dv.to_host()?];
+    let errors = grad_reference::max_rel_err(&problem, &saved, [&got[0], &got[1], &got[2]], CHECKED_ROWS);
+    row.rel_err = Some(errors.into_iter().fold(0.0, f64::max));
+    let mut sets = [()];
+    row.ms = Some(timing::time_median(dev, runs, WARMUP, &mut sets, |_| Ok(step(&mut dq, &mut dk, &mut dv)?))?);
     Ok(())
 }
 
@@ -189,21 +267,30 @@ fn run() -> Res<bool> {
     );
     let mut rows = cases(&config);
     for row in &mut rows {
-        let result = match row.dtype {
-            "bf16" => bench::<bf16>(&dev, kernels::attention_bf16, row, config.runs),
-            _ => bench::<f16>(&dev, kernels::attention_f16, row, config.runs),
+        let result = match (row.pass, row.dtype) {
+            (Pass::Forward, "bf16") => bench::<bf16>(&dev, kernels::attention_bf16, row, config.runs),
+            (Pass::Forward, _) => bench::<f16>(&dev, kernels::attention_f16, row, config.runs),
+            (Pass::Backward, "bf16") => bench_backward::<bf16>(&dev, kernels::attention_train_bf16, row, config.runs),
+            (Pass::Backward, _) => bench_backward::<f16>(&dev, kernels::attention_train_f16, row, config.runs),
         };
         let (dtype, heads, kv_heads, seq, d, causal) = (row.dtype, row.heads, row.kv_heads, row.seq, row.d, row.causal);
         if let Err(err) = result {
-            println!("{dtype} {heads}/{kv_heads}x{seq}x{d} (causal: {causal}): FAILED: {err}");
+            let pass = row.pass.name();
+            println!("{pass} {dtype} {heads}/{kv_heads}x{seq}x{d} (causal: {causal}): FAILED: {err}");
         }
     }
     report(&rows, &config)
 }
 
-/// Every case to measure: the multi-head ones (as many K/V heads as query heads), then the GQA ones.
+/// Every case to measure, per pass: the multi-head ones (as many K/V heads as query heads), then
+/// the GQA ones.
 fn cases(config: &Config) -> Vec<Row> {
+    config.passes.iter().flat_map(|&pass| pass_cases(config, pass)).collect()
+}
+
+fn pass_cases(config: &Config, pass: Pass) -> Vec<Row> {
     let row = |dtype, heads, kv_heads, seq, d, causal| Row {
+        pass,
         dtype,
         heads,
         kv_heads,
@@ -239,9 +326,11 @@ fn cases(config: &Config) -> Vec<Row> {
 /// Prints the verdict, writes the CSV and prints the table, last. `Ok(false)` if a case failed.
 fn report(rows: &[Row], config: &Config) -> Res<bool> {
     let dash = || "-".to_string();
-    let header = ["dtype", "causal", "heads", "kv heads", "seq", "d", "ms", "TFLOP/s", "rel err"].map(String::from);
+    let header =
+        ["pass", "dtype", "causal", "heads", "kv heads", "seq", "d", "ms", "TFLOP/s", "rel err"].map(String::from);
     let body = rows.iter().map(|r| {
         [
+            r.pass.name().to_string(),
             r.dtype.to_string(),
             r.causal.to_string(),
             r.heads.to_string(),
@@ -253,7 +342,7 @@ fn report(rows: &[Row], config: &Config) -> Res<bool> {
             r.rel_err.map_or_else(dash, |e| format!("{e:.2e}")),
         ]
     });
-    let table: Vec<[String; 9]> = std::iter::once(header).chain(body).collect();
+    let table: Vec<[String; 10]> = std::iter::once(header).chain(body).collect();
     let csv: String = table.iter().map(|cells| cells.join(",") + "\n").collect();
     let path = config.out_dir.join("bench_attention.csv");
     match std::fs::create_dir_all(&config.out_dir).and_then(|()| std::fs::write(&path, csv)) {
@@ -268,7 +357,7 @@ fn report(rows: &[Row], config: &Config) -> Res<bool> {
     println!();
     for cells in &table {
         let padded: Vec<String> =
-            cells.iter().zip([5, 6, 5, 8, 6, 4, 8, 8, 9]).map(|(c, w)| format!("{c:>w$}")).collect();
+            cells.iter().zip([4, 5, 6, 5, 8, 6, 4, 8, 8, 9]).map(|(c, w)| format!("{c:>w$}")).collect();
         println!("{}", padded.join("  "));
     }
     Ok(passed)
