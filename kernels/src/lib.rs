@@ -8,13 +8,13 @@
 //! - [`attention`]: the flash attention forward pass (multi-head, grouped-query and multi-query;
 //!   for inference, and for training with each row's log-sum-exp);
 //! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
-//! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' shared text and memory.
+//! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' memory.
 
-// The tile model and the split-K text are declared first: their macros serve the families below.
-#[macro_use]
 pub mod waves;
-#[macro_use]
 pub mod workspace;
+// Declared before the families whose dispatchers its macro writes.
+#[macro_use]
+mod dispatch;
 
 pub mod attention;
 pub mod ceiling;

@@ -6,7 +6,6 @@
 mod common;
 
 use tessel_kernels::quantized as kernels;
-use tessel_kernels::scaled_matmul_overlapped;
 
 use common::{assert_close, values, Rng, SKINNY};
 use kernels::*;
@@ -67,11 +66,11 @@ impl<T: Element> Inputs<T> {
 
 /// Interprets `kernel` on `inputs` and checks every element against the f64 reference.
 macro_rules! interpreted {
-    ($kernel:ident, $inputs:expr) => {{
+    ($kernel:ty, $inputs:expr) => {{
         let inputs = $inputs;
         let (m, n, k) = inputs.shape();
         let mut c = inputs.output();
-        $kernel::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
+        <$kernel>::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
         let what = format!("{} {m} x {n} x {k} in the interpreter", stringify!($kernel));
         assert_close(&what, &values(&c), &inputs.reference(), TOLERANCE);
     }};
@@ -80,22 +79,22 @@ macro_rules! interpreted {
 #[test]
 fn fp8_matches_the_reference() {
     // 2 x 2 tiles, 2 steps of K; then 9 tile rows (a GROUP of 8 and a remainder of 1) and 3 steps.
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(256, 512, 256, 1.0, 0.01, 1));
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(1152, 256, 384, 4.0, 0.5, 2));
+    interpreted!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(256, 512, 256, 1.0, 0.01, 1));
+    interpreted!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(1152, 256, 384, 4.0, 0.5, 2));
 }
 
 #[test]
 fn int8_matches_the_reference() {
     // Values across the whole int8 range (N(0, 50) saturates at +-127 now and then).
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(256, 512, 256, 50.0, 1e-4, 3));
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(1152, 256, 128, 50.0, 1e-4, 4));
+    interpreted!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(256, 512, 256, 50.0, 1e-4, 3));
+    interpreted!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(1152, 256, 128, 50.0, 1e-4, 4));
 }
 
 #[test]
 fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
     // M = 192: the second tile row's upper half is in A and C, its lower half outside both.
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(192, 256, 128, 1.0, 1.0, 5));
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(320, 256, 256, 50.0, 1e-3, 6));
+    interpreted!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(192, 256, 128, 1.0, 1.0, 5));
+    interpreted!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(320, 256, 256, 50.0, 1e-3, 6));
 }
 
 #[test]
@@ -139,51 +138,47 @@ fn each_shape_gets_its_kernel() {
     assert_close("fp8_matmul 128 x 256 x 512 (narrow)", &values(&c), &inputs.reference(), TOLERANCE);
 }
 
-// The overlapped kernels on a few programs, so that each takes several tiles.
-scaled_matmul_overlapped!(overlapped_fp8_3, f8e4m3, f32, STAGES = 5, PROGRAMS = 3);
-scaled_matmul_overlapped!(overlapped_i8_2, i8, i32, STAGES = 5, PROGRAMS = 2);
-
 #[test]
 fn overlapped_tiles_take_turns_in_the_accumulator() {
     // 2 x 5 tiles of 128 x 128 over 3 programs (4, 3 and 3 tiles: the last result in either half),
     // 2 steps; then 3 tile rows, the last a half one, over 2 programs (2 and 1 tiles).
-    interpreted!(overlapped_fp8_3, Inputs::<F8E4M3>::new(256, 640, 256, 1.0, 0.1, 23));
-    interpreted!(overlapped_i8_2, Inputs::<i8>::new(320, 128, 128, 50.0, 1e-4, 24));
+    interpreted!(scaled_matmul_overlapped<f8e4m3, f32, 3>, Inputs::<F8E4M3>::new(256, 640, 256, 1.0, 0.1, 23));
+    interpreted!(scaled_matmul_overlapped<i8, i32, 2>, Inputs::<i8>::new(320, 128, 128, 50.0, 1e-4, 24));
 }
 
 #[test]
 fn narrow_tiles_match_the_reference() {
     // 128 x 64 tiles: 3 x 3 of them, 2 steps; then a half tile of rows.
-    interpreted!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(384, 192, 256, 1.0, 0.1, 19));
-    interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(192, 128, 384, 50.0, 1e-4, 20));
+    interpreted!(scaled_matmul<f8e4m3, f32, 64, 8>, Inputs::<F8E4M3>::new(384, 192, 256, 1.0, 0.1, 19));
+    interpreted!(scaled_matmul<i8, i32, 64, 8>, Inputs::<i8>::new(192, 128, 384, 50.0, 1e-4, 20));
 }
 
 #[test]
 fn partial_tiles_overhang_every_dimension() {
     // M, N and K that no tile size divides (K in 16-byte rows, which TMA needs).
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 7));
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 8));
-    interpreted!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 9));
-    interpreted!(scaled_matmul_i8_n192, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 16));
-    interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 15));
+    interpreted!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 7));
+    interpreted!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 8));
+    interpreted!(scaled_matmul_overlapped<f8e4m3, f32, 132>, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 9));
+    interpreted!(scaled_matmul<i8, i32, 192, 4>, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 16));
+    interpreted!(scaled_matmul<i8, i32, 64, 8>, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 15));
 }
 
 /// Every skinny kernel, fp8 then int8, for the GPU test, which launches each kernel and
 /// interprets it directly (the interpreter test goes through the dispatchers, by name).
 macro_rules! each_skinny {
     ($check:ident) => {
-        $check!(scaled_matmul_fp8_skinny16, scaled_matmul_i8_skinny16);
-        $check!(scaled_matmul_fp8_skinny16x2, scaled_matmul_i8_skinny16x2);
-        $check!(scaled_matmul_fp8_skinny16k2, scaled_matmul_i8_skinny16k2);
-        $check!(scaled_matmul_fp8_skinny16k4, scaled_matmul_i8_skinny16k4);
-        $check!(scaled_matmul_fp8_skinny32, scaled_matmul_i8_skinny32);
-        $check!(scaled_matmul_fp8_skinny32x2, scaled_matmul_i8_skinny32x2);
-        $check!(scaled_matmul_fp8_skinny32k2, scaled_matmul_i8_skinny32k2);
-        $check!(scaled_matmul_fp8_skinny32k4, scaled_matmul_i8_skinny32k4);
-        $check!(scaled_matmul_fp8_skinny64, scaled_matmul_i8_skinny64);
-        $check!(scaled_matmul_fp8_skinny64x2, scaled_matmul_i8_skinny64x2);
-        $check!(scaled_matmul_fp8_skinny64k2, scaled_matmul_i8_skinny64k2);
-        $check!(scaled_matmul_fp8_skinny64k4, scaled_matmul_i8_skinny64k4);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 16, 2, 18, 1>, scaled_matmul_skinny<i8, i32, 16, 2, 18, 1>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 16, 3, 10, 1>, scaled_matmul_skinny<i8, i32, 16, 3, 10, 1>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 16, 2, 17, 2>, scaled_matmul_skinny<i8, i32, 16, 2, 17, 2>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 16, 2, 17, 4>, scaled_matmul_skinny<i8, i32, 16, 2, 17, 4>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 32, 2, 15, 1>, scaled_matmul_skinny<i8, i32, 32, 2, 15, 1>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 32, 3, 9, 1>, scaled_matmul_skinny<i8, i32, 32, 3, 9, 1>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 32, 2, 14, 2>, scaled_matmul_skinny<i8, i32, 32, 2, 14, 2>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 32, 2, 14, 4>, scaled_matmul_skinny<i8, i32, 32, 2, 14, 4>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 64, 2, 11, 1>, scaled_matmul_skinny<i8, i32, 64, 2, 11, 1>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 64, 3, 8, 1>, scaled_matmul_skinny<i8, i32, 64, 3, 8, 1>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 64, 2, 10, 2>, scaled_matmul_skinny<i8, i32, 64, 2, 10, 2>);
+        $check!(scaled_matmul_skinny<f8e4m3, f32, 64, 2, 10, 4>, scaled_matmul_skinny<i8, i32, 64, 2, 10, 4>);
     };
 }
 
@@ -227,7 +222,9 @@ fn rows_tma_cannot_stride_are_refused() {
     // A's and W's rows of 100 bytes are not whole 16-byte units.
     let inputs = Inputs::<F8E4M3>::new(128, 256, 100, 1.0, 1.0, 7);
     let mut c = inputs.output();
-    let err = scaled_matmul_fp8::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap_err();
+    let err =
+        scaled_matmul::<f8e4m3, f32, 256, 3>::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c)
+            .unwrap_err();
     assert!(matches!(err, Error::Misaligned { .. }), "{err}");
     assert!(c.data().iter().all(|v| v.is_nan()));
 }
@@ -253,7 +250,7 @@ fn scales_of_the_wrong_length_are_errors() {
 /// for fp8, whose WGMMAs accumulate with fewer bits than f32 (as cuBLASLt's fast accumulation
 /// does) where the interpreter sums exactly.
 macro_rules! on_the_gpu {
-    ($kernel:ident, $inputs:expr, exact = $exact:expr) => {{
+    ($kernel:ty, $inputs:expr, exact = $exact:expr) => {{
         let dev = Device::new(0).expect("an sm_90 GPU");
         let inputs = $inputs;
         let (m, n, k) = inputs.shape();
@@ -264,12 +261,12 @@ macro_rules! on_the_gpu {
             DeviceTensor::from_host(&dev, &inputs.w_scale).unwrap(),
         );
         let mut c = DeviceTensor::from_host(&dev, &inputs.output()).unwrap();
-        $kernel::launch(&dev, &a, &w, &sa, &sw, &mut c).unwrap();
+        <$kernel>::launch(&dev, &a, &w, &sa, &sw, &mut c).unwrap();
         let got = c.to_host().unwrap();
         let what = format!("{} {m} x {n} x {k} on the GPU", stringify!($kernel));
         assert_close(&what, &values(&got), &inputs.reference(), TOLERANCE);
         let mut cpu = inputs.output();
-        $kernel::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut cpu).unwrap();
+        <$kernel>::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut cpu).unwrap();
         if $exact {
             assert!(got.data() == cpu.data(), "{what}: differs from the interpreter");
         } else {
@@ -283,16 +280,16 @@ macro_rules! on_the_gpu {
 #[ignore = "needs an NVIDIA GPU"]
 fn fp8_on_the_gpu() {
     // 17 x 4 tiles: more than one per program for some programs; a half tile row at the end.
-    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(2112, 1024, 1024, 1.0, 0.01, 11), exact = false);
-    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(256, 512, 128, 4.0, 1.0, 12), exact = false);
+    on_the_gpu!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(2112, 1024, 1024, 1.0, 0.01, 11), exact = false);
+    on_the_gpu!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(256, 512, 128, 4.0, 1.0, 12), exact = false);
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn narrow_on_the_gpu() {
     // 2 x 32 tiles of 128 x 64 on 132 programs; 16 steps of K.
-    on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 21), exact = false);
-    on_the_gpu!(scaled_matmul_i8_narrow, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 22), exact = true);
+    on_the_gpu!(scaled_matmul<f8e4m3, f32, 64, 8>, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 21), exact = false);
+    on_the_gpu!(scaled_matmul<i8, i32, 64, 8>, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 22), exact = true);
 }
 
 #[test]
@@ -300,15 +297,15 @@ fn narrow_on_the_gpu() {
 fn overlapped_on_the_gpu() {
     // 17 x 16 tiles of 128 x 128 on 132 programs: two or three each, so the last result is in
     // either half; a half tile row at the end; 4 steps of K.
-    on_the_gpu!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(2112, 2048, 512, 1.0, 0.01, 26), exact = false);
-    on_the_gpu!(scaled_matmul_i8_overlapped, Inputs::<i8>::new(2112, 2048, 512, 50.0, 1e-4, 27), exact = true);
+    on_the_gpu!(scaled_matmul_overlapped<f8e4m3, f32, 132>, Inputs::<F8E4M3>::new(2112, 2048, 512, 1.0, 0.01, 26), exact = false);
+    on_the_gpu!(scaled_matmul_overlapped<i8, i32, 132>, Inputs::<i8>::new(2112, 2048, 512, 50.0, 1e-4, 27), exact = true);
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn int8_on_the_gpu() {
-    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(2112, 1024, 1024, 50.0, 1e-4, 13), exact = true);
-    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(256, 512, 128, 50.0, 1e-4, 14), exact = true);
+    on_the_gpu!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(2112, 1024, 1024, 50.0, 1e-4, 13), exact = true);
+    on_the_gpu!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(256, 512, 128, 50.0, 1e-4, 14), exact = true);
 }
 
 #[test]
@@ -316,13 +313,13 @@ fn int8_on_the_gpu() {
 fn partial_tiles_on_the_gpu() {
     // Last tiles overhanging M, N and K (K = 1008: 7 steps of 128, the last 112 wide), in
     // every kernel; then one row of C.
-    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 28), exact = false);
-    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 29), exact = true);
-    on_the_gpu!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 30), exact = false);
-    on_the_gpu!(scaled_matmul_i8_narrow, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 31), exact = true);
-    on_the_gpu!(scaled_matmul_fp8_n192, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 33), exact = false);
-    on_the_gpu!(scaled_matmul_i8_n192, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 34), exact = true);
-    on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(1, 8, 16, 1.0, 1.0, 32), exact = false);
+    on_the_gpu!(scaled_matmul<f8e4m3, f32, 256, 3>, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 28), exact = false);
+    on_the_gpu!(scaled_matmul<i8, i32, 256, 3>, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 29), exact = true);
+    on_the_gpu!(scaled_matmul_overlapped<f8e4m3, f32, 132>, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 30), exact = false);
+    on_the_gpu!(scaled_matmul<i8, i32, 64, 8>, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 31), exact = true);
+    on_the_gpu!(scaled_matmul<f8e4m3, f32, 192, 4>, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 33), exact = false);
+    on_the_gpu!(scaled_matmul<i8, i32, 192, 4>, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 34), exact = true);
+    on_the_gpu!(scaled_matmul<f8e4m3, f32, 64, 8>, Inputs::<F8E4M3>::new(1, 8, 16, 1.0, 1.0, 32), exact = false);
 }
 
 #[test]
@@ -364,7 +361,7 @@ fn skinny_on_the_gpu() {
     // Every skinny kernel on a decoding-sized M that overhangs its rows, N and K overhanging
     // the last slab and step; then one row of C.
     macro_rules! check {
-        ($fp8:ident, $i8:ident) => {
+        ($fp8:ty, $i8:ty) => {
             on_the_gpu!($fp8, Inputs::<F8E4M3>::new(40, 1000, 2000, 1.0, 0.03, 42), exact = false);
             on_the_gpu!($i8, Inputs::<i8>::new(40, 1000, 2000, 50.0, 1e-4, 43), exact = true);
             on_the_gpu!($i8, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 44), exact = true);
