@@ -340,7 +340,18 @@ fn a_body_ending_in_an_if_is_its_value() {
     let n = 128 * 2;
     let x = Rng::new(406).ints::<f32>(&[n]);
     let shaped = |mode: i32| -> Vec<f64> {
-        values(&x).iter().map(|&v| if mode == 1 { v.max(0.0) } else if mode == 2 { 2.0 * v } else { v }).collect()
+        values(&x)
+            .iter()
+            .map(|&v| {
+                if mode == 1 {
+                    v.max(0.0)
+                } else if mode == 2 {
+                    2.0 * v
+                } else {
+                    v
+                }
+            })
+            .collect()
     };
     for mode in [0, 1, 2] {
         let (mut y, mut z) = (HostTensor::<f32>::zeros([n]).unwrap(), HostTensor::<f32>::zeros([n]).unwrap());
