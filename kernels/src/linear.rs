@@ -18,10 +18,12 @@
 //! few tiles would leave SMs idle and K is long ([`Workspace`]).
 //!
 //! The four are generic kernels of one `#[kernels]` module ([`fused`]), sharing its kernel
-//! functions; each instance is listed once, in its kernel's `instances(..)`, which [`ALL_PTX`]
-//! lists as `linear::<bf16, 2, 256, 3>` (dtype, ACT, BN, STAGES), `linear_overlapped::<bf16, 2>`
-//! (dtype, ACT), `linear_split::<bf16>` and `linear_skinny::<bf16, 16, 2, 2, 9, 1>` (dtype, RN,
-//! WGS, KSUB, STAGES, SPLIT).
+//! functions (the activations, written once; the tile order; the tiles' epilogue); each instance
+//! is listed once, in its kernel's `instances(..)`, which [`ALL_PTX`] lists as
+//! `linear::<bf16, 2, 256, 3>` (dtype, ACT, BN, STAGES), `linear_overlapped::<bf16, 2>` (dtype,
+//! ACT), `linear_split::<bf16>` and `linear_skinny::<bf16, 16, 2, 2, 9, 1>` (dtype, RN, WGS, KSUB,
+//! STAGES, SPLIT). The producers' steps and the split-K exchange are written out, as in
+//! `kernels/src/quantized.rs` (which says why).
 
 use tessel::prelude::*;
 

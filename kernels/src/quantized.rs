@@ -25,12 +25,17 @@
 //! 128 x 128 tile ([`Workspace`]).
 //!
 //! The four are generic kernels of one `#[kernels]` module ([`scaled`]), sharing its kernel
-//! functions (the tile order, the producer's steps, the split-K exchange); each instance is listed
+//! functions (the tile order, the overlapped kernel's epilogue); each instance is listed
 //! once, in its kernel's `instances(..)`, which [`ALL_PTX`] lists as
 //! `scaled_matmul::<f8e4m3, f32, 256, 3>` (operand and accumulator dtypes, BN, STAGES),
 //! `scaled_matmul_overlapped::<f8e4m3, f32, 132>` (dtypes, PROGRAMS),
 //! `scaled_matmul_split::<f8e4m3, f32>` and `scaled_matmul_skinny::<f8e4m3, f32, 16, 2, 18, 1>`
 //! (dtypes, RN, WGS, STAGES, SPLIT).
+//! The producers' steps are written out rather than kernel functions: a function's arguments are
+//! evaluated once, at the call (a stage's view `a_s.at(s)` into one register), which changed
+//! ptxas's scheduling of these kernels; written out, their PTX is what it was before they were
+//! generic. The split-K exchange is written out in each split kernel (as in `matmul_split`):
+//! a kernel function serves only its own module's kernels.
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
