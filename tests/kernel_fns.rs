@@ -296,3 +296,69 @@ fn generic_functions_and_instance_specific_code_interpret() {
     assert_eq!(names, ["double::<bf16, 0>", "double::<f16, 1>", "double::<f32, 1>"]);
     const { assert!(family::double::<bf16, 0>::SIGNATURE.smem_bytes < family::double::<f32, 1>::SIGNATURE.smem_bytes) };
 }
+
+/// Functions whose bodies end in an `if` with an `else`, which is their value (as a Rust
+/// function's), on a condition known when the kernel is read or on one known at run time.
+#[kernels]
+mod branches {
+    use tessel::prelude::*;
+
+    /// `v` clamped at 0 (MODE = 1), doubled (MODE = 2), or as it is.
+    fn shaped<const MODE: usize>(v: Regs<f32, _, Layout::Strided>) -> Regs<f32, _, Layout::Strided> {
+        if MODE == 1 {
+            max(v, 0.0)
+        } else if MODE == 2 {
+            v * 2.0
+        } else {
+            v
+        }
+    }
+
+    /// The same, with the mode chosen at run time.
+    fn shaped_at(v: Regs<f32, _, Layout::Strided>, mode: i32) -> Regs<f32, _, Layout::Strided> {
+        if mode == 1 {
+            shaped::<1>(v)
+        } else if mode == 2 {
+            shaped::<2>(v)
+        } else {
+            shaped::<0>(v)
+        }
+    }
+
+    /// y = shaped::<MODE>(x), z = shaped_at(x, mode).
+    #[kernel(grid = (L / 128), instances(1, 2))]
+    pub fn shape<const MODE: usize>(x: Gmem<f32, L>, y: GmemMut<f32, L>, z: GmemMut<f32, L>, mode: i32) {
+        let i = program_id(0);
+        let v = x.tile([i], [128]).load(Layout::Strided);
+        y.tile([i], [128]).store(shaped::<MODE>(v));
+        z.tile([i], [128]).store(shaped_at(v, mode));
+    }
+}
+
+#[test]
+fn a_body_ending_in_an_if_is_its_value() {
+    let n = 128 * 2;
+    let x = Rng::new(406).ints::<f32>(&[n]);
+    let shaped = |mode: i32| -> Vec<f64> {
+        values(&x)
+            .iter()
+            .map(|&v| {
+                if mode == 1 {
+                    v.max(0.0)
+                } else if mode == 2 {
+                    2.0 * v
+                } else {
+                    v
+                }
+            })
+            .collect()
+    };
+    for mode in [0, 1, 2] {
+        let (mut y, mut z) = (HostTensor::<f32>::zeros([n]).unwrap(), HostTensor::<f32>::zeros([n]).unwrap());
+        branches::shape::<1>::interpret(&x, &mut y, &mut z, mode).unwrap();
+        assert_close("shaped::<1>", &values(&y), &shaped(1), 0.0);
+        assert_close(&format!("shaped_at(.., {mode})"), &values(&z), &shaped(mode), 0.0);
+        branches::shape::<2>::interpret(&x, &mut y, &mut z, mode).unwrap();
+        assert_close("shaped::<2>", &values(&y), &shaped(2), 0.0);
+    }
+}

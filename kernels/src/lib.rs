@@ -9,13 +9,13 @@
 //!   for inference, and for training with each row's log-sum-exp);
 //! - [`attention_backward`]: its backward pass (dQ, dK, dV; grouped-query heads);
 //! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
-//! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' shared text and memory.
+//! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' memory.
 
-// The tile model and the split-K text are declared first: their macros serve the families below.
-#[macro_use]
 pub mod waves;
-#[macro_use]
 pub mod workspace;
+// Declared before the families whose dispatchers its macro writes.
+#[macro_use]
+mod dispatch;
 
 pub mod attention;
 pub mod attention_backward;

@@ -1,7 +1,6 @@
-//! The split-K kernels (`matmul_split` in `kernels/src/matmul.rs`, `scaled_split_k!` in
-//! `kernels/src/quantized.rs`, `linear_split!` in `kernels/src/linear.rs`): the part of the latter
-//! two's text they share (`split_k_text!`; `matmul_split` writes the same exchange out) and the
-//! global memory they hand partial products through.
+//! The global memory that the split-K kernels (`matmul_split` in `kernels/src/matmul.rs`,
+//! `scaled_matmul_split` in `kernels/src/quantized.rs`, `linear_split` in `kernels/src/linear.rs`)
+//! hand partial products through.
 //!
 //! K is split over `ways` programs per 128 x 128 tile of C. Every program stores its sum (64 rows
 //! per consumer) into `partial` and signals the other programs' semaphores; then each adds up the
@@ -24,73 +23,6 @@
 //! waits on semaphores.
 
 use std::sync::Mutex;
-
-/// Instantiates a split-K kernel text (its `@kernel` arm) with what every split-K kernel does:
-/// `shares`, its place among the tile's `ways` programs and its share of K's `BK`-wide steps
-/// (`tile`, `share`, `first`, `steps`, the tile's `ti` and `tj`), and `exchange`, run by each
-/// consumer `h` after its main loop: every program stores its sum into its block of `partial`
-/// and tells each other program of the tile (a semaphore per program and consumer); then each
-/// program adds up the slices of the tile it owns (64 x 32, the slice `q` of consumer `h` to
-/// program `(4 * h + q) % ways`): its own sum of it, then the others' in the tile's program
-/// order (the same sum, bit for bit, every launch), copied by TMA into `part` (`SLOTS` 64 x 32
-/// buffers per consumer, as many on the way at once, on the `loaded` barriers), which the text
-/// allocates where the exchange runs; and it runs the kernel's `epilogue` on each slice (`sum`,
-/// with `h`, `q`, `ti` and `tj`). Every program of a tile waits for all the others, so they must
-/// run at once: the dispatchers launch no more programs than the GPU has SMs, and the
-/// interpreter runs as many at once.
-macro_rules! split_k_text {
-    ($text:ident!(@kernel $($args:tt)*), epilogue = ($($epilogue:tt)*)) => {
-        $text!(@kernel $($args)*,
-               shares = (
-                   // Program `share` of the tile's `ways` takes K's steps
-                   // [share * all / ways, (share + 1) * all / ways).
-                   let (tile, share, all_steps) = (program_id(0) / ways, program_id(0) % ways, cdiv(K, BK));
-                   let first = share * all_steps / ways;
-                   let steps = (share + 1) * all_steps / ways - first;
-                   let (ti, tj) = (tile / cdiv(N, BN), tile % cdiv(N, BN));
-               ),
-               exchange = (
-                   // This consumer's half of the tile: its blocks of `partial` and its
-                   // semaphores, one of each per program.
-                   let slot = 2 * tile + h;
-                   partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
-                   // Every other program's semaphore: two ranges, a release each, where a release
-                   // per program cost 0.2 us a program (`bench/results/semaphores/`).
-                   semaphore_signal(sems, ways * slot..ways * slot + share);
-                   semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
-                   semaphore_wait(sems, ways * slot + share, ways - 1);
-                   // The other programs, in order, skipping this one.
-                   let others = ways - 1;
-                   #[unroll]
-                   for q in 0..4 {
-                       if (4 * h + q) % ways == share {
-                           let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
-                           #[unroll]
-                           for i in 0..SLOTS {
-                               if i < others {
-                                   let other = if i < share { i } else { i + 1 };
-                                   let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                   copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
-                               }
-                           }
-                           for i in 0..others {
-                               barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
-                               sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
-                               // Every thread has read the buffer before the next copy rewrites it.
-                               commit_smem();
-                               if i + SLOTS < others {
-                                   let next = i + SLOTS;
-                                   let other = if next < share { next } else { next + 1 };
-                                   let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                   copy_gmem_to_smem(theirs, part.at(h).at(i % SLOTS), loaded.at(SLOTS * h + i % SLOTS));
-                               }
-                           }
-                           $($epilogue)*
-                       }
-                   }
-               ));
-    };
-}
 
 use tessel::prelude::*;
 use tessel::{AsStream, Element};

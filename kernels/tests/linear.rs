@@ -8,7 +8,7 @@ mod common;
 use tessel_kernels::linear as kernels;
 
 use common::{assert_close, values, Rng, SKINNY};
-use kernels::{Activation, Variant};
+use kernels::{linear, linear_overlapped, Activation, Variant};
 use tessel::prelude::*;
 use tessel_kernels::waves::{Rows, Spread};
 
@@ -40,19 +40,16 @@ fn reference([x, w, b]: &[HostTensor<bf16>; 3], act: Activation) -> Vec<f64> {
     y
 }
 
-/// Interprets kernel module `$k` on `io` and checks every element against the reference.
-macro_rules! interpreted {
-    ($k:path, $io:expr, $act:expr) => {{
-        let io = $io;
-        let (m, n) = (io[0].shape()[0], io[1].shape()[0]);
-        let mut y = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
-        {
-            use $k as kernel;
-            kernel::interpret(&io[0], &io[1], &io[2], &mut y).unwrap();
-        }
-        let what = format!("{} {m} x {n} x {}", stringify!($k), io[0].shape()[1]);
-        assert_close(&what, &values(&y), &reference(&io, $act), TOLERANCE);
-    }};
+/// A kernel's interpretation (an instance's `interpret`).
+type Interpret = fn(&HostTensor<bf16>, &HostTensor<bf16>, &HostTensor<bf16>, &mut HostTensor<bf16>) -> Result<()>;
+
+/// Interprets `kernel` (named `name`) on `io` and checks every element against the reference.
+fn interpreted(name: &str, kernel: Interpret, io: &[HostTensor<bf16>; 3], act: Activation) {
+    let (m, n) = (io[0].shape()[0], io[1].shape()[0]);
+    let mut y = HostTensor::new([m, n], vec![bf16::NAN; m * n]).unwrap();
+    kernel(&io[0], &io[1], &io[2], &mut y).unwrap();
+    let what = format!("{name} {m} x {n} x {}", io[0].shape()[1]);
+    assert_close(&what, &values(&y), &reference(io, act), TOLERANCE);
 }
 
 #[test]
@@ -70,21 +67,30 @@ fn every_activation_matches_the_reference() {
     }
     // Each activation in the other tile sizes: 2 x 2 wide tiles, 2 x 4 tiles of 128 x 128.
     let io = inputs(256, 512, 128, 7);
-    interpreted!(kernels::linear_none_bf16, &io, Activation::None);
-    interpreted!(kernels::linear_relu_bf16, &io, Activation::Relu);
-    interpreted!(kernels::linear_gelu_bf16, &io, Activation::Gelu);
-    interpreted!(kernels::linear_silu_bf16, &io, Activation::Silu);
-    interpreted!(kernels::linear_none_bf16_overlapped, &io, Activation::None);
-    interpreted!(kernels::linear_relu_bf16_overlapped, &io, Activation::Relu);
-    interpreted!(kernels::linear_gelu_bf16_overlapped, &io, Activation::Gelu);
-    interpreted!(kernels::linear_silu_bf16_overlapped, &io, Activation::Silu);
+    let wide: [Interpret; 4] = [
+        linear::<bf16, 0, 256, 3>::interpret,
+        linear::<bf16, 1, 256, 3>::interpret,
+        linear::<bf16, 2, 256, 3>::interpret,
+        linear::<bf16, 3, 256, 3>::interpret,
+    ];
+    let overlapped: [Interpret; 4] = [
+        linear_overlapped::<bf16, 0>::interpret,
+        linear_overlapped::<bf16, 1>::interpret,
+        linear_overlapped::<bf16, 2>::interpret,
+        linear_overlapped::<bf16, 3>::interpret,
+    ];
+    for ((act, wide), overlapped) in ALL.into_iter().zip(wide).zip(overlapped) {
+        interpreted(&format!("linear wide {act:?}"), wide, &io, act);
+        interpreted(&format!("linear overlapped {act:?}"), overlapped, &io, act);
+    }
 }
 
 #[test]
 fn overlapped_tiles_take_turns_in_the_accumulator() {
     // 9 x 17 tiles of 128 x 128 on 132 programs: 21 take two, so the second tile's result waits in
     // the other half and is stored under the next tile's wgmmas (or after the loop).
-    interpreted!(kernels::linear_gelu_bf16_overlapped, &inputs(1152, 2176, 64, 8), Activation::Gelu);
+    let io = inputs(1152, 2176, 64, 8);
+    interpreted("linear overlapped GELU", linear_overlapped::<bf16, 2>::interpret, &io, Activation::Gelu);
 }
 
 #[test]
@@ -155,12 +161,11 @@ fn the_bias_is_per_output_column() {
 fn partial_tiles_and_refusals() {
     // M, N and K that no tile size divides: the last tiles overhang X, W, b and Y.
     let inputs_ragged = inputs(200, 136, 72, 4);
-    type Interpret = fn(&HostTensor<bf16>, &HostTensor<bf16>, &HostTensor<bf16>, &mut HostTensor<bf16>) -> Result<()>;
     let tiles: [(&str, Interpret); 4] = [
-        ("wide", kernels::linear_gelu_bf16::interpret),
-        ("mid", kernels::linear_gelu_bf16_n192::interpret),
-        ("overlapped", kernels::linear_gelu_bf16_overlapped::interpret),
-        ("narrow", kernels::linear_gelu_bf16_n64::interpret),
+        ("wide", linear::<bf16, 2, 256, 3>::interpret),
+        ("mid", linear::<bf16, 2, 192, 4>::interpret),
+        ("overlapped", linear_overlapped::<bf16, 2>::interpret),
+        ("narrow", linear::<bf16, 2, 64, 8>::interpret),
     ];
     for (v, interpret) in tiles {
         let [x, w, b] = &inputs_ragged;

@@ -6,7 +6,6 @@
 mod common;
 
 use tessel_kernels::quantized as kernels;
-use tessel_kernels::scaled_matmul_overlapped;
 
 use common::{assert_close, values, Rng, SKINNY};
 use kernels::*;
@@ -65,37 +64,94 @@ impl<T: Element> Inputs<T> {
     }
 }
 
-/// Interprets `kernel` on `inputs` and checks every element against the f64 reference.
-macro_rules! interpreted {
-    ($kernel:ident, $inputs:expr) => {{
-        let inputs = $inputs;
-        let (m, n, k) = inputs.shape();
-        let mut c = inputs.output();
-        $kernel::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
-        let what = format!("{} {m} x {n} x {k} in the interpreter", stringify!($kernel));
-        assert_close(&what, &values(&c), &inputs.reference(), TOLERANCE);
-    }};
+/// Interprets `kernel` (an instance's `interpret`) on `inputs` and checks every element against
+/// the f64 reference.
+fn interpreted<T: Element>(
+    kernel: impl Fn(&HostTensor<T>, &HostTensor<T>, &HostTensor<f32>, &HostTensor<f32>, &mut HostTensor<bf16>) -> Result<()>,
+    inputs: Inputs<T>,
+) {
+    let (m, n, k) = inputs.shape();
+    let mut c = inputs.output();
+    kernel(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap();
+    let what = format!("{} {m} x {n} x {k} in the interpreter", std::any::type_name_of_val(&kernel));
+    assert_close(&what, &values(&c), &inputs.reference(), TOLERANCE);
+}
+
+/// The fp8 and int8 dispatchers, by operand type.
+trait Operand: Element {
+    /// Whether the GPU's C is the interpreter's bit for bit: int8's i32 sums are exact in any
+    /// order; fp8's WGMMAs accumulate with fewer bits than f32 (as cuBLASLt's fast accumulation
+    /// does) where the interpreter sums exactly, so within one bf16 ulp.
+    const EXACT: bool;
+
+    /// Variant `v` on the GPU.
+    fn launch(
+        v: Variant,
+        dev: &Device,
+        t: &[DeviceTensor<Self>; 2],
+        s: &[DeviceTensor<f32>; 2],
+        c: &mut DeviceTensor<bf16>,
+    ) -> Result<()>;
+
+    /// Variant `v` in the interpreter.
+    fn interpret(v: Variant, inputs: &Inputs<Self>, c: &mut HostTensor<bf16>) -> Result<()>;
+}
+
+impl Operand for F8E4M3 {
+    const EXACT: bool = false;
+
+    fn launch(
+        v: Variant,
+        dev: &Device,
+        [a, w]: &[DeviceTensor<Self>; 2],
+        [sa, sw]: &[DeviceTensor<f32>; 2],
+        c: &mut DeviceTensor<bf16>,
+    ) -> Result<()> {
+        kernels::fp8_matmul_variant(v, dev, a, w, sa, sw, c)
+    }
+
+    fn interpret(v: Variant, i: &Inputs<Self>, c: &mut HostTensor<bf16>) -> Result<()> {
+        kernels::interpret_fp8_matmul_variant(v, &i.a, &i.w, &i.a_scale, &i.w_scale, c)
+    }
+}
+
+impl Operand for i8 {
+    const EXACT: bool = true;
+
+    fn launch(
+        v: Variant,
+        dev: &Device,
+        [a, w]: &[DeviceTensor<Self>; 2],
+        [sa, sw]: &[DeviceTensor<f32>; 2],
+        c: &mut DeviceTensor<bf16>,
+    ) -> Result<()> {
+        kernels::i8_matmul_variant(v, dev, a, w, sa, sw, c)
+    }
+
+    fn interpret(v: Variant, i: &Inputs<Self>, c: &mut HostTensor<bf16>) -> Result<()> {
+        kernels::interpret_i8_matmul_variant(v, &i.a, &i.w, &i.a_scale, &i.w_scale, c)
+    }
 }
 
 #[test]
 fn fp8_matches_the_reference() {
     // 2 x 2 tiles, 2 steps of K; then 9 tile rows (a GROUP of 8 and a remainder of 1) and 3 steps.
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(256, 512, 256, 1.0, 0.01, 1));
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(1152, 256, 384, 4.0, 0.5, 2));
+    interpreted(scaled_matmul::<f8e4m3, f32, 256, 3>::interpret, Inputs::<F8E4M3>::new(256, 512, 256, 1.0, 0.01, 1));
+    interpreted(scaled_matmul::<f8e4m3, f32, 256, 3>::interpret, Inputs::<F8E4M3>::new(1152, 256, 384, 4.0, 0.5, 2));
 }
 
 #[test]
 fn int8_matches_the_reference() {
     // Values across the whole int8 range (N(0, 50) saturates at +-127 now and then).
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(256, 512, 256, 50.0, 1e-4, 3));
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(1152, 256, 128, 50.0, 1e-4, 4));
+    interpreted(scaled_matmul::<i8, i32, 256, 3>::interpret, Inputs::<i8>::new(256, 512, 256, 50.0, 1e-4, 3));
+    interpreted(scaled_matmul::<i8, i32, 256, 3>::interpret, Inputs::<i8>::new(1152, 256, 128, 50.0, 1e-4, 4));
 }
 
 #[test]
 fn a_half_tile_of_rows_is_computed_and_nothing_beyond() {
     // M = 192: the second tile row's upper half is in A and C, its lower half outside both.
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(192, 256, 128, 1.0, 1.0, 5));
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(320, 256, 256, 50.0, 1e-3, 6));
+    interpreted(scaled_matmul::<f8e4m3, f32, 256, 3>::interpret, Inputs::<F8E4M3>::new(192, 256, 128, 1.0, 1.0, 5));
+    interpreted(scaled_matmul::<i8, i32, 256, 3>::interpret, Inputs::<i8>::new(320, 256, 256, 50.0, 1e-3, 6));
 }
 
 #[test]
@@ -139,62 +195,45 @@ fn each_shape_gets_its_kernel() {
     assert_close("fp8_matmul 128 x 256 x 512 (narrow)", &values(&c), &inputs.reference(), TOLERANCE);
 }
 
-// The overlapped kernels on a few programs, so that each takes several tiles.
-scaled_matmul_overlapped!(overlapped_fp8_3, f8e4m3, f32, STAGES = 5, PROGRAMS = 3);
-scaled_matmul_overlapped!(overlapped_i8_2, i8, i32, STAGES = 5, PROGRAMS = 2);
-
 #[test]
 fn overlapped_tiles_take_turns_in_the_accumulator() {
     // 2 x 5 tiles of 128 x 128 over 3 programs (4, 3 and 3 tiles: the last result in either half),
     // 2 steps; then 3 tile rows, the last a half one, over 2 programs (2 and 1 tiles).
-    interpreted!(overlapped_fp8_3, Inputs::<F8E4M3>::new(256, 640, 256, 1.0, 0.1, 23));
-    interpreted!(overlapped_i8_2, Inputs::<i8>::new(320, 128, 128, 50.0, 1e-4, 24));
+    interpreted(
+        scaled_matmul_overlapped::<f8e4m3, f32, 3>::interpret,
+        Inputs::<F8E4M3>::new(256, 640, 256, 1.0, 0.1, 23),
+    );
+    interpreted(scaled_matmul_overlapped::<i8, i32, 2>::interpret, Inputs::<i8>::new(320, 128, 128, 50.0, 1e-4, 24));
 }
 
 #[test]
 fn narrow_tiles_match_the_reference() {
     // 128 x 64 tiles: 3 x 3 of them, 2 steps; then a half tile of rows.
-    interpreted!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(384, 192, 256, 1.0, 0.1, 19));
-    interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(192, 128, 384, 50.0, 1e-4, 20));
+    interpreted(scaled_matmul::<f8e4m3, f32, 64, 8>::interpret, Inputs::<F8E4M3>::new(384, 192, 256, 1.0, 0.1, 19));
+    interpreted(scaled_matmul::<i8, i32, 64, 8>::interpret, Inputs::<i8>::new(192, 128, 384, 50.0, 1e-4, 20));
 }
 
 #[test]
 fn partial_tiles_overhang_every_dimension() {
     // M, N and K that no tile size divides (K in 16-byte rows, which TMA needs).
-    interpreted!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 7));
-    interpreted!(scaled_matmul_i8, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 8));
-    interpreted!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 9));
-    interpreted!(scaled_matmul_i8_n192, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 16));
-    interpreted!(scaled_matmul_i8_narrow, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 15));
-}
-
-/// Every skinny kernel, fp8 then int8, for the GPU test, which launches each kernel and
-/// interprets it directly (the interpreter test goes through the dispatchers, by name).
-macro_rules! each_skinny {
-    ($check:ident) => {
-        $check!(scaled_matmul_fp8_skinny16, scaled_matmul_i8_skinny16);
-        $check!(scaled_matmul_fp8_skinny16x2, scaled_matmul_i8_skinny16x2);
-        $check!(scaled_matmul_fp8_skinny16k2, scaled_matmul_i8_skinny16k2);
-        $check!(scaled_matmul_fp8_skinny16k4, scaled_matmul_i8_skinny16k4);
-        $check!(scaled_matmul_fp8_skinny32, scaled_matmul_i8_skinny32);
-        $check!(scaled_matmul_fp8_skinny32x2, scaled_matmul_i8_skinny32x2);
-        $check!(scaled_matmul_fp8_skinny32k2, scaled_matmul_i8_skinny32k2);
-        $check!(scaled_matmul_fp8_skinny32k4, scaled_matmul_i8_skinny32k4);
-        $check!(scaled_matmul_fp8_skinny64, scaled_matmul_i8_skinny64);
-        $check!(scaled_matmul_fp8_skinny64x2, scaled_matmul_i8_skinny64x2);
-        $check!(scaled_matmul_fp8_skinny64k2, scaled_matmul_i8_skinny64k2);
-        $check!(scaled_matmul_fp8_skinny64k4, scaled_matmul_i8_skinny64k4);
-    };
+    interpreted(scaled_matmul::<f8e4m3, f32, 256, 3>::interpret, Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 7));
+    interpreted(scaled_matmul::<i8, i32, 256, 3>::interpret, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 8));
+    interpreted(
+        scaled_matmul_overlapped::<f8e4m3, f32, 132>::interpret,
+        Inputs::<F8E4M3>::new(200, 328, 144, 1.0, 0.1, 9),
+    );
+    interpreted(scaled_matmul::<i8, i32, 192, 4>::interpret, Inputs::<i8>::new(200, 328, 144, 50.0, 1e-4, 16));
+    interpreted(scaled_matmul::<i8, i32, 64, 8>::interpret, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 15));
 }
 
 /// Variant `v` of the fp8 and int8 dispatchers in the interpreter, against the f64 reference.
 fn interpret_variant(v: Variant, fp8: &Inputs<F8E4M3>, int8: &Inputs<i8>) {
     let (m, n, k) = fp8.shape();
     let mut c = fp8.output();
-    kernels::interpret_fp8_matmul_variant(v, &fp8.a, &fp8.w, &fp8.a_scale, &fp8.w_scale, &mut c).unwrap();
+    F8E4M3::interpret(v, fp8, &mut c).unwrap();
     assert_close(&format!("fp8 {v:?} {m} x {n} x {k}"), &values(&c), &fp8.reference(), TOLERANCE);
     let mut c = int8.output();
-    kernels::interpret_i8_matmul_variant(v, &int8.a, &int8.w, &int8.a_scale, &int8.w_scale, &mut c).unwrap();
+    i8::interpret(v, int8, &mut c).unwrap();
     assert_close(&format!("int8 {v:?} {m} x {n} x {k}"), &values(&c), &int8.reference(), TOLERANCE);
 }
 
@@ -227,7 +266,9 @@ fn rows_tma_cannot_stride_are_refused() {
     // A's and W's rows of 100 bytes are not whole 16-byte units.
     let inputs = Inputs::<F8E4M3>::new(128, 256, 100, 1.0, 1.0, 7);
     let mut c = inputs.output();
-    let err = scaled_matmul_fp8::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c).unwrap_err();
+    let err =
+        scaled_matmul::<f8e4m3, f32, 256, 3>::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut c)
+            .unwrap_err();
     assert!(matches!(err, Error::Misaligned { .. }), "{err}");
     assert!(c.data().iter().all(|v| v.is_nan()));
 }
@@ -248,51 +289,42 @@ fn scales_of_the_wrong_length_are_errors() {
     assert!(c.data().iter().all(|v| v.is_nan()));
 }
 
-/// Runs `kernel` on the GPU: every element against the f64 reference, and against the
-/// interpreter: bit for bit for int8, whose i32 sums are exact in any order; within one bf16 ulp
-/// for fp8, whose WGMMAs accumulate with fewer bits than f32 (as cuBLASLt's fast accumulation
-/// does) where the interpreter sums exactly.
-macro_rules! on_the_gpu {
-    ($kernel:ident, $inputs:expr, exact = $exact:expr) => {{
-        let dev = Device::new(0).expect("an sm_90 GPU");
-        let inputs = $inputs;
-        let (m, n, k) = inputs.shape();
-        let up = |t: &HostTensor<_>| DeviceTensor::from_host(&dev, t).unwrap();
-        let (a, w) = (up(&inputs.a), up(&inputs.w));
-        let (sa, sw) = (
-            DeviceTensor::from_host(&dev, &inputs.a_scale).unwrap(),
-            DeviceTensor::from_host(&dev, &inputs.w_scale).unwrap(),
-        );
-        let mut c = DeviceTensor::from_host(&dev, &inputs.output()).unwrap();
-        $kernel::launch(&dev, &a, &w, &sa, &sw, &mut c).unwrap();
-        let got = c.to_host().unwrap();
-        let what = format!("{} {m} x {n} x {k} on the GPU", stringify!($kernel));
-        assert_close(&what, &values(&got), &inputs.reference(), TOLERANCE);
-        let mut cpu = inputs.output();
-        $kernel::interpret(&inputs.a, &inputs.w, &inputs.a_scale, &inputs.w_scale, &mut cpu).unwrap();
-        if $exact {
-            assert!(got.data() == cpu.data(), "{what}: differs from the interpreter");
-        } else {
-            assert_close(&format!("{what} vs the interpreter"), &values(&got), &values(&cpu), ONE_ULP);
-        }
-        println!("{what}: OK");
-    }};
+/// Runs variant `v` on the GPU: every element against the f64 reference, and against the
+/// interpreter (bit for bit, or within one bf16 ulp: `Operand::EXACT`).
+fn on_the_gpu<T: Operand>(v: Variant, inputs: Inputs<T>) {
+    let dev = Device::new(0).expect("an sm_90 GPU");
+    let (m, n, k) = inputs.shape();
+    let t = [&inputs.a, &inputs.w].map(|t| DeviceTensor::from_host(&dev, t).unwrap());
+    let s = [&inputs.a_scale, &inputs.w_scale].map(|t| DeviceTensor::from_host(&dev, t).unwrap());
+    let mut c = DeviceTensor::from_host(&dev, &inputs.output()).unwrap();
+    T::launch(v, &dev, &t, &s, &mut c).unwrap();
+    let got = c.to_host().unwrap();
+    let what = format!("{} {v:?} {m} x {n} x {k} on the GPU", std::any::type_name::<T>());
+    assert_close(&what, &values(&got), &inputs.reference(), TOLERANCE);
+    let mut cpu = inputs.output();
+    T::interpret(v, &inputs, &mut cpu).unwrap();
+    if T::EXACT {
+        assert!(got.data() == cpu.data(), "{what}: differs from the interpreter");
+    } else {
+        assert_close(&format!("{what} vs the interpreter"), &values(&got), &values(&cpu), ONE_ULP);
+    }
+    println!("{what}: OK");
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn fp8_on_the_gpu() {
     // 17 x 4 tiles: more than one per program for some programs; a half tile row at the end.
-    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(2112, 1024, 1024, 1.0, 0.01, 11), exact = false);
-    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(256, 512, 128, 4.0, 1.0, 12), exact = false);
+    on_the_gpu(Variant::Wide, Inputs::<F8E4M3>::new(2112, 1024, 1024, 1.0, 0.01, 11));
+    on_the_gpu(Variant::Wide, Inputs::<F8E4M3>::new(256, 512, 128, 4.0, 1.0, 12));
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn narrow_on_the_gpu() {
     // 2 x 32 tiles of 128 x 64 on 132 programs; 16 steps of K.
-    on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 21), exact = false);
-    on_the_gpu!(scaled_matmul_i8_narrow, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 22), exact = true);
+    on_the_gpu(Variant::Narrow, Inputs::<F8E4M3>::new(256, 2048, 2048, 1.0, 0.01, 21));
+    on_the_gpu(Variant::Narrow, Inputs::<i8>::new(256, 2048, 2048, 50.0, 1e-4, 22));
 }
 
 #[test]
@@ -300,15 +332,15 @@ fn narrow_on_the_gpu() {
 fn overlapped_on_the_gpu() {
     // 17 x 16 tiles of 128 x 128 on 132 programs: two or three each, so the last result is in
     // either half; a half tile row at the end; 4 steps of K.
-    on_the_gpu!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(2112, 2048, 512, 1.0, 0.01, 26), exact = false);
-    on_the_gpu!(scaled_matmul_i8_overlapped, Inputs::<i8>::new(2112, 2048, 512, 50.0, 1e-4, 27), exact = true);
+    on_the_gpu(Variant::Overlapped, Inputs::<F8E4M3>::new(2112, 2048, 512, 1.0, 0.01, 26));
+    on_the_gpu(Variant::Overlapped, Inputs::<i8>::new(2112, 2048, 512, 50.0, 1e-4, 27));
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn int8_on_the_gpu() {
-    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(2112, 1024, 1024, 50.0, 1e-4, 13), exact = true);
-    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(256, 512, 128, 50.0, 1e-4, 14), exact = true);
+    on_the_gpu(Variant::Wide, Inputs::<i8>::new(2112, 1024, 1024, 50.0, 1e-4, 13));
+    on_the_gpu(Variant::Wide, Inputs::<i8>::new(256, 512, 128, 50.0, 1e-4, 14));
 }
 
 #[test]
@@ -316,13 +348,13 @@ fn int8_on_the_gpu() {
 fn partial_tiles_on_the_gpu() {
     // Last tiles overhanging M, N and K (K = 1008: 7 steps of 128, the last 112 wide), in
     // every kernel; then one row of C.
-    on_the_gpu!(scaled_matmul_fp8, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 28), exact = false);
-    on_the_gpu!(scaled_matmul_i8, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 29), exact = true);
-    on_the_gpu!(scaled_matmul_fp8_overlapped, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 30), exact = false);
-    on_the_gpu!(scaled_matmul_i8_narrow, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 31), exact = true);
-    on_the_gpu!(scaled_matmul_fp8_n192, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 33), exact = false);
-    on_the_gpu!(scaled_matmul_i8_n192, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 34), exact = true);
-    on_the_gpu!(scaled_matmul_fp8_narrow, Inputs::<F8E4M3>::new(1, 8, 16, 1.0, 1.0, 32), exact = false);
+    on_the_gpu(Variant::Wide, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 28));
+    on_the_gpu(Variant::Wide, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 29));
+    on_the_gpu(Variant::Overlapped, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 30));
+    on_the_gpu(Variant::Narrow, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 31));
+    on_the_gpu(Variant::Mid, Inputs::<F8E4M3>::new(1000, 1000, 1008, 1.0, 0.03, 33));
+    on_the_gpu(Variant::Mid, Inputs::<i8>::new(1000, 1000, 1008, 50.0, 1e-4, 34));
+    on_the_gpu(Variant::Narrow, Inputs::<F8E4M3>::new(1, 8, 16, 1.0, 1.0, 32));
 }
 
 #[test]
@@ -363,12 +395,10 @@ fn split_on_the_gpu() {
 fn skinny_on_the_gpu() {
     // Every skinny kernel on a decoding-sized M that overhangs its rows, N and K overhanging
     // the last slab and step; then one row of C.
-    macro_rules! check {
-        ($fp8:ident, $i8:ident) => {
-            on_the_gpu!($fp8, Inputs::<F8E4M3>::new(40, 1000, 2000, 1.0, 0.03, 42), exact = false);
-            on_the_gpu!($i8, Inputs::<i8>::new(40, 1000, 2000, 50.0, 1e-4, 43), exact = true);
-            on_the_gpu!($i8, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 44), exact = true);
-        };
+    for name in SKINNY {
+        let v = Variant::named(name).unwrap();
+        on_the_gpu(v, Inputs::<F8E4M3>::new(40, 1000, 2000, 1.0, 0.03, 42));
+        on_the_gpu(v, Inputs::<i8>::new(40, 1000, 2000, 50.0, 1e-4, 43));
+        on_the_gpu(v, Inputs::<i8>::new(1, 8, 16, 50.0, 1e-4, 44));
     }
-    each_skinny!(check);
 }

@@ -25,6 +25,12 @@ pub fn lower_block(ctx: &Ctxt, block: &syn::Block) -> Block {
     lower_block_as(ctx, block, false)
 }
 
+/// A kernel function's body: the body of a function that returns a value is a block whose value
+/// is used, so that it may end in an `if` with an `else`, as a Rust function's may.
+pub fn lower_function_body(ctx: &Ctxt, f: &super::function::Function) -> Block {
+    lower_block_as(ctx, &f.body, f.ret != super::function::Declared::Unit)
+}
+
 /// A block whose value is used (a branch of an `if` value): a last `if` with an `else` is its value.
 fn lower_value_block(ctx: &Ctxt, block: &syn::Block) -> Block {
     lower_block_as(ctx, block, true)

@@ -529,7 +529,7 @@ fn smem(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<Decl
 /// it again, with fresh expression ids.
 pub fn check_body(ctx: &Ctxt, f: &Function) {
     let before = ctx.error_count();
-    let body: Block = ctx.isolated(|| super::expr::lower_block(ctx, &f.body));
+    let body: Block = ctx.isolated(|| super::expr::lower_function_body(ctx, f));
     super::hygiene::check(ctx, f, body);
     if ctx.error_count() > before {
         f.broken.set(true);

@@ -20,7 +20,7 @@
 //! `#[unroll]` loop (`Ctxt::isolated`): a caller's loop counter is not the function's name.
 
 use super::ast::*;
-use super::expr::{first_span, last_span, lower_block, lower_expr};
+use super::expr::{first_span, last_span, lower_expr, lower_function_body};
 use super::function::{self, Callee, Function, Functions, GenericValue};
 use crate::codes::Code;
 use crate::diag::{Ctxt, Diag, Loc};
@@ -179,7 +179,7 @@ fn inline(
     if let Stmt::Let { init, .. } = &binding {
         ctx.calls.bindings.borrow_mut().insert(init.id, site);
     }
-    let mut body = ctx.calls.within(site, || ctx.isolated(|| lower_block(ctx, &f.body)));
+    let mut body = ctx.calls.within(site, || ctx.isolated(|| lower_function_body(ctx, &f)));
     super::hygiene::rename_consts(ctx, &mut body, site);
     body.stmts.insert(0, binding);
     ExprKind::RunScoped { collective_axes: None, params: Vec::new(), body }
