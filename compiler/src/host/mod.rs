@@ -23,6 +23,7 @@ pub(crate) mod grid;
 mod interpret;
 mod launch;
 mod params;
+mod per_instance;
 mod signature;
 #[cfg(test)]
 mod tests;
