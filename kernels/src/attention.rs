@@ -50,7 +50,7 @@ pub mod flash {
     /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
     /// h HK / H, which is h / G for H = G HK), all of element type `E`, with f32 accumulation,
     /// `QBUF` buffers for Q, and:
-    /// - `CAUSAL` 1 for the causal mask (T = S then: [`check`](super::check));
+    /// - `CAUSAL` 1 for the causal mask (T = S then: [`check`](crate::attention::check));
     /// - `RAGGED_T` 1 for any number of keys: T is ragged, and without the causal mask the last
     ///   key block's keys past T are masked (`MASK_T`; with it, the diagonal block's mask hides
     ///   them). With 0 the launch checks that T is whole 128-key blocks. (The key mask, even where
@@ -61,7 +61,9 @@ pub mod flash {
     ///   (module doc), a parameter of those instances only.
     ///
     /// The instances: (E, D, QBUF, CAUSAL, RAGGED_T, TRAIN), with QBUF 2 for D = 64 and 1 for
-    /// D = 128 (the room the three K/V stages leave).
+    /// D = 128 (the room the three K/V stages leave). Each has the launch of its own parameters:
+    /// `attention::<bf16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, head_major)`,
+    /// and the inference instances the same without `lse`.
     #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
              ragged(S, #[when(RAGGED_T == 1)] T), consts(MASK_T = RAGGED_T - CAUSAL),
              instances(

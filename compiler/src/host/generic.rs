@@ -39,6 +39,7 @@
 //! generic. A call of an undeclared instance's `launch` is then rustc's "no function `launch` found
 //! for `matmul<f32, 64>`", which lists the declared instances.
 
+pub(crate) use super::generic_fallback::fallback;
 use super::params::{element_type, Scalar};
 use super::{forwarded_attrs, local, per_instance};
 use crate::codes::Code;
@@ -359,7 +360,7 @@ pub(crate) fn expand(
 
 /// The hidden module holding `items`, and the struct brought out of it with the function's
 /// visibility (and `cfg`s).
-fn wrap(func: &syn::ItemFn, items: TokenStream) -> TokenStream {
+pub(super) fn wrap(func: &syn::ItemFn, items: TokenStream) -> TokenStream {
     let (name, hidden, vis) = (&func.sig.ident, hidden_module(func), &func.vis);
     let cfgs = cfgs(func);
     quote! {
@@ -380,53 +381,6 @@ pub(super) fn instance_module(n: usize) -> Ident {
     format_ident!("__instance_{}", n)
 }
 
-/// The expansion beside the errors of a rejected generic kernel: the struct with the same items
-/// for every instance, declared or not (or, where the instances' signatures differ, for each
-/// instance that could be read), so that no call of the kernel adds an error of its own. Their
-/// bodies never run (the crate does not compile); they return an internal error anyway.
-pub(crate) fn fallback(func: &syn::ItemFn, generics: &[Param], shape: &Shape, instances: &[Instance]) -> TokenStream {
-    let the_struct = structure(func, generics, None);
-    let (decls, args) = (declarations(generics), arguments(generics, Bind::Generic(generics)));
-    let name = &func.sig.ident;
-    let entry = name.to_string();
-    let signature = super::signature::placeholder(name);
-    let failed = quote! {
-        ::core::result::Result::Err(::tessel::__private::Error::Internal(
-            ::std::string::String::from(concat!("the kernel `", #entry, "` did not compile"))
-        ))
-    };
-    let (shared, own) = match shape {
-        Shape::Shared(sig) => {
-            let [check_args, launch, interpret] = signatures(sig, Bind::Generic(generics));
-            (quote!(pub #check_args { #failed } pub #launch { #failed } pub #interpret { #failed }), Vec::new())
-        }
-        Shape::PerInstance(_) => {
-            let own = instances
-                .iter()
-                .filter_map(|i| {
-                    let sig = per_instance::sig(shape, i)?;
-                    Some(per_instance::methods(func, generics, sig, i, per_instance::Body::Failed(&failed)))
-                })
-                .collect();
-            (TokenStream::new(), own)
-        }
-    };
-    wrap(
-        func,
-        quote! {
-            #the_struct
-            #[allow(unused_variables, clippy::too_many_arguments)]
-            impl<#(#decls),*> self::#name<#(#args),*> {
-                pub const SIGNATURE: ::tessel::__private::Signature = #signature;
-                pub const PTX: &'static str = "";
-                pub const ENTRY: &'static str = #entry;
-                #shared
-            }
-            #(#own)*
-        },
-    )
-}
-
 /// `__tessel_matmul`: the module holding the struct and everything about it.
 fn hidden_module(func: &syn::ItemFn) -> Ident {
     format_ident!("__tessel_{}", func.sig.ident)
@@ -445,7 +399,7 @@ fn cfgs(func: &syn::ItemFn) -> Vec<&syn::Attribute> {
 
 /// The struct, with the function's documentation (and `pub`: `wrap` brings it out with the
 /// function's visibility); `instances` names them in the documentation (`None` in the fallback).
-fn structure(func: &syn::ItemFn, generics: &[Param], instances: Option<&[&str]>) -> TokenStream {
+pub(super) fn structure(func: &syn::ItemFn, generics: &[Param], instances: Option<&[&str]>) -> TokenStream {
     let attrs = forwarded_attrs(func);
     let name = &func.sig.ident;
     let decls = declarations(generics);

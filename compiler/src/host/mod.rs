@@ -19,6 +19,7 @@
 
 mod fallback;
 pub(crate) mod generic;
+mod generic_fallback;
 pub(crate) mod grid;
 mod interpret;
 mod launch;
