@@ -8,7 +8,7 @@
 use super::generic::{arguments, signatures, Bind, HostSig, Shape, DOC_CHECK_ARGS, DOC_INTERPRET, DOC_LAUNCH};
 use super::local;
 use crate::generic::decl::{Instance, Param};
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
 use syn::Ident;
 
@@ -39,7 +39,7 @@ pub(super) fn methods(
     let name = &func.sig.ident;
     let bind = Bind::Instance(instance);
     let args = arguments(generics, bind);
-    let [check_args, launch, interpret] = signatures(sig, bind);
+    let [check_args, launch, interpret] = signatures(sig, bind).map(|s| named_at(s, instance.loc.start));
     let names: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
     let stream = local("stream");
     let [check_body, launch_body, interpret_body] = match body {
@@ -61,4 +61,19 @@ pub(super) fn methods(
             pub #interpret { #interpret_body }
         }
     }
+}
+
+/// The signature with the function's name at `span`: rustc's "defined here" (under an error at a
+/// call) then points at the instance in `instances(..)`, not at the whole attribute.
+fn named_at(signature: TokenStream, span: Span) -> TokenStream {
+    signature
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Ident(mut name) if name == "check_args" || name == "launch" || name == "interpret" => {
+                name.set_span(span);
+                TokenTree::Ident(name)
+            }
+            tt => tt,
+        })
+        .collect()
 }
