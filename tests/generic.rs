@@ -39,6 +39,23 @@ fn axpy<T, const W: usize>(x: Gmem<T, M, W>, y: Gmem<T, M, W>, out: GmemMut<T, M
     }
 }
 
+/// y = x (+ b where BIAS = 1), 64 x 64 tiles; rows ragged where RAGGED = 1. The instances differ
+/// in their parameters (`b` is one of `add::<1, _>`'s only) and their launch checks.
+#[kernel(grid = (cdiv(M, 64), N / 64), ragged(#[when(RAGGED == 1)] M), instances((0, 0), (1, 1), (1, 0)))]
+fn add<const BIAS: usize, const RAGGED: usize>(
+    x: Gmem<f32, M, N>,
+    #[when(BIAS == 1)] b: Gmem<f32, M, N>,
+    y: GmemMut<f32, M, N>,
+) {
+    let (i, j) = (program_id(0), program_id(1));
+    let t = x.tile([i, j], [64, 64]).load(Layout::Strided);
+    if BIAS == 1 {
+        y.tile([i, j], [64, 64]).store(t + b.tile([i, j], [64, 64]).load(Layout::Strided));
+    } else {
+        y.tile([i, j], [64, 64]).store(t);
+    }
+}
+
 /// A GEMM instance against the f64 reference.
 fn check_gemm<T: Element>(
     name: &str,
@@ -111,4 +128,25 @@ fn each_instance_has_its_own_items() {
     };
     assert_eq!(dtype(&axpy::<bf16, 64>::SIGNATURE), "bf16");
     assert_eq!(dtype(&axpy::<f32, 128>::SIGNATURE), "f32");
+}
+
+#[test]
+fn instances_with_their_own_parameters_and_ragged_dimensions() {
+    let mut rng = Rng::new(305);
+    let (m, n) = (100, 128);
+    let (x, b) = (rng.tensor::<f32>(&[m, n], 1.0), rng.tensor::<f32>(&[m, n], 1.0));
+    let mut y = HostTensor::new([m, n], vec![f32::NAN; m * n]).expect("shape");
+    // 100 rows: only the ragged instance takes them, the last tile overhanging.
+    add::<1, 1>::interpret(&x, &b, &mut y).expect("ragged rows");
+    let sum: Vec<f64> = values(&x).iter().zip(values(&b)).map(|(x, b)| f64::from(*x as f32 + b as f32)).collect();
+    assert_close("add::<1, 1>", &values(&y), &sum, 0.0);
+    let err = add::<1, 0>::interpret(&x, &b, &mut y).expect_err("100 rows in 64-row tiles");
+    assert!(matches!(err, Error::Divisibility { .. }), "{err}");
+    // Without `b`: two arrays, and 128 rows.
+    let (x, mut y) =
+        (rng.tensor::<f32>(&[128, n], 1.0), HostTensor::new([128, n], vec![f32::NAN; 128 * n]).expect("shape"));
+    add::<0, 0>::interpret(&x, &mut y).expect("whole tiles");
+    assert_close("add::<0, 0>", &values(&y), &values(&x), 0.0);
+    assert_eq!(add::<0, 0>::SIGNATURE.params.len(), 2);
+    assert_eq!(add::<1, 0>::SIGNATURE.params.len(), 3);
 }

@@ -320,6 +320,13 @@ codes! {
     FunctionGenerics = 122,
     /// An attribute on an allocation other than `#[when(condition)]`.
     AllocationAttr = 123,
+    /// An attribute on a kernel parameter or a dimension of `ragged(..)` other than
+    /// `#[when(condition)]`.
+    WhenAttr = 141,
+    /// A use of a kernel parameter that `#[when(..)]` leaves out of the kernel (or instance).
+    LeftOutParam = 142,
+    /// An attribute on a kernel function's parameter (a kernel function takes every argument).
+    FunctionParamAttr = 143,
 
     // ---- L. synchronization (the `sync` stage) ----------------------------------------------------
     /// S1: a shared buffer read before a wait on the barrier of the TMA load into it.

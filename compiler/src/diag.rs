@@ -762,6 +762,8 @@ pub struct Ctxt {
     /// The consts `syntax` has read so far whose values it could compute (the attribute's, then
     /// the body's `const` items): what an `#[unroll]` loop's bounds may name.
     known_consts: RefCell<Vec<(String, i64)>>,
+    /// The kernel's parameters that `#[when(..)]` leaves out (`syntax::when`): a use of one says so.
+    left_out: RefCell<Vec<String>>,
     /// Where a `macro_rules!` substituted fragments into the kernel (`Ctxt::note_fragments`).
     fragments: RefCell<Option<Fragments>>,
     /// The kernel functions the body may call, and the calls inlined (`syntax::inline`).
@@ -963,6 +965,16 @@ impl Ctxt {
     /// Records that the declaration of `name` was rejected (with an error of its own).
     pub fn reject_declaration(&self, name: &syn::Ident) {
         self.rejected.borrow_mut().push(name.to_string());
+    }
+
+    /// Records the kernel parameters that `#[when(..)]` leaves out of this kernel (or instance).
+    pub fn leave_out(&self, names: impl IntoIterator<Item = String>) {
+        self.left_out.borrow_mut().extend(names);
+    }
+
+    /// Whether `name` is a kernel parameter that `#[when(..)]` leaves out here.
+    pub fn left_out(&self, name: &str) -> bool {
+        self.left_out.borrow().iter().any(|n| n == name)
     }
 
     /// Whether a declaration of `name` was rejected, so that "cannot find" would only repeat it.

@@ -26,81 +26,144 @@
 //! blocks up to its own, and the last of them is masked (a -1e30 added to the scores of later
 //! keys, which `exp2` turns into 0).
 //!
-//! For training, the `attention_train*` kernels also store each row's log-sum-exp, base 2:
+//! For training (`TRAIN` = 1), the kernel also stores each row's log-sum-exp, base 2:
 //! `lse[h, i] = log2(sum_j exp2(c q_i . k_j))`, which is `m + log2(l)` with the consumer's
 //! running maximum m (already scaled by c) and sum l: the backward pass recomputes the
-//! probabilities as `exp2(c s - lse)`. The inference kernels are left without the store.
+//! probabilities as `exp2(c s - lse)`. The inference instances are left without the store, and
+//! without the `lse` parameter (`#[when(TRAIN == 1)]`).
 //!
-//! The family is four generic kernels made by one `macro_rules!` (the only one here): the same
-//! text with `ragged(S)` or `ragged(S, T)` (which the launch checks read; a generic kernel has one
-//! attribute for all its instances) and with or without the `lse` output (a parameter, which a
-//! generic kernel cannot have in some instances only). Their instances are the dtype `E` (bf16,
-//! f16), the head dimension `D` (64, 128), the Q buffers `QBUF` (2 for D = 64, 1 for D = 128) and
-//! `CAUSAL`; the dispatchers below ([`attention_bf16`], [`attention_train_bf16`], ..) pick one.
+//! The family is one generic kernel, [`attention`](struct@attention), in a `#[kernels]` module
+//! ([`flash`]) that lists every instance's PTX in [`ALL_PTX`]. Its instances are the dtype `E`
+//! (bf16, f16), the head dimension `D` (64, 128), the Q buffers `QBUF` (2 for D = 64, 1 for
+//! D = 128), `CAUSAL`, `RAGGED_T` (T ragged: `ragged(S, #[when(RAGGED_T == 1)] T)`, which the
+//! launch checks read) and `TRAIN`; the dispatchers below ([`attention_bf16`],
+//! [`attention_train_bf16`], ..) pick one.
 
 use tessel::prelude::*;
 
-/// Writes out one kernel of the family: `$name<E, D, QBUF, CAUSAL>` computes O = softmax(scale Q
-/// K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head h HK / H, which is h /
-/// G for H = G HK), all of element type `E`, with f32 accumulation, `QBUF` buffers for Q, `CAUSAL`
-/// 1 for the causal mask (T = S then: [`check`]). S is ragged: the last unit's queries past S are
-/// TMA's zeros, whose rows of O are not stored. T is ragged where `ragged(S, T)` says so, with the
-/// last key block's keys past T masked by `MASK_T` = 1 (or, with the causal mask, by the diagonal
-/// block's); otherwise the launch checks that T is whole 128-key blocks. (The key mask, even where
-/// never taken, cost the kernel 2.5-4.5% on the H200, as ptxas schedules the loop around it: so
-/// only the T-ragged kernels have it.) `lse = lse` adds the `lse: GmemMut<f32, H, S>` output.
-macro_rules! attention {
-    ($(#[$doc:meta])* $name:ident, ragged($($dim:ident),*), MASK_T = $mask_t:expr,
-     instances($($instance:tt),*) $(, lse = $lse:ident)?) => {
-        $(#[$doc])*
-        #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged($($dim),*),
-                 consts(MASK_T = $mask_t), instances($($instance),*))]
-        pub fn $name<E, const D: usize, const QBUF: usize, const CAUSAL: usize>(
-            q: Gmem<E, H, S, D>,
-            k: Gmem<E, HK, T, D>,
-            v: Gmem<E, HK, T, D>,
-            o: GmemMut<E, H, S, D>,
-            $($lse: GmemMut<f32, H, S>,)?
-            scale: f32,
-            head_major: i32,
-        ) {
-            // Units of 128 queries, the queries of a head side by side and the heads in order:
-            // program `p` takes every `programs`-th, and units that run together share their
-            // head's K and V in the L2 (with GQA, the G query heads of a group are neighbours, so
-            // their units run together and share the group's K/V head).
-            // Causal units see the keys up to their last query only (S = T), so their work
-            // differs: they are dealt like cards in a snake, left to right in even rounds and
-            // right to left in odd ones, so that a program that drew a heavier unit draws a lighter
-            // one next. The deck is each head's units heaviest first, head after head (`head_major`
-            // 1: units that run together share K and V), or all heads' heaviest units first, then
-            // their next (0: even for any number of heads); [`causal_order`] chooses.
-            const BT: usize = 128; // keys per step
-            const STAGES: usize = 3;
-            let (blocks, programs, units) = (cdiv(S, 128), num_programs(0), cdiv(S, 128) * H);
-            let mine = if CAUSAL == 1 {
-                // Whole rounds, then the last round's first `units % programs` seats.
-                let rounds = units / programs;
-                let seat = if rounds % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-                rounds + if seat < units % programs { 1 } else { 0 }
-            } else {
-                (units - program_id(0) + programs - 1) / programs
-            };
-            run_scoped(
-                collective_axes = [wg],
-                |q_s: Smem<E, QBUF, 2, 1, 64, D, Swizzle128>,
-                 k_s: Smem<E, STAGES, 1, BT, D, Swizzle128>,
-                 v_s: Smem<E, STAGES, 1, BT, D, Swizzle128>,
-                 // Q buffer `b` is full after two copies, free after both consumers are done with
-                 // it: a ring of one step per unit, which the consumers wait on and release by
-                 // hand (`q_ring__full`, `q_ring__empty`), early in the unit's last step.
-                 q_ring: Pipeline<QBUF, 2, 2>,
-                 // Two copies fill a stage (K and V); both consumers release it.
-                 ring: Pipeline<STAGES, 2, 2>,
-                 // Consumer w issues its wgmmas after an arrival on turn[w].
-                 turn: Barrier<1, 2>| {
-                    if warpgroup_id() == 0 {
-                        set_max_registers(24);
+/// The family: one generic kernel, [`attention`](struct@attention), and `ALL_PTX`, every
+/// instance's PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
+#[kernels]
+pub mod flash {
+    use tessel::prelude::*;
+
+    /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
+    /// h HK / H, which is h / G for H = G HK), all of element type `E`, with f32 accumulation,
+    /// `QBUF` buffers for Q, and:
+    /// - `CAUSAL` 1 for the causal mask (T = S then: [`check`](crate::attention::check));
+    /// - `RAGGED_T` 1 for any number of keys: T is ragged, and without the causal mask the last
+    ///   key block's keys past T are masked (`MASK_T`; with it, the diagonal block's mask hides
+    ///   them). With 0 the launch checks that T is whole 128-key blocks. (The key mask, even where
+    ///   never taken, cost the kernel 2.5-4.5% on the H200, as ptxas schedules the loop around it:
+    ///   so only the T-ragged instances have it.) S is always ragged: the last unit's queries past
+    ///   S are TMA's zeros, whose rows of O are not stored;
+    /// - `TRAIN` 1 for the training forward, which also stores each row's log-sum-exp into `lse`
+    ///   (module doc), a parameter of those instances only.
+    ///
+    /// The instances: (E, D, QBUF, CAUSAL, RAGGED_T, TRAIN), with QBUF 2 for D = 64 and 1 for
+    /// D = 128 (the room the three K/V stages leave). Each has the launch of its own parameters:
+    /// `attention::<bf16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, head_major)`,
+    /// and the inference instances the same without `lse`.
+    #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
+             ragged(S, #[when(RAGGED_T == 1)] T), consts(MASK_T = RAGGED_T - CAUSAL),
+             instances(
+                (bf16, 64, 2, 0, 0, 0), (bf16, 128, 1, 0, 0, 0), (f16, 64, 2, 0, 0, 0), (f16, 128, 1, 0, 0, 0),
+                (bf16, 64, 2, 0, 1, 0), (bf16, 128, 1, 0, 1, 0), (f16, 64, 2, 0, 1, 0), (f16, 128, 1, 0, 1, 0),
+                (bf16, 64, 2, 1, 1, 0), (bf16, 128, 1, 1, 1, 0), (f16, 64, 2, 1, 1, 0), (f16, 128, 1, 1, 1, 0),
+                (bf16, 64, 2, 0, 0, 1), (bf16, 128, 1, 0, 0, 1), (f16, 64, 2, 0, 0, 1), (f16, 128, 1, 0, 0, 1),
+                (bf16, 64, 2, 0, 1, 1), (bf16, 128, 1, 0, 1, 1), (f16, 64, 2, 0, 1, 1), (f16, 128, 1, 0, 1, 1),
+                (bf16, 64, 2, 1, 1, 1), (bf16, 128, 1, 1, 1, 1), (f16, 64, 2, 1, 1, 1), (f16, 128, 1, 1, 1, 1)
+             ))]
+    pub fn attention<
+        E,
+        const D: usize,
+        const QBUF: usize,
+        const CAUSAL: usize,
+        const RAGGED_T: usize,
+        const TRAIN: usize,
+    >(
+        q: Gmem<E, H, S, D>,
+        k: Gmem<E, HK, T, D>,
+        v: Gmem<E, HK, T, D>,
+        o: GmemMut<E, H, S, D>,
+        #[when(TRAIN == 1)] lse: GmemMut<f32, H, S>,
+        scale: f32,
+        head_major: i32,
+    ) {
+        // Units of 128 queries, the queries of a head side by side and the heads in order:
+        // program `p` takes every `programs`-th, and units that run together share their
+        // head's K and V in the L2 (with GQA, the G query heads of a group are neighbours, so
+        // their units run together and share the group's K/V head).
+        // Causal units see the keys up to their last query only (S = T), so their work
+        // differs: they are dealt like cards in a snake, left to right in even rounds and
+        // right to left in odd ones, so that a program that drew a heavier unit draws a lighter
+        // one next. The deck is each head's units heaviest first, head after head (`head_major`
+        // 1: units that run together share K and V), or all heads' heaviest units first, then
+        // their next (0: even for any number of heads); [`causal_order`] chooses.
+        const BT: usize = 128; // keys per step
+        const STAGES: usize = 3;
+        let (blocks, programs, units) = (cdiv(S, 128), num_programs(0), cdiv(S, 128) * H);
+        let mine = if CAUSAL == 1 {
+            // Whole rounds, then the last round's first `units % programs` seats.
+            let rounds = units / programs;
+            let seat = if rounds % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+            rounds + if seat < units % programs { 1 } else { 0 }
+        } else {
+            (units - program_id(0) + programs - 1) / programs
+        };
+        run_scoped(
+            collective_axes = [wg],
+            |q_s: Smem<E, QBUF, 2, 1, 64, D, Swizzle128>,
+             k_s: Smem<E, STAGES, 1, BT, D, Swizzle128>,
+             v_s: Smem<E, STAGES, 1, BT, D, Swizzle128>,
+             // Q buffer `b` is full after two copies, free after both consumers are done with
+             // it: a ring of one step per unit, which the consumers wait on and release by
+             // hand (`q_ring__full`, `q_ring__empty`), early in the unit's last step.
+             q_ring: Pipeline<QBUF, 2, 2>,
+             // Two copies fill a stage (K and V); both consumers release it.
+             ring: Pipeline<STAGES, 2, 2>,
+             // Consumer w issues its wgmmas after an arrival on turn[w].
+             turn: Barrier<1, 2>| {
+                if warpgroup_id() == 0 {
+                    set_max_registers(24);
+                    for n in 0..mine {
+                        let (h, i, steps) = if CAUSAL == 1 {
+                            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+                            let ranked = n * programs + seat;
+                            let (h, level) = if head_major == 1 {
+                                (ranked / blocks, ranked % blocks)
+                            } else {
+                                (ranked % H, ranked / H)
+                            };
+                            let i = blocks - 1 - level;
+                            (h, i, i + 1)
+                        } else {
+                            let u = program_id(0) + n * programs;
+                            (u / blocks, u % blocks, cdiv(T, BT))
+                        };
+                        // Query head h reads K/V head h / G for H = G HK (in bounds for
+                        // any H and HK; the dispatchers check that HK divides H).
+                        let kv = h * HK / H;
+                        // The ring's stage is `b`: one step per unit.
+                        pipeline_produce(q_ring, 1, |_n, b, bar| {
+                            copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
+                            copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
+                        });
+                        pipeline_produce(ring, steps, |t, s, bar| {
+                            copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
+                            copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
+                        });
+                    }
+                } else {
+                    set_max_registers(240);
+                    let w = warpgroup_id() - 1;
+                    let c = scale * 1.4426950408889634;
+                    if w == 1 {
+                        barrier_arrive(turn.at(0));
+                    }
+                    run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
                         for n in 0..mine {
+                            let b = n % QBUF;
                             let (h, i, steps) = if CAUSAL == 1 {
                                 let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
                                 let ranked = n * programs + seat;
@@ -115,148 +178,82 @@ macro_rules! attention {
                                 let u = program_id(0) + n * programs;
                                 (u / blocks, u % blocks, cdiv(T, BT))
                             };
-                            // Query head h reads K/V head h / G for H = G HK (in bounds for
-                            // any H and HK; the dispatchers check that HK divides H).
-                            let kv = h * HK / H;
-                            // The ring's stage is `b`: one step per unit.
-                            pipeline_produce(q_ring, 1, |_n, b, bar| {
-                                copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
-                                copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
-                            });
-                            pipeline_produce(ring, steps, |t, s, bar| {
-                                copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
-                                copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
-                            });
-                        }
-                    } else {
-                        set_max_registers(240);
-                        let w = warpgroup_id() - 1;
-                        let c = scale * 1.4426950408889634;
-                        if w == 1 {
-                            barrier_arrive(turn.at(0));
-                        }
-                        run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
-                            for n in 0..mine {
-                                let b = n % QBUF;
-                                let (h, i, steps) = if CAUSAL == 1 {
-                                    let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-                                    let ranked = n * programs + seat;
-                                    let (h, level) = if head_major == 1 {
-                                        (ranked / blocks, ranked % blocks)
+                            // Row maxima (scaled by c) and sums of exponentials so far.
+                            let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
+                            let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
+                            // The previous block's probabilities and stage, for its P V.
+                            let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
+                            let mut prev = 0;
+                            o_acc.store(splat::<f32>(0.0, [64, D]));
+                            barrier_wait(q_ring__full.at(b));
+                            pipeline_consume(
+                                ring,
+                                steps,
+                                |t, s| {
+                                    barrier_wait(turn.at(w));
+                                    wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
+                                    // (Each branch passes the turn itself: an arrival between the
+                                    // wgmmas and a wait after the branch made ptxas serialize them.)
+                                    if t > 0 {
+                                        wgmma(o_acc, p_prev, v_s.at(prev).at(0));
+                                        barrier_arrive(turn.at(1 - w));
+                                        wgmma_wait(1);
                                     } else {
-                                        (ranked % H, ranked / H)
-                                    };
-                                    let i = blocks - 1 - level;
-                                    (h, i, i + 1)
-                                } else {
-                                    let u = program_id(0) + n * programs;
-                                    (u / blocks, u % blocks, cdiv(T, BT))
-                                };
-                                // Row maxima (scaled by c) and sums of exponentials so far.
-                                let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
-                                let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
-                                // The previous block's probabilities and stage, for its P V.
-                                let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
-                                let mut prev = 0;
-                                o_acc.store(splat::<f32>(0.0, [64, D]));
-                                barrier_wait(q_ring__full.at(b));
-                                pipeline_consume(
-                                    ring,
-                                    steps,
-                                    |t, s| {
-                                        barrier_wait(turn.at(w));
-                                        wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
-                                        // (Each branch passes the turn itself: an arrival between the
-                                        // wgmmas and a wait after the branch made ptxas serialize them.)
-                                        if t > 0 {
-                                            wgmma(o_acc, p_prev, v_s.at(prev).at(0));
-                                            barrier_arrive(turn.at(1 - w));
-                                            wgmma_wait(1);
-                                        } else {
-                                            barrier_arrive(turn.at(1 - w));
-                                            wgmma_wait(0);
-                                        }
-                                        if t + 1 == steps {
-                                            // The unit's last S has read Q: the next unit's may come.
-                                            barrier_arrive(q_ring__empty.at(b));
-                                        }
-                                        if CAUSAL == 1 && t + 1 == steps {
-                                            // The diagonal block: query row r of this consumer
-                                            // sees the block's keys 0 ..= 64 w + r.
-                                            let rows = iota::<i32>([64, BT], 0) + 64 * w;
-                                            let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
-                                            s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
-                                        }
-                                        if MASK_T == 1 && t + 1 == steps {
-                                            // The last block's keys past T are TMA's zeros: hidden
-                                            // the same way. (With the mask, T = S, and the diagonal
-                                            // block's mask hides them from every query before S.)
-                                            let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
-                                            s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
-                                        }
-                                        let scores = s_acc.load();
-                                        let m_new = max(m_i, scores.max(1) * c);
-                                        let alpha = exp2(m_i - m_new);
-                                        let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
-                                        l_i = l_i * alpha + p.sum(1);
-                                        // The previous P V has finished adding into O: rescale it.
+                                        barrier_arrive(turn.at(1 - w));
                                         wgmma_wait(0);
-                                        o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
-                                        p_prev = p.cast::<E>();
-                                        // The last block's P V, before its stage is released.
-                                        if t + 1 == steps {
-                                            wgmma(o_acc, p_prev, v_s.at(s).at(0));
-                                            wgmma_wait(0);
-                                        }
-                                        m_i = m_new;
-                                        prev = s;
-                                    },
-                                    delay_release = true,
-                                );
-                                let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
-                                o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
+                                    }
+                                    if t + 1 == steps {
+                                        // The unit's last S has read Q: the next unit's may come.
+                                        barrier_arrive(q_ring__empty.at(b));
+                                    }
+                                    if CAUSAL == 1 && t + 1 == steps {
+                                        // The diagonal block: query row r of this consumer
+                                        // sees the block's keys 0 ..= 64 w + r.
+                                        let rows = iota::<i32>([64, BT], 0) + 64 * w;
+                                        let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
+                                        s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
+                                    }
+                                    if MASK_T == 1 && t + 1 == steps {
+                                        // The last block's keys past T are TMA's zeros: hidden
+                                        // the same way. (With the mask, T = S, and the diagonal
+                                        // block's mask hides them from every query before S.)
+                                        let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
+                                        s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
+                                    }
+                                    let scores = s_acc.load();
+                                    let m_new = max(m_i, scores.max(1) * c);
+                                    let alpha = exp2(m_i - m_new);
+                                    let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
+                                    l_i = l_i * alpha + p.sum(1);
+                                    // The previous P V has finished adding into O: rescale it.
+                                    wgmma_wait(0);
+                                    o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
+                                    p_prev = p.cast::<E>();
+                                    // The last block's P V, before its stage is released.
+                                    if t + 1 == steps {
+                                        wgmma(o_acc, p_prev, v_s.at(s).at(0));
+                                        wgmma_wait(0);
+                                    }
+                                    m_i = m_new;
+                                    prev = s;
+                                },
+                                delay_release = true,
+                            );
+                            let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
+                            o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
+                            if TRAIN == 1 {
                                 // log2 of each row's sum of exp2(c s): m_i is scaled by c already.
-                                $($lse.tile([h, 2 * i + w], [1, 64]).store(m_i + log2(l_i));)?
+                                lse.tile([h, 2 * i + w], [1, 64]).store(m_i + log2(l_i));
                             }
-                        });
-                    }
-                },
-            );
-        }
-    };
+                        }
+                    });
+                }
+            },
+        );
+    }
 }
 
-attention!(
-    /// The inference forward for keys in whole 128-key blocks, without the mask.
-    attention, ragged(S), MASK_T = 0,
-    instances((bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0))
-);
-attention!(
-    /// The inference forward for any number of keys (`CAUSAL` = 0, the last block's keys past T
-    /// masked), or with the causal mask (`CAUSAL` = 1).
-    attention_ragged, ragged(S, T), MASK_T = 1 - CAUSAL,
-    instances(
-        (bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0),
-        (bf16, 64, 2, 1), (bf16, 128, 1, 1), (f16, 64, 2, 1), (f16, 128, 1, 1)
-    )
-);
-attention!(
-    /// [`attention`](struct@crate::attention::attention), also storing each row's log-sum-exp
-    /// (module doc).
-    attention_train, ragged(S), MASK_T = 0,
-    instances((bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0)),
-    lse = lse
-);
-attention!(
-    /// [`attention_ragged`](struct@crate::attention::attention_ragged), also storing each row's
-    /// log-sum-exp (module doc).
-    attention_train_ragged, ragged(S, T), MASK_T = 1 - CAUSAL,
-    instances(
-        (bf16, 64, 2, 0), (bf16, 128, 1, 0), (f16, 64, 2, 0), (f16, 128, 1, 0),
-        (bf16, 64, 2, 1), (bf16, 128, 1, 1), (f16, 64, 2, 1), (f16, 128, 1, 1)
-    ),
-    lse = lse
-);
+pub use flash::{attention, ALL_PTX};
 
 /// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V HK x T x D with HK
 /// dividing H (query head h attends with K/V head h / (H / HK)); D is 64 or 128, T at least 1,
@@ -272,12 +269,12 @@ pub fn attention_bf16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention_ragged::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention_ragged::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention_ragged::<bf16, 64, 2, 1>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention_ragged::<bf16, 128, 1, 1>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
     }
 }
 
@@ -293,12 +290,12 @@ pub fn attention_f16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention::<f16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<f16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention_ragged::<f16, 64, 2, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention_ragged::<f16, 128, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention_ragged::<f16, 64, 2, 1>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention_ragged::<f16, 128, 1, 1>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
     }
 }
 
@@ -313,12 +310,12 @@ pub fn interpret_bf16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention::<bf16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<bf16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention_ragged::<bf16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention_ragged::<bf16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention_ragged::<bf16, 64, 2, 1>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention_ragged::<bf16, 128, 1, 1>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 0>::interpret(q, k, v, o, scale, order),
     }
 }
 
@@ -333,12 +330,12 @@ pub fn interpret_f16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention::<f16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<f16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention_ragged::<f16, 64, 2, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention_ragged::<f16, 128, 1, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention_ragged::<f16, 64, 2, 1>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention_ragged::<f16, 128, 1, 1>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 0>::interpret(q, k, v, o, scale, order),
+        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 0>::interpret(q, k, v, o, scale, order),
+        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 0>::interpret(q, k, v, o, scale, order),
     }
 }
 
@@ -358,12 +355,12 @@ pub fn attention_train_bf16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention_train::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention_train::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention_train_ragged::<bf16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention_train_ragged::<bf16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention_train_ragged::<bf16, 64, 2, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention_train_ragged::<bf16, 128, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
     }
 }
 
@@ -381,12 +378,12 @@ pub fn attention_train_f16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention_train::<f16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention_train::<f16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention_train_ragged::<f16, 64, 2, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention_train_ragged::<f16, 128, 1, 0>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention_train_ragged::<f16, 64, 2, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention_train_ragged::<f16, 128, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
     }
 }
 
@@ -402,12 +399,12 @@ pub fn interpret_train_bf16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention_train::<bf16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention_train::<bf16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention_train_ragged::<bf16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention_train_ragged::<bf16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention_train_ragged::<bf16, 64, 2, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention_train_ragged::<bf16, 128, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
     }
 }
 
@@ -423,18 +420,17 @@ pub fn interpret_train_f16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     match (d, keys) {
-        (64, Keys::Whole) => attention_train::<f16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention_train::<f16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention_train_ragged::<f16, 64, 2, 0>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention_train_ragged::<f16, 128, 1, 0>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention_train_ragged::<f16, 64, 2, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention_train_ragged::<f16, 128, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
+        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
     }
 }
 
-/// Which kernel takes the keys: whole 128-key blocks ([`attention`](struct@attention)), any
-/// number of them ([`attention_ragged`](struct@attention_ragged) without the mask), or the causal
-/// mask (with it).
+/// Which instances take the keys: whole 128-key blocks (`RAGGED_T` = 0), any number of them
+/// (`RAGGED_T` = 1 without the causal mask), or the causal mask (`CAUSAL` = 1, `RAGGED_T` = 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Keys {
     Whole,
@@ -548,31 +544,3 @@ pub type TrainInterpret<T> = fn(
     f32,
     bool,
 ) -> tessel::Result<()>;
-
-/// Every instance's name and PTX (for `ptxas` checks and `TESSEL_DUMP_PTX`).
-pub const ALL_PTX: &[(&str, &str)] = &[
-    ("attention_bf16_d64", attention::<bf16, 64, 2, 0>::PTX),
-    ("attention_bf16_d128", attention::<bf16, 128, 1, 0>::PTX),
-    ("attention_f16_d64", attention::<f16, 64, 2, 0>::PTX),
-    ("attention_f16_d128", attention::<f16, 128, 1, 0>::PTX),
-    ("ragged_bf16_d64", attention_ragged::<bf16, 64, 2, 0>::PTX),
-    ("ragged_bf16_d128", attention_ragged::<bf16, 128, 1, 0>::PTX),
-    ("ragged_f16_d64", attention_ragged::<f16, 64, 2, 0>::PTX),
-    ("ragged_f16_d128", attention_ragged::<f16, 128, 1, 0>::PTX),
-    ("causal_bf16_d64", attention_ragged::<bf16, 64, 2, 1>::PTX),
-    ("causal_bf16_d128", attention_ragged::<bf16, 128, 1, 1>::PTX),
-    ("causal_f16_d64", attention_ragged::<f16, 64, 2, 1>::PTX),
-    ("causal_f16_d128", attention_ragged::<f16, 128, 1, 1>::PTX),
-    ("train_bf16_d64", attention_train::<bf16, 64, 2, 0>::PTX),
-    ("train_bf16_d128", attention_train::<bf16, 128, 1, 0>::PTX),
-    ("train_f16_d64", attention_train::<f16, 64, 2, 0>::PTX),
-    ("train_f16_d128", attention_train::<f16, 128, 1, 0>::PTX),
-    ("train_ragged_bf16_d64", attention_train_ragged::<bf16, 64, 2, 0>::PTX),
-    ("train_ragged_bf16_d128", attention_train_ragged::<bf16, 128, 1, 0>::PTX),
-    ("train_ragged_f16_d64", attention_train_ragged::<f16, 64, 2, 0>::PTX),
-    ("train_ragged_f16_d128", attention_train_ragged::<f16, 128, 1, 0>::PTX),
-    ("train_causal_bf16_d64", attention_train_ragged::<bf16, 64, 2, 1>::PTX),
-    ("train_causal_bf16_d128", attention_train_ragged::<bf16, 128, 1, 1>::PTX),
-    ("train_causal_f16_d64", attention_train_ragged::<f16, 64, 2, 1>::PTX),
-    ("train_causal_f16_d128", attention_train_ragged::<f16, 128, 1, 1>::PTX),
-];

@@ -94,8 +94,7 @@ fn both_causal_orders_compute_every_unit() {
     let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
     for order in [0, 1] {
         let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
-        kernels::attention_ragged::<bf16, 64, 2, 1>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order)
-            .unwrap();
+        kernels::attention::<bf16, 64, 2, 1, 1, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order).unwrap();
         assert!(o.data().iter().all(|x| !x.is_nan()), "order {order}: a unit was not computed");
         let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
         assert!(err <= tolerance::<bf16>(), "order {order}: max relative error {err:.2e}");
@@ -150,7 +149,8 @@ fn the_launch_checks_the_rest() {
     let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
     // The kernels without the key mask take whole 128-key blocks (the dispatcher gives such keys
     // to the `ragged_*` kernels).
-    let err = kernels::attention::<bf16, 64, 2, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0).unwrap_err();
+    let err =
+        kernels::attention::<bf16, 64, 2, 0, 0, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0).unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "T", value: 192, .. }), "{err}");
     // The heads of K and V must agree, and those of Q and O.
     let k = HostTensor::<bf16>::zeros([1, 192, 64]).unwrap();

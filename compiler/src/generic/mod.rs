@@ -51,7 +51,7 @@ pub(crate) fn expand(functions: Option<&Functions>, attr: TokenStream, item: Ite
         }
         Some(errors) => {
             let mut out = errors.to_compile_error();
-            out.extend(host::generic::fallback(func, &checked.decl.params, &shape));
+            out.extend(host::generic::fallback(func, &checked.decl.params, &shape, &checked.decl.instances));
             out
         }
     }

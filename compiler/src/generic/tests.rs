@@ -463,3 +463,107 @@ fn flags_and_allocations_need_conditions_known_when_the_kernel_is_read() {
         ]
     );
 }
+
+/// A copy with an optional bias (`#[when(BIAS == 1)] b`) and rows ragged where RAGGED = 1.
+fn add(instances: TokenStream) -> (TokenStream, TokenStream) {
+    let attr = quote!(grid = (cdiv(M, 64), N / 64), ragged(#[when(RAGGED == 1)] M), instances #instances);
+    let item = quote! {
+        fn add<const BIAS: usize, const RAGGED: usize>(
+            x: Gmem<f32, M, N>,
+            #[when(BIAS == 1)] b: Gmem<f32, M, N>,
+            y: GmemMut<f32, M, N>,
+        ) {
+            let (i, j) = (program_id(0), program_id(1));
+            let t = x.tile([i, j], [64, 64]).load(Layout::Strided);
+            if BIAS == 1 {
+                y.tile([i, j], [64, 64]).store(t + b.tile([i, j], [64, 64]).load(Layout::Strided));
+            } else {
+                y.tile([i, j], [64, 64]).store(t);
+            }
+        }
+    };
+    (attr, item)
+}
+
+#[test]
+fn instances_differ_in_their_parameters_and_ragged_dimensions() {
+    let (attr, item) = add(quote!(((0, 0), (1, 1))));
+    let instances = crate::compile_instances(attr, item).unwrap_or_else(|e| panic!("{e}"));
+    let params =
+        |i: usize| -> Vec<String> { instances[i].compiled.kernel.params.iter().map(|p| p.name.to_string()).collect() };
+    assert_eq!(params(0), ["x", "y"]);
+    assert_eq!(params(1), ["x", "b", "y"]);
+    assert_eq!(instances[0].compiled.kernel.left_out, ["b"]);
+    assert!(instances[0].compiled.facts.ragged.is_empty());
+    assert_eq!(instances[1].compiled.facts.ragged, ["M"]);
+    // The instance without the bias is the kernel written without it.
+    let plain = quote! {
+        fn add(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
+            let (i, j) = (program_id(0), program_id(1));
+            let t = x.tile([i, j], [64, 64]).load(Layout::Strided);
+            y.tile([i, j], [64, 64]).store(t);
+        }
+    };
+    let plain = crate::compile(quote!(grid = (cdiv(M, 64), N / 64)), plain).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ptx(&instances[0].compiled), ptx(&plain));
+}
+
+#[test]
+fn instances_with_their_own_parameters_get_their_own_launch() {
+    let (attr, item) = add(quote!(((0, 0), (1, 1))));
+    let (file, errors) = expansion(attr, item);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut names = Vec::new();
+    item_names(&file.items, "", &mut names);
+    for want in ["__tessel_add::impl self :: add < 0 , 0 >", "__tessel_add::impl self :: add < 1 , 1 >"] {
+        assert!(names.iter().any(|n| n == want), "no `{want}` in {names:#?}");
+    }
+    let text = file.to_token_stream().to_string();
+    let launch = |args: &str| format!("pub fn launch (stream : & impl :: tessel :: __private :: AsStream , {args})");
+    let (x, y) = (
+        "x : & impl :: tessel :: __private :: AsDeviceView < :: core :: primitive :: f32 >",
+        "y : & mut impl :: tessel :: __private :: AsDeviceViewMut < :: core :: primitive :: f32 >",
+    );
+    let b = x.replace("x :", "b :");
+    assert!(text.contains(&launch(&format!("{x} , {y}"))), "no launch of x and y");
+    assert!(text.contains(&launch(&format!("{x} , {b} , {y}"))), "no launch of x, b and y");
+    // No generic `launch`: the trait has the constants only.
+    assert_eq!(text.matches("fn launch").count(), 2 + 2, "two instances' modules and two impls");
+    // A rejected kernel's fallback keeps each readable instance's own signature too.
+    let (attr, item) = add(quote!(((0, 0), (1, 1), (1, 2))));
+    let (file, errors) = expansion(quote!(#attr, consts(Z = 1 / (RAGGED - 2))), item);
+    assert!(!errors.is_empty());
+    let text = file.to_token_stream().to_string();
+    assert!(text.contains("impl self :: add < 0 , 0 >") && text.contains("impl self :: add < 1 , 1 >"));
+}
+
+#[test]
+fn when_on_parameters_and_ragged_dimensions_is_checked() {
+    let item = quote! {
+        fn k(x: Gmem<f32, M, N>, #[when(n > 0)] y: GmemMut<f32, M, N>, #[allow(unused)] z: GmemMut<f32, M, N>, #[when(false)] w: Gmem<f32, M, N>, n: i32) {
+            let (i, j) = (program_id(0), program_id(1));
+            y.tile([i, j], [64, 64]).store(w.tile([i, j], [64, 64]).load(Layout::Strided));
+        }
+    };
+    assert_eq!(
+        errors_of(
+            quote!(
+                grid = (cdiv(M, 64), cdiv(N, 64)),
+                ragged(
+                    #[cfg(x)]
+                    M,
+                    #[when(n > 0)]
+                    N
+                )
+            ),
+            item
+        ),
+        [
+            "[T0141] this attribute on a dimension of `ragged(..)`",
+            "[T0121] the condition of `#[when(..)]` must be known when the kernel is read",
+            "[T0121] the condition of `#[when(..)]` must be known when the kernel is read",
+            "[T0141] this attribute on a kernel parameter",
+            "[T0142] `w` is not a parameter here: its `#[when(..)]` condition is false",
+        ]
+    );
+}

@@ -13,7 +13,14 @@ use quote::{format_ident, quote};
 pub fn fallback(kernel: &Kernel, facts: &Facts, input: &Input) -> TokenStream {
     let func = &input.item.func;
     let name = &func.sig.ident;
-    let params: Vec<Param> = func.sig.inputs.iter().enumerate().map(|(i, arg)| param(kernel, i, arg)).collect();
+    let params: Vec<Param> = func
+        .sig
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| param(kernel, i, arg))
+        .filter(|p| !kernel.left_out.contains(&p.name))
+        .collect();
     let shapes = declare(&params, |p| p.shape_type());
     let devices = declare(&params, |p| p.device_type());
     let hosts = declare(&params, |p| p.host_type());

@@ -31,9 +31,17 @@
 //!
 //! The parameters' host types come from the instances (`shape`): a parameter whose dtype is a type
 //! parameter's value in every instance is written with that parameter (`&impl AsDeviceView<T>`).
+//!
+//! Where `#[when(..)]` on a parameter gives the instances different parameter lists (or different
+//! runtime dimensions), no one generic signature fits them all: then `check_args`, `launch` and
+//! `interpret` are each instance's own (`per_instance`), in an inherent impl of that instance
+//! (`impl matmul<bf16, 256> { pub fn launch(..) }`), while `PTX`, `ENTRY` and `SIGNATURE` stay
+//! generic. A call of an undeclared instance's `launch` is then rustc's "no function `launch` found
+//! for `matmul<f32, 64>`", which lists the declared instances.
 
+pub(crate) use super::generic_fallback::fallback;
 use super::params::{element_type, Scalar};
-use super::{forwarded_attrs, local};
+use super::{forwarded_attrs, local, per_instance};
 use crate::codes::Code;
 use crate::generic::decl::{Instance, Kind, Param, Value};
 use crate::syntax::ast::{Kernel, ParamTy};
@@ -43,15 +51,22 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens as _};
 use syn::Ident;
 
-/// The host side of a generic kernel's signature: each parameter as the generated functions take
-/// it, in terms of the generic parameters, and how many runtime dimensions `check_args` returns.
-pub(crate) struct Shape {
-    params: Vec<HostParam>,
-    n_dims: usize,
+/// The host side of a generic kernel's signatures: one that every instance shares, or, where
+/// `#[when(..)]` leaves parameters out of some instances, each instance's (by its values).
+pub(crate) enum Shape {
+    Shared(HostSig),
+    PerInstance(Vec<(Vec<Value>, HostSig)>),
 }
 
-struct HostParam {
-    name: Ident,
+/// A host signature: each parameter as the generated functions take it, in terms of the generic
+/// parameters, and how many runtime dimensions `check_args` returns.
+pub(crate) struct HostSig {
+    pub(super) params: Vec<HostParam>,
+    pub(super) n_dims: usize,
+}
+
+pub(super) struct HostParam {
+    pub(super) name: Ident,
     /// `None` when no instance could read the parameter's type (only in a rejected kernel): the
     /// fallback then takes anything there.
     kind: Option<HostKind>,
@@ -73,16 +88,54 @@ enum Elem {
 /// One instance read: its kernel, what checking learned, its values.
 pub(crate) type Model = (Kernel, Facts, Vec<Value>);
 
-/// The host signature of the kernel `func` with the generic parameters `generics`, read from the
-/// instances `models`; and, if they disagree where they cannot (a parameter that is a tensor in one
-/// and a scalar in another), what disagrees: an internal error for a kernel that passed checking.
+/// The host signatures of the kernel `func` with the generic parameters `generics`, read from the
+/// instances `models`: one for all, unless their parameters or runtime dimensions differ; and, if
+/// they disagree where they cannot (a parameter that is a tensor in one and a scalar in another),
+/// what disagrees: an internal error for a kernel that passed checking.
 pub(crate) fn shape(func: &syn::ItemFn, generics: &[Param], models: &[Model]) -> (Shape, Option<String>) {
+    let left_out = |m: &Model, name: &Ident| m.0.left_out.contains(name);
+    let names = func.sig.inputs.iter().filter_map(|arg| match arg {
+        syn::FnArg::Typed(pt) => match &*pt.pat {
+            syn::Pat::Ident(pi) => Some(&pi.ident),
+            _ => None,
+        },
+        syn::FnArg::Receiver(_) => None,
+    });
+    let params_differ = names.clone().any(|n| models.iter().any(|m| left_out(m, n) != left_out(&models[0], n)));
+    let n_dims = models.first().map_or(0, |(_, facts, _)| facts.runtime_dims.len());
+    let dims_differ = models.iter().any(|(_, facts, _)| facts.runtime_dims.len() != n_dims);
+    if !params_differ && !dims_differ {
+        let (sig, problem) = host_sig(func, generics, models);
+        return (Shape::Shared(sig), problem);
+    }
+    let mut problem = None;
+    let sigs = models
+        .iter()
+        .map(|model| {
+            let (sig, found) = host_sig(func, generics, std::slice::from_ref(model));
+            problem = problem.take().or(found);
+            (model.2.clone(), sig)
+        })
+        .collect();
+    (Shape::PerInstance(sigs), problem)
+}
+
+/// The one host signature of the instances `models`, which have the same parameters: those of
+/// `func` less those every one of them leaves out.
+fn host_sig(func: &syn::ItemFn, generics: &[Param], models: &[Model]) -> (HostSig, Option<String>) {
     let mut problem = None;
     let params = func
         .sig
         .inputs
         .iter()
         .enumerate()
+        .filter(|(_, arg)| match arg {
+            syn::FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => models.is_empty() || !models.iter().all(|m| m.0.left_out.contains(&pi.ident)),
+                _ => true,
+            },
+            syn::FnArg::Receiver(_) => true,
+        })
         .map(|(i, arg)| {
             let (name, ty) = match arg {
                 syn::FnArg::Typed(pt) => match &*pt.pat {
@@ -96,10 +149,7 @@ pub(crate) fn shape(func: &syn::ItemFn, generics: &[Param], models: &[Model]) ->
         })
         .collect();
     let n_dims = models.first().map_or(0, |(_, facts, _)| facts.runtime_dims.len());
-    if models.iter().any(|(_, facts, _)| facts.runtime_dims.len() != n_dims) {
-        problem = Some("the instances have different numbers of runtime dimensions".into());
-    }
-    (Shape { params, n_dims }, problem)
+    (HostSig { params, n_dims }, problem)
 }
 
 /// How the parameter `name` (written with type `ty`) crosses from the host, from its type in each
@@ -176,14 +226,14 @@ fn peel(ty: &syn::Type) -> &syn::Type {
 /// Whose types the generated signatures are written in: the generic parameters', or an instance's
 /// values.
 #[derive(Clone, Copy)]
-enum Bind<'a> {
+pub(super) enum Bind<'a> {
     Generic(&'a [Param]),
     Instance(&'a Instance),
 }
 
 /// The three views of a parameter (`check_args`, `launch`, `interpret`), as in `host::params`.
 #[derive(Clone, Copy)]
-enum View {
+pub(super) enum View {
     Shape,
     Device,
     Host,
@@ -191,7 +241,7 @@ enum View {
 
 impl HostParam {
     /// `name: Type` in `view`; anything (`impl Sized`) where the type was not read.
-    fn declare(&self, view: View, bind: Bind) -> TokenStream {
+    pub(super) fn declare(&self, view: View, bind: Bind) -> TokenStream {
         let name = &self.name;
         let ty = self.kind.and_then(|k| ty(k, view, bind)).unwrap_or_else(|| quote!(impl ::core::marker::Sized));
         quote!(#name: #ty)
@@ -237,7 +287,7 @@ fn elem_type(elem: Elem, bind: Bind, span: Span, tensor: bool) -> Option<TokenSt
 
 /// `T: Element, const BN: usize`: the generic parameters as the struct, trait and impls declare
 /// them.
-fn declarations(generics: &[Param]) -> Vec<TokenStream> {
+pub(super) fn declarations(generics: &[Param]) -> Vec<TokenStream> {
     generics
         .iter()
         .map(|g| {
@@ -251,7 +301,7 @@ fn declarations(generics: &[Param]) -> Vec<TokenStream> {
 }
 
 /// The generic arguments for `bind`: `T, BN`, or an instance's `::tessel::__private::bf16, 256`.
-fn arguments(generics: &[Param], bind: Bind) -> Vec<TokenStream> {
+pub(super) fn arguments(generics: &[Param], bind: Bind) -> Vec<TokenStream> {
     match bind {
         Bind::Generic(_) => generics.iter().map(|g| g.name.to_token_stream()).collect(),
         Bind::Instance(instance) => instance
@@ -279,14 +329,22 @@ pub(crate) fn expand(
 ) -> TokenStream {
     let names: Vec<&str> = instances.iter().map(|(i, _)| i.name.as_str()).collect();
     let the_struct = structure(func, generics, Some(&names));
-    let trait_ = instance_trait(func, generics, shape, &names);
+    let shared = match shape {
+        Shape::Shared(sig) => Some(sig),
+        Shape::PerInstance(_) => None,
+    };
+    let trait_ = instance_trait(func, generics, shared, &names);
     let modules = instances.iter().enumerate().map(|(n, (_, items))| {
         let module = instance_module(n);
         quote!(mod #module { #items })
     });
     let impls =
-        instances.iter().enumerate().map(|(n, (instance, _))| instance_impl(func, generics, shape, instance, n));
-    let inherent = inherent(func, generics, shape);
+        instances.iter().enumerate().map(|(n, (instance, _))| instance_impl(func, generics, shared, instance, n));
+    let inherent = inherent(func, generics, shared);
+    let own = instances.iter().enumerate().filter_map(|(n, (instance, _))| {
+        let sig = per_instance::sig(shape, instance)?;
+        Some(per_instance::methods(func, generics, sig, instance, per_instance::Body::Forward(instance_module(n))))
+    });
     wrap(
         func,
         quote! {
@@ -295,13 +353,14 @@ pub(crate) fn expand(
             #(#modules)*
             #(#impls)*
             #inherent
+            #(#own)*
         },
     )
 }
 
 /// The hidden module holding `items`, and the struct brought out of it with the function's
 /// visibility (and `cfg`s).
-fn wrap(func: &syn::ItemFn, items: TokenStream) -> TokenStream {
+pub(super) fn wrap(func: &syn::ItemFn, items: TokenStream) -> TokenStream {
     let (name, hidden, vis) = (&func.sig.ident, hidden_module(func), &func.vis);
     let cfgs = cfgs(func);
     quote! {
@@ -318,44 +377,8 @@ fn wrap(func: &syn::ItemFn, items: TokenStream) -> TokenStream {
 }
 
 /// The module of the `n`-th instance's items.
-fn instance_module(n: usize) -> Ident {
+pub(super) fn instance_module(n: usize) -> Ident {
     format_ident!("__instance_{}", n)
-}
-
-/// The expansion beside the errors of a rejected generic kernel: the struct with the same items
-/// for every instance, declared or not, so that no call of the kernel adds an error of its own.
-/// Their bodies never run (the crate does not compile); they return an internal error anyway.
-pub(crate) fn fallback(func: &syn::ItemFn, generics: &[Param], shape: &Shape) -> TokenStream {
-    let the_struct = structure(func, generics, None);
-    let (decls, args) = (declarations(generics), arguments(generics, Bind::Generic(generics)));
-    let name = &func.sig.ident;
-    let entry = name.to_string();
-    let bind = Bind::Generic(generics);
-    let shapes = shape.params.iter().map(|p| p.declare(View::Shape, bind));
-    let devices = shape.params.iter().map(|p| p.declare(View::Device, bind));
-    let hosts = shape.params.iter().map(|p| p.declare(View::Host, bind));
-    let (n_dims, stream) = (shape.n_dims, local("stream"));
-    let signature = super::signature::placeholder(name);
-    let failed = quote! {
-        ::core::result::Result::Err(::tessel::__private::Error::Internal(
-            ::std::string::String::from(concat!("the kernel `", #entry, "` did not compile"))
-        ))
-    };
-    wrap(
-        func,
-        quote! {
-            #the_struct
-            #[allow(unused_variables, clippy::too_many_arguments)]
-            impl<#(#decls),*> self::#name<#(#args),*> {
-                    pub const SIGNATURE: ::tessel::__private::Signature = #signature;
-                    pub const PTX: &'static str = "";
-                    pub const ENTRY: &'static str = #entry;
-                    pub fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> { #failed }
-                    pub fn launch(#stream: &impl ::tessel::__private::AsStream, #(#devices),*) -> ::tessel::Result<()> { #failed }
-                pub fn interpret(#(#hosts),*) -> ::tessel::Result<()> { #failed }
-            }
-        },
-    )
 }
 
 /// `__tessel_matmul`: the module holding the struct and everything about it.
@@ -376,7 +399,7 @@ fn cfgs(func: &syn::ItemFn) -> Vec<&syn::Attribute> {
 
 /// The struct, with the function's documentation (and `pub`: `wrap` brings it out with the
 /// function's visibility); `instances` names them in the documentation (`None` in the fallback).
-fn structure(func: &syn::ItemFn, generics: &[Param], instances: Option<&[&str]>) -> TokenStream {
+pub(super) fn structure(func: &syn::ItemFn, generics: &[Param], instances: Option<&[&str]>) -> TokenStream {
     let attrs = forwarded_attrs(func);
     let name = &func.sig.ident;
     let decls = declarations(generics);
@@ -408,7 +431,7 @@ fn structure(func: &syn::ItemFn, generics: &[Param], instances: Option<&[&str]>)
 
 /// The hidden trait each declared instance implements, whose `on_unimplemented` message is what
 /// rustc says at a call of an instance that is not declared.
-fn instance_trait(func: &syn::ItemFn, generics: &[Param], shape: &Shape, names: &[&str]) -> TokenStream {
+fn instance_trait(func: &syn::ItemFn, generics: &[Param], shared: Option<&HostSig>, names: &[&str]) -> TokenStream {
     let name = &func.sig.ident;
     let decls = declarations(generics);
     // `{T}` and `{BN}` are rustc's: the trait's arguments at the failing call.
@@ -423,8 +446,7 @@ fn instance_trait(func: &syn::ItemFn, generics: &[Param], shape: &Shape, names: 
         declared.join(", "),
         placeholders.join(", ")
     );
-    let bind = Bind::Generic(generics);
-    let signatures = signatures(shape, bind);
+    let signatures = shared.map(|sig| signatures(sig, Bind::Generic(generics))).into_iter().flatten();
     let trait_name = trait_name(func);
     quote! {
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
@@ -438,7 +460,7 @@ fn instance_trait(func: &syn::ItemFn, generics: &[Param], shape: &Shape, names: 
 }
 
 /// The signatures of `check_args`, `launch` and `interpret` with the types of `bind`.
-fn signatures(shape: &Shape, bind: Bind) -> [TokenStream; 3] {
+pub(super) fn signatures(shape: &HostSig, bind: Bind) -> [TokenStream; 3] {
     let shapes = shape.params.iter().map(|p| p.declare(View::Shape, bind));
     let devices = shape.params.iter().map(|p| p.declare(View::Device, bind));
     let hosts = shape.params.iter().map(|p| p.declare(View::Host, bind));
@@ -453,19 +475,22 @@ fn signatures(shape: &Shape, bind: Bind) -> [TokenStream; 3] {
 /// `impl Instance<bf16, 256> for matmul<bf16, 256>`: forwards to the instance's module
 /// `__instance_{n}`. The impl carries the span of the instance in the attribute, where rustc's list of the
 /// implemented instances points.
-fn instance_impl(func: &syn::ItemFn, generics: &[Param], shape: &Shape, instance: &Instance, n: usize) -> TokenStream {
+fn instance_impl(
+    func: &syn::ItemFn,
+    generics: &[Param],
+    shared: Option<&HostSig>,
+    instance: &Instance,
+    n: usize,
+) -> TokenStream {
     let name = &func.sig.ident;
     let module = instance_module(n);
     let trait_name = trait_name(func);
     let args = arguments(generics, Bind::Instance(instance));
-    let [check_args, launch, interpret] = signatures(shape, Bind::Instance(instance));
-    let names: Vec<&Ident> = shape.params.iter().map(|p| &p.name).collect();
-    let stream = local("stream");
-    quote_spanned! {instance.loc.start=>
-        impl self::#trait_name<#(#args),*> for self::#name<#(#args),*> {
-            const SIGNATURE: ::tessel::__private::Signature = self::#module::SIGNATURE;
-            const PTX: &'static str = self::#module::PTX;
-            const ENTRY: &'static str = self::#module::ENTRY;
+    let functions = shared.map(|sig| {
+        let [check_args, launch, interpret] = signatures(sig, Bind::Instance(instance));
+        let names: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
+        let stream = local("stream");
+        quote! {
             #[allow(clippy::too_many_arguments)]
             #check_args { self::#module::check_args(#(#names),*) }
             #[allow(clippy::too_many_arguments)]
@@ -473,46 +498,53 @@ fn instance_impl(func: &syn::ItemFn, generics: &[Param], shape: &Shape, instance
             #[allow(clippy::too_many_arguments)]
             #interpret { self::#module::interpret(#(#names),*) }
         }
+    });
+    quote_spanned! {instance.loc.start=>
+        impl self::#trait_name<#(#args),*> for self::#name<#(#args),*> {
+            const SIGNATURE: ::tessel::__private::Signature = self::#module::SIGNATURE;
+            const PTX: &'static str = self::#module::PTX;
+            const ENTRY: &'static str = self::#module::ENTRY;
+            #functions
+        }
     }
 }
 
 /// The struct's associated items, for every declared instance.
-fn inherent(func: &syn::ItemFn, generics: &[Param], shape: &Shape) -> TokenStream {
+fn inherent(func: &syn::ItemFn, generics: &[Param], shared: Option<&HostSig>) -> TokenStream {
     let name = &func.sig.ident;
     let (decls, args) = (declarations(generics), arguments(generics, Bind::Generic(generics)));
     // At the kernel's name: rustc's "required by this bound" note points there.
     let trait_name = trait_name(func);
     let instance = quote_spanned!(name.span()=> self::#trait_name<#(#args),*>);
-    let [check_args, launch, interpret] = signatures(shape, Bind::Generic(generics));
-    let names: Vec<&Ident> = shape.params.iter().map(|p| &p.name).collect();
-    let stream = local("stream");
-    quote! {
-        impl<#(#decls),*> self::#name<#(#args),*> {
-            /// Checks a launch's arguments against the instance's signature before anything
-            /// reaches the GPU (ranks, static and runtime dimensions, divisibility, the grid), from
-            /// each tensor's shape, so it runs without a GPU; `launch` and `interpret` call it
-            /// first. Returns the launch configuration and the runtime dimensions in `SIGNATURE`
-            /// order.
-            #[allow(clippy::too_many_arguments)]
-            pub #check_args where Self: #instance {
-                <Self as #instance>::check_args(#(#names),*)
-            }
+    let functions = shared.map(|sig| {
+        let [check_args, launch, interpret] = signatures(sig, Bind::Generic(generics));
+        let names: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
+        let stream = local("stream");
+        let (doc_check, doc_launch, doc_interpret) = (DOC_CHECK_ARGS, DOC_LAUNCH, DOC_INTERPRET);
+        quote! {
+            impl<#(#decls),*> self::#name<#(#args),*> {
+                #[doc = #doc_check]
+                #[allow(clippy::too_many_arguments)]
+                pub #check_args where Self: #instance {
+                    <Self as #instance>::check_args(#(#names),*)
+                }
 
-            /// Launches the instance on `stream` (a `Device` or a cudarc stream). Checks the
-            /// arguments first (`check_args`); every failure is an `Err`, and nothing is launched
-            /// then. The launch is asynchronous.
-            #[allow(clippy::too_many_arguments)]
-            pub #launch where Self: #instance {
-                <Self as #instance>::launch(#stream, #(#names),*)
-            }
+                #[doc = #doc_launch]
+                #[allow(clippy::too_many_arguments)]
+                pub #launch where Self: #instance {
+                    <Self as #instance>::launch(#stream, #(#names),*)
+                }
 
-            /// Runs the instance on the CPU, through tessel's interpreter: the same program as its
-            /// PTX, on host tensors. Checks the arguments first, as `launch` does.
-            #[allow(clippy::too_many_arguments)]
-            pub #interpret where Self: #instance {
-                <Self as #instance>::interpret(#(#names),*)
+                #[doc = #doc_interpret]
+                #[allow(clippy::too_many_arguments)]
+                pub #interpret where Self: #instance {
+                    <Self as #instance>::interpret(#(#names),*)
+                }
             }
         }
+    });
+    quote! {
+        #functions
 
         impl<#(#decls),*> self::#name<#(#args),*> where Self: #instance {
             /// The instance's checked signature: parameters, runtime dimensions and resources.
@@ -524,3 +556,16 @@ fn inherent(func: &syn::ItemFn, generics: &[Param], shape: &Shape) -> TokenStrea
         }
     }
 }
+
+/// The documentation of the generated `check_args`.
+pub(super) const DOC_CHECK_ARGS: &str = "Checks a launch's arguments against the instance's signature before \
+    anything reaches the GPU (ranks, static and runtime dimensions, divisibility, the grid), from each tensor's \
+    shape, so it runs without a GPU; `launch` and `interpret` call it first. Returns the launch configuration \
+    and the runtime dimensions in `SIGNATURE` order.";
+/// The documentation of the generated `launch`.
+pub(super) const DOC_LAUNCH: &str = "Launches the instance on `stream` (a `Device` or a cudarc stream). Checks \
+    the arguments first (`check_args`); every failure is an `Err`, and nothing is launched then. The launch \
+    is asynchronous.";
+/// The documentation of the generated `interpret`.
+pub(super) const DOC_INTERPRET: &str = "Runs the instance on the CPU, through tessel's interpreter: the same \
+    program as its PTX, on host tensors. Checks the arguments first, as `launch` does.";

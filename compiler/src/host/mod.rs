@@ -19,10 +19,12 @@
 
 mod fallback;
 pub(crate) mod generic;
+mod generic_fallback;
 pub(crate) mod grid;
 mod interpret;
 mod launch;
 mod params;
+mod per_instance;
 mod signature;
 #[cfg(test)]
 mod tests;

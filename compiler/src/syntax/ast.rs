@@ -30,6 +30,9 @@ pub struct Kernel {
     pub name: Ident,
     pub attr: KernelAttr,
     pub params: Vec<Param>,
+    /// The parameters whose `#[when(condition)]` is false here: not parameters of this kernel (or
+    /// instance), named so that a use of one says why, and so that the fallback leaves them out too.
+    pub left_out: Vec<Ident>,
     pub body: Block,
 }
 

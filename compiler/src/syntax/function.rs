@@ -324,6 +324,14 @@ fn param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
             return Some(Param { name: syn::Ident::new("_", other.span()), mutable: false, ty: Declared::Unit });
         }
     };
+    for attr in &pt.attrs {
+        // A kernel function takes every argument its calls pass: an instance leaves a parameter
+        // out at the kernel (`#[when(..)]` there), and a call passes what its kernel has.
+        let at = tokens_loc(attr).unwrap_or_else(|| attr.span().into());
+        let help = "a kernel function takes every argument; put `#[when(condition)]` on the kernel's parameter, \
+                    and call the function under an `if` on the same condition";
+        ctx.type_error(at, Code::FunctionParamAttr, "an attribute on a kernel function's parameter", help);
+    }
     // Likewise a parameter whose type was rejected.
     let ty = parameter(ctx, &pt.ty).unwrap_or(Declared::Unit);
     Some(Param { name, mutable, ty })

@@ -10,6 +10,7 @@ pub mod inline;
 mod known;
 mod pipeline;
 mod types;
+mod when;
 
 use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
@@ -64,13 +65,25 @@ pub fn parse(ctx: &Ctxt, attr: TokenStream, item: &Item) -> Kernel {
     ctx.note_fragments(&attr, &item.tokens);
     let func = &item.func;
     check_signature(ctx, &func.sig);
-    let attr = parse_attr(ctx, attr, func.sig.ident.span());
+    let (mut attr, ragged) = parse_attr(ctx, attr, func.sig.ident.span());
     for c in &attr.consts {
         expr::know_const(ctx, c);
     }
-    let params = func.sig.inputs.iter().filter_map(|arg| parse_param(ctx, arg)).collect();
+    // Conditions may name the attribute's consts: decided once those are known.
+    attr.ragged =
+        ragged.into_iter().filter(|(_, attrs)| when::kept(ctx, attrs, when::On::Ragged)).map(|(d, _)| d).collect();
+    let mut left_out = Vec::new();
+    let mut params = Vec::new();
+    for arg in &func.sig.inputs {
+        match parse_param(ctx, arg) {
+            Some(Parsed::Kept(p)) => params.push(p),
+            Some(Parsed::LeftOut(name)) => left_out.push(name),
+            None => {}
+        }
+    }
+    ctx.leave_out(left_out.iter().map(|n| n.to_string()));
     let body = expr::lower_block(ctx, &func.block);
-    Kernel { vis: func.vis.clone(), name: func.sig.ident.clone(), attr, params, body }
+    Kernel { vis: func.vis.clone(), name: func.sig.ident.clone(), attr, params, left_out, body }
 }
 
 /// Kernels are plain functions: no generics, async, return values and so on.
@@ -102,7 +115,13 @@ fn check_signature(ctx: &Ctxt, sig: &syn::Signature) {
     }
 }
 
-fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
+/// A parameter as read: one of the kernel's, or one its `#[when(..)]` leaves out.
+enum Parsed {
+    Kept(Param),
+    LeftOut(syn::Ident),
+}
+
+fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Parsed> {
     let syn::FnArg::Typed(pt) = arg else {
         ctx.unsupported(arg.span(), Code::UnsupportedSignature, "`self` parameters");
         return None;
@@ -111,6 +130,9 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
         ctx.unsupported(pt.pat.span(), Code::UnsupportedSignature, "this parameter pattern (name the parameter)");
         return None;
     };
+    if !when::kept(ctx, &pt.attrs, when::On::Param) {
+        return Some(Parsed::LeftOut(pi.ident.clone()));
+    }
     if GENERATED_ITEMS.iter().any(|item| pi.ident == item) {
         // In the generated `launch(.., PTX: ..)` the name would be a pattern for the module's const.
         // (Reported; the parameter stays, so that its uses report nothing more.)
@@ -125,13 +147,18 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Param> {
         ctx.reject_declaration(&pi.ident);
         return None;
     };
-    Some(Param { name: pi.ident.clone(), ty })
+    Some(Parsed::Kept(Param { name: pi.ident.clone(), ty }))
 }
 
 /// The constants of the module a kernel expands to (`host`).
 pub(crate) const GENERATED_ITEMS: [&str; 3] = ["PTX", "ENTRY", "SIGNATURE"];
 
-fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
+/// A dimension of `ragged(..)` with its attributes (`#[when(condition)]`), decided once the
+/// attribute's consts are known.
+type RaggedDim = (syn::Ident, Vec<syn::Attribute>);
+
+/// The attribute, and the dimensions `ragged(..)` names, each with its attributes.
+fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> (KernelAttr, Vec<RaggedDim>) {
     let mut out = KernelAttr {
         grid: Vec::new(),
         grid_span: name_span,
@@ -142,6 +169,7 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
         consts: Vec::new(),
         ragged: Vec::new(),
     };
+    let mut ragged = Vec::new();
     let (args, all_read) = attr_args(ctx, attr);
     let mut saw_grid = !all_read;
     for arg in &args {
@@ -151,7 +179,7 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
                 out.consts.extend(c.args.iter().filter_map(|e| const_def(ctx, e)));
             }
             syn::Expr::Call(c) if calls::is_ident(&c.func, "ragged") => {
-                out.ragged.extend(c.args.iter().filter_map(|e| ragged_dim(ctx, e)));
+                ragged.extend(c.args.iter().filter_map(|e| ragged_dim(ctx, e)));
             }
             other => attr_error(ctx, other.span()),
         }
@@ -164,7 +192,7 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> KernelAttr {
             "name how many programs to launch along each axis",
         );
     }
-    out
+    (out, ragged)
 }
 
 /// The attribute's arguments, read one at a time so that a truncated one (`grid =`) is reported at
@@ -313,10 +341,13 @@ pub(crate) fn int_literal(e: &syn::Expr) -> Option<Spanned<u32>> {
     }
 }
 
-/// One name in `ragged(M, N)`; typeck checks that it is a runtime dimension.
-fn ragged_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<syn::Ident> {
+/// One name in `ragged(M, N)`, with its attributes (`ragged(M, #[when(RAGGED_N == 1)] N)`);
+/// typeck checks that it is a runtime dimension.
+fn ragged_dim(ctx: &Ctxt, e: &syn::Expr) -> Option<RaggedDim> {
     match peel(e) {
-        syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => p.path.get_ident().cloned(),
+        syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            p.path.get_ident().map(|d| (d.clone(), p.attrs.clone()))
+        }
         other => {
             let help = "write `ragged(M, N)` with dimensions of the signature";
             ctx.type_error(expr::loc_of(other), Code::KernelAttribute, "expected a dimension name", help);

@@ -79,7 +79,15 @@ fn infer_var(ck: &mut Checker, name: &syn::Ident) -> Ty {
         );
         return Ty::Error;
     }
-    if !ck.ctx.declaration_rejected(&key) {
+    if ck.ctx.left_out(&key) {
+        ck.ctx.type_error(
+            name.span(),
+            Code::LeftOutParam,
+            format!("`{name}` is not a parameter here: its `#[when(..)]` condition is false"),
+            "use it only where the condition holds: under an `if` on the same condition, which keeps its \
+             branch only where the condition is true",
+        );
+    } else if !ck.ctx.declaration_rejected(&key) {
         ck.ctx.type_error(
             name.span(),
             Code::UnknownName,
