@@ -3,7 +3,7 @@
 //! the median of 20 runs each.
 //!
 //! The budget is 20 ms for both together in a release build
-//! (`cargo test --release -p tessel-compiler-tests --test compile_time -- --nocapture`); a debug
+//! (`cargo test --release -p tessel-compiler-tests --test compiler compile_time:: -- --nocapture`); a debug
 //! build, whose proc macros run unoptimized only in this test, gets ten times that.
 
 #[path = "ui/support.rs"]

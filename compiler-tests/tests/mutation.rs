@@ -19,7 +19,7 @@
 //!
 //! How many: `cargo test` (debug) makes about 9,500 mutants. `TESSEL_MUTATION_SCALE=n` makes n
 //! times as many (the same ones first: each kernel's generator runs on), and CI runs
-//! `TESSEL_MUTATION_SCALE=12 cargo test --release -p tessel-compiler-tests --test mutation`: over
+//! `TESSEL_MUTATION_SCALE=12 cargo test --release -p tessel-compiler-tests --test compiler mutation::`: over
 //! 100,000 mutants.
 //! `TESSEL_MUTATION_SEED` explores other mutants.
 

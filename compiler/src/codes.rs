@@ -52,7 +52,7 @@ macro_rules! codes {
 //   it checks: an existing row if the message is one more case of that rule, else a new row
 //   `Name = N,`;
 // then give the new code its entry in `docs/errors.md`, at the same place in its area as the row
-// (`cargo test -p tessel-compiler-tests --test errors` says which are missing or out of order). N
+// (`cargo test -p tessel-compiler-tests --test compiler errors::` says which are missing or out of order). N
 // is the largest number in use plus one, whatever the area: a code never changes its number, and a
 // code no message gives any more leaves the table for `Code::RETIRED` (below), its number never
 // reused, its entry kept and marked retired. The rows are grouped by area (A to K, as the

@@ -1,6 +1,6 @@
 //! Golden PTX: each kernel file `tests/ptx/in/<name>.rs` compiles to `tests/ptx/out/<name>.ptx`
 //! (all its kernels, in order), compared exactly.
-//! `TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test ptx` rewrites the outputs; review the
+//! `TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test compiler ptx::` rewrites the outputs; review the
 //! diff before committing it.
 //!
 //! Each input also states what its PTX must contain, as `// expect: <text>` lines, checked whether
@@ -71,11 +71,11 @@ fn golden_ptx() {
         match std::fs::read_to_string(&out) {
             Ok(golden) if golden == ptx => {}
             Ok(golden) => failures.push(format!(
-                "{stem}: the PTX differs from {} at {}\n  (if the change is intended: TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test ptx)",
+                "{stem}: the PTX differs from {} at {}\n  (if the change is intended: TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test compiler ptx::)",
                 out.display(),
                 first_difference(&golden, &ptx)
             )),
-            Err(_) => failures.push(format!("{stem}: no {} yet (TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test ptx)", out.display())),
+            Err(_) => failures.push(format!("{stem}: no {} yet (TESSEL_BLESS=1 cargo test -p tessel-compiler-tests --test compiler ptx::)", out.display())),
         }
     }
     assert!(failures.is_empty(), "{} golden PTX failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
