@@ -1,0 +1,14 @@
+//! The shipped kernels' tests, one test binary (the kernels linked once, not once per suite):
+//! filter by module, e.g. `cargo test -p tessel-kernels --test kernels attention_backward::`. The
+//! GPU tests are `#[ignore]`d (run them with `--ignored` on a Hopper GPU).
+//!
+//! - `attention`, `attention_backward`: the flash attention passes against an f64 reference;
+//! - `matmul_dispatch`, `quantized`, `linear`: the GEMM families and their dispatchers;
+//! - `ptxas`: every shipped kernel assembles for sm_90a without register spills.
+
+mod attention;
+mod attention_backward;
+mod linear;
+mod matmul_dispatch;
+mod ptxas;
+mod quantized;
