@@ -31,28 +31,49 @@
 //!    consumer), loads its Q and dO once and streams the K and V blocks of its K/V head; each step
 //!    recomputes S and dP, P and dS, and adds dS K into dQ.
 //!
-//! dQ could instead be summed in f32 across the dK/dV programs, FlashAttention-3's way, with a
-//! reducing TMA store (`copy_smem_to_gmem(.., reduce = Reduce::Add)`) or `Tile::atomic_add`,
-//! which the language gained after these kernels were written: the dK/dV consumers would also
-//! store dS^T (scaled) to shared memory, compute dS K with it as an MN-major A (`.t()`) and K as an
-//! MN-major B, and add that into an f32 H x S x D buffer, which a last elementwise kernel casts;
-//! the dQ pass, which recomputes S and dP (7 of the backward's products where FlashAttention-3
-//! does 5), would go. The registers are the obstacle at D = 128: a consumer's dK and dV already
-//! hold 128 per thread, so a 64 x 128 f32 dQ product does not fit beside them (FlashAttention-3
-//! splits dQ's columns between its two consumers). The dQ call in `backward!`'s `@passes` arm is
-//! the one place to change on the host.
+//! That is [`DqPath::Separate`], the default: 7 matrix products, S and dP computed twice.
+//! [`DqPath::Fused`] (`TESSEL_ATTN_BWD_DQ=fused`, or [`Plan::dq`]) does the 5 of
+//! FlashAttention-3's backward: [`attention_bwd_fused`] replaces steps 2 and 4 (and serves step 3
+//! alike), and [`attention_bwd_dq_cast`] follows it. Each step of a fused consumer, after dS^T is
+//! in registers, also stores it (cast, by `stmatrix`) into a shared buffer double-buffered by step
+//! parity, and issues dQ = dS K as a wgmma of shared-memory operands: dS as an MN-major A (the
+//! stored dS^T through `.t()`), K as an MN-major B. It issues dK += dS^T Q after that product and
+//! waits only for it (`wgmma_wait(1)`: dK runs on into the next step, as before), stores the f32
+//! result into a 128-byte-swizzled shared buffer and adds it into an f32 H x S x D workspace with
+//! a reducing TMA store (`copy_smem_to_gmem(.., reduce = Reduce::Add)`, `cp.reduce.async.bulk.tensor`),
+//! into which the programs of every key block add concurrently; the host zeroes the workspace
+//! first, and [`attention_bwd_dq_cast`] scales and casts it into dQ at the end (the kernel
+//! boundary orders its plain loads after every reduction).
+//!
+//! - At D = 128 the registers decide the split, as in FlashAttention-3: a consumer's dK and dV
+//!   already hold 128 f32 per thread and S^T and dP^T 64, so a 64 x 128 f32 dQ product does not fit
+//!   beside them. Each consumer computes half of dQ's columns (64 x 64, 32 registers) from the
+//!   block's whole dS, both consumers' 64 keys: they meet at an mbarrier (`ds_ready`, two
+//!   arrivals) once both dS^T halves are stored, and each issues two wgmmas (one per half, K = 64
+//!   keys each). Its B is its 64 columns of the program's 128 keys, which a swizzled buffer cannot
+//!   give as a window (its minor dimension does not slice): the producer loads K a second time in
+//!   64-column tiles (`kq_s`, 32 KB). The double buffer makes one meeting per step enough: a
+//!   consumer writes a dS^T buffer again two steps later, after the other has met it once more,
+//!   which it does only after its wait for the product that read the buffer.
+//! - At D = 64 registers are no obstacle (dK and dV hold 64): each consumer computes all of dQ's
+//!   64 columns from its own 64 keys, with no meeting, and both consumers add into the same
+//!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
+//!   64-byte-swizzled copy of K).
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
 //! last key block its queries see and masks the blocks that reach past its first query; both
 //! kernels start every head's heaviest programs first. Ragged S: TMA reads zeros past S, so
 //! those queries' dO and delta are 0 and they add nothing to dK and dV; their rows of dQ are not
-//! stored. Ragged T: the dQ kernel masks the keys past T in the last block (the dK/dV rows of
-//! those keys are not stored).
+//! stored (the fused kernel's reducing stores drop them). Ragged T: the dQ kernel masks the keys
+//! past T in the last block (the dK/dV rows of those keys are not stored); the fused kernel needs
+//! no mask for dQ, since those keys' rows of K are TMA's zeros.
 //!
 //! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
-//! other two kernels none.
+//! fused dK/dV/dQ kernel 149,560 at D = 64 (3 stages) and 230,456 at D = 128 (2 stages: K's
+//! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
+//! third); the other kernels none.
 
 use tessel::prelude::*;
 
@@ -211,17 +232,12 @@ pub mod programs {
         );
     }
 
-    /// [`attention_bwd_dkdv`] with dQ fused in, FlashAttention-3's way: each step also adds the
-    /// block's dQ = dS K (unscaled) into `dq_sum`, an f32 H x S x D workspace that the host zeroes
-    /// and [`attention_bwd_dq_cast`] scales and casts. Each consumer stores its dS^T (64 keys x
-    /// `BQ` queries) into shared memory; at D = 128 both consumers wait on `ds_ready` for the other's
-    /// and each computes half of dQ's columns from the block's whole dS (128 keys), with K's
-    /// columns as a second copy of the program's keys (`kq_s`, 64-column tiles: a swizzled
-    /// buffer's columns cannot be sliced); at D = 64 each consumer computes all of dQ's columns
-    /// from its own 64 keys (its accumulator 32 registers, no wait on the other). Either way the
-    /// 64 x 64 f32 product goes through `dq_s` into `dq_sum` with a reducing TMA store, which
-    /// programs of other key blocks add into concurrently. `dS` is double-buffered by step, so
-    /// that a consumer writes its next dS^T while the other may still read this one.
+    /// [`attention_bwd_dkdv`] with dQ fused in (the module's documentation says how): each step
+    /// also adds the block's dQ = dS K, unscaled, into `dq_sum`, an f32 H x S x D workspace that
+    /// the host zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128 each consumer
+    /// takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's second copy
+    /// (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared memory
+    /// leaves (see the module's documentation).
     #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
              instances((bf16, bf16, 64, 0, 64, 3), (bf16, bf16, 64, 1, 64, 3), (bf16, bf16, 128, 0, 64, 2), (bf16, bf16, 128, 1, 64, 2),
                        (f16, f16, 64, 0, 64, 3), (f16, f16, 64, 1, 64, 3), (f16, f16, 128, 0, 64, 2), (f16, f16, 128, 1, 64, 2),
@@ -507,18 +523,28 @@ pub enum DqPath {
 }
 
 impl DqPath {
-    /// The path `TESSEL_ATTN_BWD_DQ` names (`fused` or `separate`), or the default,
-    /// [`DqPath::Separate`], without it; any other value is an error.
+    /// The path `TESSEL_ATTN_BWD_DQ` names, or the default, [`DqPath::Separate`], without it.
     fn from_env() -> tessel::Result<DqPath> {
         match std::env::var("TESSEL_ATTN_BWD_DQ") {
             Err(std::env::VarError::NotPresent) => Ok(DqPath::Separate),
-            Ok(v) if v == "fused" => Ok(DqPath::Fused),
-            Ok(v) if v == "separate" => Ok(DqPath::Separate),
-            Ok(v) => Err(tessel::Error::InvalidArgument {
-                argument: "TESSEL_ATTN_BWD_DQ",
-                reason: format!("{v:?} is not a dQ path; it takes `fused` or `separate`"),
-            }),
+            Ok(v) => v.parse(),
             Err(e) => Err(tessel::Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", reason: e.to_string() }),
+        }
+    }
+}
+
+/// `fused` or `separate`, as `TESSEL_ATTN_BWD_DQ` takes them; anything else is an error.
+impl std::str::FromStr for DqPath {
+    type Err = tessel::Error;
+
+    fn from_str(s: &str) -> tessel::Result<DqPath> {
+        match s {
+            "fused" => Ok(DqPath::Fused),
+            "separate" => Ok(DqPath::Separate),
+            _ => Err(tessel::Error::InvalidArgument {
+                argument: "TESSEL_ATTN_BWD_DQ",
+                reason: format!("{s:?} is not a dQ path; it takes `fused` or `separate`"),
+            }),
         }
     }
 }
@@ -590,7 +616,8 @@ fn check_plan(given: Plan, q: &[usize], k: &[usize], lse: &[usize], scale: f32) 
 /// The element types of the backward pass, `bf16` and `f16`: each picks its kernels' instances.
 pub trait Backward: tessel::Element + sealed::Sealed {
     /// [`launch`] with a plan of the caller's: [`plan`]'s for these tensors, with
-    /// [`Plan::partials`] chosen, say (any other difference from `plan(..)`'s is an error).
+    /// [`Plan::partials`] or [`Plan::dq`] chosen, say (any other difference from `plan(..)`'s is
+    /// an error).
     #[allow(clippy::too_many_arguments)]
     fn launch_planned(
         stream: &impl tessel::AsStream,
@@ -621,7 +648,8 @@ mod sealed {
 /// and dQ are H x S x D, K, V, dK and dV HK x T x D, `lse` the forward's H x S base-2 row
 /// log-sum-exps (see the module's documentation). Checks as [`plan`] says, then the kernels'
 /// launches check every tensor. Allocates its workspaces on the stream: two H x S' f32 arrays
-/// (S' = S rounded up to 128), and with [`Plan::partials`] two H x T x D f32 arrays.
+/// (S' = S rounded up to 128), with [`Plan::partials`] two H x T x D f32 arrays, and with
+/// [`DqPath::Fused`] one H x S x D f32 array.
 #[allow(clippy::too_many_arguments)]
 pub fn launch<E: Backward>(
     stream: &impl tessel::AsStream,
@@ -662,8 +690,9 @@ pub fn interpret<E: Backward>(
 
 /// [`Backward`] for one element type: its instances, picked by head dimension and mask, called
 /// through `launch` on the GPU (with the stream) or `interpret` (`$call` and `[$stream]`, passed
-/// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv` and `@dq`, which pick
-/// an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output type).
+/// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv`, `@fused` and `@dq`,
+/// which pick an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output
+/// type; `$dq_sum` is the fused path's f32 dQ workspace, `None` on the separate path).
 macro_rules! backward {
     ($t:ident) => {
         impl Backward for $t {

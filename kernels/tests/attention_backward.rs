@@ -117,6 +117,19 @@ fn few_kv_heads_take_partial_sums() {
     assert!(!plan(16, 16, 1024));
 }
 
+#[test]
+fn the_dq_path_is_named_as_the_environment_names_it() {
+    assert_eq!("fused".parse::<DqPath>().unwrap(), DqPath::Fused);
+    assert_eq!("separate".parse::<DqPath>().unwrap(), DqPath::Separate);
+    let err = "Fused".parse::<DqPath>();
+    assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", .. })), "{err:?}");
+    // Without `TESSEL_ATTN_BWD_DQ` (as these tests run) the plan computes dQ separately.
+    if std::env::var_os("TESSEL_ATTN_BWD_DQ").is_none() {
+        let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, false).unwrap();
+        assert_eq!(plan.dq, DqPath::Separate);
+    }
+}
+
 /// The kernels' gradients against central differences of the f64 loss sum(dO o O), at a few
 /// elements of Q, K and V of a tiny problem.
 #[test]
