@@ -71,7 +71,7 @@
 //!
 //! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
-//! fused dK/dV/dQ kernel 149,560 at D = 64 (3 stages) and 230,456 at D = 128 (2 stages: K's
+//! fused dK/dV/dQ kernel 165,960 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
 //! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
 //! third); the other kernels none.
 
@@ -239,10 +239,10 @@ pub mod programs {
     /// (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared memory
     /// leaves (see the module's documentation).
     #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, bf16, 64, 0, 64, 3), (bf16, bf16, 64, 1, 64, 3), (bf16, bf16, 128, 0, 64, 2), (bf16, bf16, 128, 1, 64, 2),
-                       (f16, f16, 64, 0, 64, 3), (f16, f16, 64, 1, 64, 3), (f16, f16, 128, 0, 64, 2), (f16, f16, 128, 1, 64, 2),
-                       (bf16, f32, 64, 0, 64, 3), (bf16, f32, 64, 1, 64, 3), (bf16, f32, 128, 0, 64, 2), (bf16, f32, 128, 1, 64, 2),
-                       (f16, f32, 64, 0, 64, 3), (f16, f32, 64, 1, 64, 3), (f16, f32, 128, 0, 64, 2), (f16, f32, 128, 1, 64, 2)))]
+             instances((bf16, bf16, 64, 0, 64, 4), (bf16, bf16, 64, 1, 64, 4), (bf16, bf16, 128, 0, 64, 2), (bf16, bf16, 128, 1, 64, 2),
+                       (f16, f16, 64, 0, 64, 4), (f16, f16, 64, 1, 64, 4), (f16, f16, 128, 0, 64, 2), (f16, f16, 128, 1, 64, 2),
+                       (bf16, f32, 64, 0, 64, 4), (bf16, f32, 64, 1, 64, 4), (bf16, f32, 128, 0, 64, 2), (bf16, f32, 128, 1, 64, 2),
+                       (f16, f32, 64, 0, 64, 4), (f16, f32, 64, 1, 64, 4), (f16, f32, 128, 0, 64, 2), (f16, f32, 128, 1, 64, 2)))]
     pub fn attention_bwd_fused<E, P, const D: usize, const CAUSAL: usize, const BQ: usize, const STAGES: usize>(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
@@ -796,8 +796,8 @@ macro_rules! backward {
     };
     (@fused $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
         match ($plan.head_dim, $plan.causal) {
-            (64, false) => attention_bwd_fused::<$t, $p, 64, 0, 64, 3>::$call($($stream,)? $($arg),*)?,
-            (64, true) => attention_bwd_fused::<$t, $p, 64, 1, 64, 3>::$call($($stream,)? $($arg),*)?,
+            (64, false) => attention_bwd_fused::<$t, $p, 64, 0, 64, 4>::$call($($stream,)? $($arg),*)?,
+            (64, true) => attention_bwd_fused::<$t, $p, 64, 1, 64, 4>::$call($($stream,)? $($arg),*)?,
             (_, false) => attention_bwd_fused::<$t, $p, 128, 0, 64, 2>::$call($($stream,)? $($arg),*)?,
             (_, true) => attention_bwd_fused::<$t, $p, 128, 1, 64, 2>::$call($($stream,)? $($arg),*)?,
         }
