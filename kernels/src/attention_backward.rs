@@ -31,34 +31,58 @@
 //!    consumer), loads its Q and dO once and streams the K and V blocks of its K/V head; each step
 //!    recomputes S and dP, P and dS, and adds dS K into dQ.
 //!
-//! dQ could instead be summed in f32 across the dK/dV programs, FlashAttention-3's way, with a
-//! reducing TMA store (`copy_smem_to_gmem(.., reduce = Reduce::Add)`) or `Tile::atomic_add`,
-//! which the language gained after these kernels were written: the dK/dV consumers would also
-//! store dS^T (scaled) to shared memory, compute dS K with it as an MN-major A (`.t()`) and K as an
-//! MN-major B, and add that into an f32 H x S x D buffer, which a last elementwise kernel casts;
-//! the dQ pass, which recomputes S and dP (7 of the backward's products where FlashAttention-3
-//! does 5), would go. The registers are the obstacle at D = 128: a consumer's dK and dV already
-//! hold 128 per thread, so a 64 x 128 f32 dQ product does not fit beside them (FlashAttention-3
-//! splits dQ's columns between its two consumers). The dQ call in `backward!`'s `@passes` arm is
-//! the one place to change on the host.
+//! That is [`DqPath::Separate`], the default: 7 matrix products, S and dP computed twice.
+//! [`DqPath::Fused`] (`TESSEL_ATTN_BWD_DQ=fused`, or [`Plan::dq`]) does the 5 of
+//! FlashAttention-3's backward: [`attention_bwd_fused`] replaces steps 2 and 4 (and serves step 3
+//! alike), and [`attention_bwd_dq_cast`] follows it. Each step of a fused consumer, after dS^T is
+//! in registers, also stores it (cast, by `stmatrix`) into a shared buffer double-buffered by step
+//! parity, and issues dQ = dS K as a wgmma of shared-memory operands: dS as an MN-major A (the
+//! stored dS^T through `.t()`), K as an MN-major B. It issues dK += dS^T Q after that product and
+//! waits only for it (`wgmma_wait(1)`: dK runs on into the next step, as before), stores the f32
+//! result into a 128-byte-swizzled shared buffer and adds it into an f32 H x S x D workspace with
+//! a reducing TMA store (`copy_smem_to_gmem(.., reduce = Reduce::Add)`, `cp.reduce.async.bulk.tensor`),
+//! into which the programs of every key block add concurrently; the host zeroes the workspace
+//! first, and [`attention_bwd_dq_cast`] scales and casts it into dQ at the end (the kernel
+//! boundary orders its plain loads after every reduction).
+//!
+//! - At D = 128 the registers decide the split, as in FlashAttention-3: a consumer's dK and dV
+//!   already hold 128 f32 per thread and S^T and dP^T 64, so a 64 x 128 f32 dQ product does not fit
+//!   beside them. Each consumer computes half of dQ's columns (64 x 64, 32 registers) from the
+//!   block's whole dS, both consumers' 64 keys: they meet at an mbarrier (`ds_ready`, two
+//!   arrivals) once both dS^T halves are stored, and each issues two wgmmas (one per half, K = 64
+//!   keys each). Its B is its 64 columns of the program's 128 keys, which a swizzled buffer cannot
+//!   give as a window (its minor dimension does not slice): the producer loads K a second time in
+//!   64-column tiles (`kq_s`, 32 KB). The double buffer makes one meeting per step enough: a
+//!   consumer writes a dS^T buffer again two steps later, after the other has met it once more,
+//!   which it does only after its wait for the product that read the buffer.
+//! - At D = 64 registers are no obstacle (dK and dV hold 64): each consumer computes all of dQ's
+//!   64 columns from its own 64 keys, with no meeting, and both consumers add into the same
+//!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
+//!   64-byte-swizzled copy of K).
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
 //! last key block its queries see and masks the blocks that reach past its first query; both
 //! kernels start every head's heaviest programs first. Ragged S: TMA reads zeros past S, so
 //! those queries' dO and delta are 0 and they add nothing to dK and dV; their rows of dQ are not
-//! stored. Ragged T: the dQ kernel masks the keys past T in the last block (the dK/dV rows of
-//! those keys are not stored).
+//! stored (the fused kernel's reducing stores drop them). Ragged T: the dQ kernel masks the keys
+//! past T in the last block (the dK/dV rows of those keys are not stored); the fused kernel needs
+//! no mask for dQ, since those keys' rows of K are TMA's zeros.
 //!
 //! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
-//! other two kernels none.
+//! fused dK/dV/dQ kernel 165,960 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
+//! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
+//! third); the other kernels none.
 
 use tessel::prelude::*;
 
 // `ALL_PTX`: every instance's name and PTX (for the `ptxas` check and `TESSEL_DUMP_PTX`), which
 // `#[kernels]` lists for its module.
-pub use programs::{attention_bwd_dkdv, attention_bwd_dq, attention_bwd_prep, attention_bwd_sum, ALL_PTX};
+pub use programs::{
+    attention_bwd_dkdv, attention_bwd_dq, attention_bwd_dq_cast, attention_bwd_fused, attention_bwd_prep,
+    attention_bwd_sum, ALL_PTX,
+};
 
 #[kernels]
 pub mod programs {
@@ -208,6 +232,152 @@ pub mod programs {
         );
     }
 
+    /// [`attention_bwd_dkdv`] with dQ fused in (the module's documentation says how): each step
+    /// also adds the block's dQ = dS K, unscaled, into `dq_sum`, an f32 H x S x D workspace that
+    /// the host zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128 each consumer
+    /// takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's second copy
+    /// (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared memory
+    /// leaves (see the module's documentation).
+    #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
+             instances((bf16, bf16, 64, 0, 64, 4), (bf16, bf16, 64, 1, 64, 4), (bf16, bf16, 128, 0, 64, 2), (bf16, bf16, 128, 1, 64, 2),
+                       (f16, f16, 64, 0, 64, 4), (f16, f16, 64, 1, 64, 4), (f16, f16, 128, 0, 64, 2), (f16, f16, 128, 1, 64, 2),
+                       (bf16, f32, 64, 0, 64, 4), (bf16, f32, 64, 1, 64, 4), (bf16, f32, 128, 0, 64, 2), (bf16, f32, 128, 1, 64, 2),
+                       (f16, f32, 64, 0, 64, 4), (f16, f32, 64, 1, 64, 4), (f16, f32, 128, 0, 64, 2), (f16, f32, 128, 1, 64, 2)))]
+    pub fn attention_bwd_fused<E, P, const D: usize, const CAUSAL: usize, const BQ: usize, const STAGES: usize>(
+        q: Gmem<E, H, S, D>,
+        k: Gmem<E, HK, T, D>,
+        v: Gmem<E, HK, T, D>,
+        d_o: Gmem<E, H, S, D>,
+        lse: Gmem<f32, H, SP>,
+        delta: Gmem<f32, H, SP>,
+        dk: GmemMut<P, HO, T, D>,
+        dv: GmemMut<P, HO, T, D>,
+        dq_sum: GmemMut<f32, H, S, D>,
+        scale: f32,
+        heads: i32,
+    ) {
+        let (j, out) = unit(program_id(0), cdiv(T, 128), HO, CAUSAL);
+        let (head, kv_head) = (out * heads, out * heads / (H / HK));
+        let first = if CAUSAL == 1 { 128 * j / BQ } else { 0 };
+        let blocks = cdiv(S, BQ) - first;
+        let steps = heads * blocks;
+        run_scoped(
+            collective_axes = [wg],
+            |k_s: Smem<E, 2, 1, 64, D, Swizzle128>,
+             v_s: Smem<E, 2, 1, 64, D, Swizzle128>,
+             #[when(D == 128)] kq_s: Smem<E, 2, 1, 128, 64, Swizzle128>,
+             q_s: Smem<E, STAGES, 1, BQ, D, Swizzle128>,
+             do_s: Smem<E, STAGES, 1, BQ, D, Swizzle128>,
+             lse_s: Smem<f32, STAGES, 1, BQ>,
+             delta_s: Smem<f32, STAGES, 1, BQ>,
+             // By step parity, then consumer: each consumer's dS^T, 64 keys x BQ queries.
+             ds_s: Smem<E, 2, 2, 64, BQ, Swizzle128>,
+             // By consumer: its 64 x 64 share of the block's dQ, on its way to `dq_sum`.
+             dq_s: Smem<f32, 2, 1, BQ, 64, Swizzle128>,
+             kv_loaded: Barrier<4>,
+             #[when(D == 128)] kq_loaded: Barrier<2>,
+             // Both consumers' dS^T of the step are in `ds_s`.
+             #[when(D == 128)] ds_ready: Barrier<2>,
+             ring: Pipeline<STAGES, 4, 2>| {
+                if warpgroup_id() == 0 {
+                    set_max_registers(24);
+                    copy_gmem_to_smem(k.tile([kv_head, 2 * j, 0]), k_s.at(0), kv_loaded);
+                    copy_gmem_to_smem(k.tile([kv_head, 2 * j + 1, 0]), k_s.at(1), kv_loaded);
+                    copy_gmem_to_smem(v.tile([kv_head, 2 * j, 0]), v_s.at(0), kv_loaded);
+                    copy_gmem_to_smem(v.tile([kv_head, 2 * j + 1, 0]), v_s.at(1), kv_loaded);
+                    if D == 128 {
+                        copy_gmem_to_smem(k.tile([kv_head, j, 0]), kq_s.at(0), kq_loaded);
+                        copy_gmem_to_smem(k.tile([kv_head, j, 1]), kq_s.at(1), kq_loaded);
+                    }
+                    pipeline_produce(ring, steps, |n, s, bar| {
+                        let (h, i) = query_block(n, blocks, first, head);
+                        copy_gmem_to_smem(q.tile([h, i, 0]), q_s.at(s), bar);
+                        copy_gmem_to_smem(d_o.tile([h, i, 0]), do_s.at(s), bar);
+                        copy_gmem_to_smem(lse.tile([h, i]), lse_s.at(s), bar);
+                        copy_gmem_to_smem(delta.tile([h, i]), delta_s.at(s), bar);
+                    });
+                } else {
+                    set_max_registers(240);
+                    let w = warpgroup_id() - 1;
+                    let c = scale * 1.4426950408889634;
+                    barrier_wait(kv_loaded);
+                    if D == 128 {
+                        barrier_wait(kq_loaded);
+                    }
+                    run_scoped(
+                        |dv_acc: Acc<f32, 64, D>,
+                         dk_acc: Acc<f32, 64, D>,
+                         s_acc: Acc<f32, 64, BQ>,
+                         dp_acc: Acc<f32, 64, BQ>,
+                         dq_acc: Acc<f32, BQ, 64>| {
+                            pipeline_consume(
+                                ring,
+                                steps,
+                                |n, s| {
+                                    // S^T, dP^T, P^T, dV and dS^T as in `attention_bwd_dkdv`.
+                                    wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
+                                    wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
+                                    let (h, i) = query_block(n, blocks, first, head);
+                                    wgmma_wait(1);
+                                    if CAUSAL == 1 && i < first + 128 / BQ {
+                                        // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
+                                        let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - BQ * i);
+                                        s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
+                                    }
+                                    let lse_q =
+                                        lse_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
+                                    let p = exp2(fma(s_acc.load(), c, -lse_q));
+                                    wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0));
+                                    wgmma_wait(1);
+                                    let delta_q =
+                                        delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
+                                    let ds = (p * (dp_acc.load() - delta_q)).cast::<E>();
+                                    // dS^T to shared memory, for the dQ product's A (read MN-major).
+                                    let b = n % 2;
+                                    ds_s.at(b).at(w).store(ds);
+                                    commit_smem();
+                                    if D == 128 {
+                                        // dQ[:, 64 w ..][+64] = dS K[:, 64 w ..][+64] over both consumers' keys.
+                                        barrier_arrive(ds_ready);
+                                        barrier_wait(ds_ready);
+                                        let kq = kq_s.at(w).at(0);
+                                        wgmma(dq_acc, ds_s.at(b).at(0).t(), kq.slice([0..64, ..]), accumulate = false);
+                                        wgmma(dq_acc, ds_s.at(b).at(1).t(), kq.slice([64..128, ..]));
+                                    } else {
+                                        // dQ (all 64 columns) over this consumer's own 64 keys.
+                                        wgmma(dq_acc, ds_s.at(b).at(w).t(), k_s.at(w).at(0), accumulate = false);
+                                    }
+                                    wgmma(dk_acc, ds, q_s.at(s).at(0));
+                                    // The dQ product is done (the groups complete in order); dK runs on.
+                                    wgmma_wait(1);
+                                    wait_smem_to_gmem(0);
+                                    dq_s.at(w).at(0).store(dq_acc.load());
+                                    commit_smem();
+                                    let col = if D == 128 { w } else { 0 };
+                                    copy_smem_to_gmem(dq_s.at(w), dq_sum.tile([h, i, col]), reduce = Reduce::Add);
+                                },
+                                delay_release = true,
+                            );
+                            wgmma_wait(0);
+                            wait_smem_to_gmem(0);
+                            dv.tile([out, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<P>());
+                            dk.tile([out, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<P>());
+                        },
+                    );
+                }
+            },
+        );
+    }
+
+    /// dQ from the fused kernel's f32 sums: `scale` times `dq_sum`, cast, one program per 64
+    /// queries of a head.
+    #[kernel(grid = (cdiv(S, 64), H), ragged(S), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
+    pub fn attention_bwd_dq_cast<E, const D: usize>(dq_sum: Gmem<f32, H, S, D>, dq: GmemMut<E, H, S, D>, scale: f32) {
+        let (i, h) = (program_id(0), program_id(1));
+        let sum = dq_sum.tile([h, i, 0], [1, 64, D]).load(Layout::Wgmma);
+        dq.tile([h, i, 0], [1, 64, D]).store((sum * scale).cast::<E>());
+    }
+
     /// dK and dV of each K/V head: the sums of the f32 partial sums of its group's query heads,
     /// one program per 64 keys of a K/V head and gradient (`program_id(2)`: 0 for dK, 1 for dV).
     #[kernel(grid = (cdiv(T, 64), HK, 2), ragged(T), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
@@ -337,6 +507,48 @@ pub struct Plan {
     /// D each) that a fourth kernel adds up per K/V head, instead of every query head of the K/V
     /// head's group: G times the programs, for few K/V heads (multi-query attention).
     pub partials: bool,
+    /// How dQ is computed: summed in f32 by the dK/dV programs ([`DqPath::Fused`]) or by a
+    /// Q-stationary kernel of its own ([`DqPath::Separate`], the default). `TESSEL_ATTN_BWD_DQ`
+    /// (`fused` or `separate`) overrides the default in [`plan`].
+    pub dq: DqPath,
+}
+
+/// The two ways of computing dQ (see the module's documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DqPath {
+    /// [`attention_bwd_fused`] adds each block's dQ into an f32 workspace with reducing TMA
+    /// stores, and [`attention_bwd_dq_cast`] casts it: the backward's 5 matrix products.
+    Fused,
+    /// [`attention_bwd_dq`] recomputes S and dP per query block: 7 matrix products, no
+    /// workspace.
+    Separate,
+}
+
+impl DqPath {
+    /// The path `TESSEL_ATTN_BWD_DQ` names, or the default, [`DqPath::Separate`], without it.
+    fn from_env() -> tessel::Result<DqPath> {
+        match std::env::var("TESSEL_ATTN_BWD_DQ") {
+            Err(std::env::VarError::NotPresent) => Ok(DqPath::Separate),
+            Ok(v) => v.parse(),
+            Err(e) => Err(tessel::Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", reason: e.to_string() }),
+        }
+    }
+}
+
+/// `fused` or `separate`, as `TESSEL_ATTN_BWD_DQ` takes them; anything else is an error.
+impl std::str::FromStr for DqPath {
+    type Err = tessel::Error;
+
+    fn from_str(s: &str) -> tessel::Result<DqPath> {
+        match s {
+            "fused" => Ok(DqPath::Fused),
+            "separate" => Ok(DqPath::Separate),
+            _ => Err(tessel::Error::InvalidArgument {
+                argument: "TESSEL_ATTN_BWD_DQ",
+                reason: format!("{s:?} is not a dQ path; it takes `fused` or `separate`"),
+            }),
+        }
+    }
 }
 
 /// Checks the shapes and arguments of a backward pass, with Q `q`, K `k` and `lse` of those
@@ -346,7 +558,8 @@ pub struct Plan {
 ///
 /// dK and dV go through f32 partial sums per query head ([`Plan::partials`]) when that takes
 /// fewer waves of programs over the GPU's SMs, counting a program of G query heads as G waves'
-/// worth: ceil(H n / 132) < G ceil(HK n / 132) for n blocks of 128 keys.
+/// worth: ceil(H n / 132) < G ceil(HK n / 132) for n blocks of 128 keys. dQ takes
+/// [`DqPath::Separate`] unless `TESSEL_ATTN_BWD_DQ` says otherwise (an unknown value is an error).
 pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -> tessel::Result<Plan> {
     let rank = |tensor, shape: &[usize], expected| {
         if shape.len() == expected {
@@ -386,24 +599,27 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     }
     let (group, blocks) = (h / hk, t.div_ceil(128));
     let partials = (h * blocks).div_ceil(SMS) < group * (hk * blocks).div_ceil(SMS);
-    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials })
+    let dq = DqPath::from_env()?;
+    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials, dq })
 }
 
-/// Checks that `given` is [`plan`]'s for these shapes and arguments but for [`Plan::partials`],
-/// which the caller may choose.
+/// Checks that `given` is [`plan`]'s for these shapes and arguments but for [`Plan::partials`]
+/// and [`Plan::dq`], which the caller may choose.
 fn check_plan(given: Plan, q: &[usize], k: &[usize], lse: &[usize], scale: f32) -> tessel::Result<()> {
-    let want = Plan { partials: given.partials, ..plan(q, k, lse, scale, given.causal)? };
+    let want = Plan { partials: given.partials, dq: given.dq, ..plan(q, k, lse, scale, given.causal)? };
     if given == want {
         return Ok(());
     }
-    let reason = format!("{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials`)");
+    let reason =
+        format!("{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials` and `dq`)");
     Err(tessel::Error::InvalidArgument { argument: "plan", reason })
 }
 
 /// The element types of the backward pass, `bf16` and `f16`: each picks its kernels' instances.
 pub trait Backward: tessel::Element + sealed::Sealed {
     /// [`launch`] with a plan of the caller's: [`plan`]'s for these tensors, with
-    /// [`Plan::partials`] chosen, say (any other difference from `plan(..)`'s is an error).
+    /// [`Plan::partials`] or [`Plan::dq`] chosen, say (any other difference from `plan(..)`'s is
+    /// an error).
     #[allow(clippy::too_many_arguments)]
     fn launch_planned(
         stream: &impl tessel::AsStream,
@@ -434,7 +650,8 @@ mod sealed {
 /// and dQ are H x S x D, K, V, dK and dV HK x T x D, `lse` the forward's H x S base-2 row
 /// log-sum-exps (see the module's documentation). Checks as [`plan`] says, then the kernels'
 /// launches check every tensor. Allocates its workspaces on the stream: two H x S' f32 arrays
-/// (S' = S rounded up to 128), and with [`Plan::partials`] two H x T x D f32 arrays.
+/// (S' = S rounded up to 128), with [`Plan::partials`] two H x T x D f32 arrays, and with
+/// [`DqPath::Fused`] one H x S x D f32 array.
 #[allow(clippy::too_many_arguments)]
 pub fn launch<E: Backward>(
     stream: &impl tessel::AsStream,
@@ -475,8 +692,9 @@ pub fn interpret<E: Backward>(
 
 /// [`Backward`] for one element type: its instances, picked by head dimension and mask, called
 /// through `launch` on the GPU (with the stream) or `interpret` (`$call` and `[$stream]`, passed
-/// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv` and `@dq`, which pick
-/// an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output type).
+/// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv`, `@fused` and `@dq`,
+/// which pick an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output
+/// type; `$dq_sum` is the fused path's f32 dQ workspace, `None` on the separate path).
 macro_rules! backward {
     ($t:ident) => {
         impl Backward for $t {
@@ -497,7 +715,12 @@ macro_rules! backward {
                 } else {
                     None
                 };
-                backward!(@passes $t, launch, [stream], inputs, lse, grads, stats, partials, scale, plan)
+                // The fused path's f32 dQ sums, zeroed: the dK/dV programs add into them.
+                let mut dq_sum = match plan.dq {
+                    DqPath::Fused => Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?),
+                    DqPath::Separate => None,
+                };
+                backward!(@passes $t, launch, [stream], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
             }
 
             fn interpret_planned(
@@ -516,12 +739,17 @@ macro_rules! backward {
                 } else {
                     None
                 };
-                backward!(@passes $t, interpret, [], inputs, lse, grads, stats, partials, scale, plan)
+                // The fused path's f32 dQ sums, zeroed: the dK/dV programs add into them.
+                let mut dq_sum = match plan.dq {
+                    DqPath::Fused => Some(HostTensor::<f32>::zeros(inputs[0].shape())?),
+                    DqPath::Separate => None,
+                };
+                backward!(@passes $t, interpret, [], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
             }
         }
     };
     (@passes $t:ident, $call:ident, [$($stream:ident)?], $inputs:ident, $lse:ident, $grads:ident,
-     $stats:ident, $partials:ident, $scale:ident, $plan:ident) => {{
+     $stats:ident, $partials:ident, $dq_sum:ident, $scale:ident, $plan:ident) => {{
         let [q, k, v, o, d_o] = $inputs;
         let [dq, dk, dv] = $grads;
         let [delta, lse_p] = &mut $stats;
@@ -531,13 +759,21 @@ macro_rules! backward {
             attention_bwd_prep::<$t, 128>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?;
         }
         let (delta, lse_p) = (&*delta, &*lse_p);
-        match &mut $partials {
-            None => {
+        match (&mut $partials, &mut $dq_sum) {
+            (None, None) => {
                 let heads = $plan.group as i32;
                 backward!(@dkdv $t, $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk, dv, $scale, heads));
             }
-            Some([dk_p, dv_p]) => {
-                backward!(@dkdv $t, f32, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, $scale, 1));
+            (None, Some(sum)) => {
+                let heads = $plan.group as i32;
+                backward!(@fused $t, $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk, dv, sum, $scale, heads));
+            }
+            (Some([dk_p, dv_p]), sum) => {
+                if let Some(sum) = sum {
+                    backward!(@fused $t, f32, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, sum, $scale, 1));
+                } else {
+                    backward!(@dkdv $t, f32, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, $scale, 1));
+                }
                 if $plan.head_dim == 64 {
                     attention_bwd_sum::<$t, 64>::$call($($stream,)? &*dk_p, &*dv_p, dk, dv)?;
                 } else {
@@ -545,9 +781,11 @@ macro_rules! backward {
                 }
             }
         }
-        // The dQ pass is a kernel of its own: with dQ summed in f32 across the dK/dV programs
-        // (a reducing TMA store or atomic adds: see the module's documentation), this call goes.
-        backward!(@dq $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dq, $scale));
+        match &$dq_sum {
+            None => backward!(@dq $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dq, $scale)),
+            Some(sum) if $plan.head_dim == 64 => attention_bwd_dq_cast::<$t, 64>::$call($($stream,)? sum, dq, $scale)?,
+            Some(sum) => attention_bwd_dq_cast::<$t, 128>::$call($($stream,)? sum, dq, $scale)?,
+        }
         Ok(())
     }};
     (@dkdv $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
@@ -556,6 +794,14 @@ macro_rules! backward {
             (64, true) => attention_bwd_dkdv::<$t, $p, 64, 1, 64, 4>::$call($($stream,)? $($arg),*)?,
             (_, false) => attention_bwd_dkdv::<$t, $p, 128, 0, 64, 3>::$call($($stream,)? $($arg),*)?,
             (_, true) => attention_bwd_dkdv::<$t, $p, 128, 1, 64, 3>::$call($($stream,)? $($arg),*)?,
+        }
+    };
+    (@fused $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
+        match ($plan.head_dim, $plan.causal) {
+            (64, false) => attention_bwd_fused::<$t, $p, 64, 0, 64, 4>::$call($($stream,)? $($arg),*)?,
+            (64, true) => attention_bwd_fused::<$t, $p, 64, 1, 64, 4>::$call($($stream,)? $($arg),*)?,
+            (_, false) => attention_bwd_fused::<$t, $p, 128, 0, 64, 2>::$call($($stream,)? $($arg),*)?,
+            (_, true) => attention_bwd_fused::<$t, $p, 128, 1, 64, 2>::$call($($stream,)? $($arg),*)?,
         }
     };
     (@dq $t:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {

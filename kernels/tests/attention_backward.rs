@@ -7,7 +7,7 @@
 
 use tessel::prelude::*;
 use tessel::{Element, Error, HostTensor};
-use tessel_kernels::attention_backward::{self as backward, Backward};
+use tessel_kernels::attention_backward::{self as backward, Backward, DqPath};
 #[path = "../examples/support/attention_ref.rs"]
 #[allow(dead_code)]
 mod inputs;
@@ -31,8 +31,11 @@ fn nans<T: Element>(shape: &[usize]) -> HostTensor<T> {
     HostTensor::new(shape.to_vec(), vec![T::from_f64(f64::NAN); shape.iter().product()]).unwrap()
 }
 
+/// Both ways of computing dQ: every case runs each.
+const PATHS: [DqPath; 2] = [DqPath::Separate, DqPath::Fused];
+
 /// Runs the backward in the interpreter and returns dQ, dK, dV; `partials` overrides the plan's
-/// choice of how dK and dV sum over a group's query heads.
+/// choice of how dK and dV sum over a group's query heads, `dq` its dQ path.
 fn interpreted<T: Backward>(
     x: &[HostTensor<T>; 4],
     o: &HostTensor<T>,
@@ -40,11 +43,13 @@ fn interpreted<T: Backward>(
     scale: f32,
     causal: bool,
     partials: Option<bool>,
+    dq_path: DqPath,
 ) -> [HostTensor<T>; 3] {
     let [q, k, v, d_o] = x;
     let (mut dq, mut dk, mut dv) = (nans(q.shape()), nans(k.shape()), nans(k.shape()));
     let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
     plan.partials = partials.unwrap_or(plan.partials);
+    plan.dq = dq_path;
     T::interpret_planned([q, k, v, o, d_o], lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
     [dq, dk, dv]
 }
@@ -63,16 +68,18 @@ fn check<T: Backward>(
     let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
     let mut forward = problem.forward();
     let (o, lse) = reference::saved::<T>(&problem, &mut forward).unwrap();
-    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, partials);
-    let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
-    println!(
-        "{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal} partials {partials:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
-        T::DTYPE,
-        err[0],
-        err[1],
-        err[2]
-    );
-    assert!(err.iter().all(|e| *e <= TOLERANCE), "relative errors (dQ, dK, dV) {err:?}");
+    for path in PATHS {
+        let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, partials, path);
+        let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
+        println!(
+            "{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal} partials {partials:?} {path:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            T::DTYPE,
+            err[0],
+            err[1],
+            err[2]
+        );
+        assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?}: relative errors (dQ, dK, dV) {err:?}");
+    }
 }
 
 #[test]
@@ -110,6 +117,19 @@ fn few_kv_heads_take_partial_sums() {
     assert!(!plan(16, 16, 1024));
 }
 
+#[test]
+fn the_dq_path_is_named_as_the_environment_names_it() {
+    assert_eq!("fused".parse::<DqPath>().unwrap(), DqPath::Fused);
+    assert_eq!("separate".parse::<DqPath>().unwrap(), DqPath::Separate);
+    let err = "Fused".parse::<DqPath>();
+    assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", .. })), "{err:?}");
+    // Without `TESSEL_ATTN_BWD_DQ` (as these tests run) the plan computes dQ separately.
+    if std::env::var_os("TESSEL_ATTN_BWD_DQ").is_none() {
+        let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, false).unwrap();
+        assert_eq!(plan.dq, DqPath::Separate);
+    }
+}
+
 /// The kernels' gradients against central differences of the f64 loss sum(dO o O), at a few
 /// elements of Q, K and V of a tiny problem.
 #[test]
@@ -120,10 +140,12 @@ fn gradients_match_finite_differences() {
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
         let mut forward = problem.forward();
         let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
-        let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, None);
-        let err = reference::finite_difference_err(&problem, [&dq, &dk, &dv], &[3, 273, 575, 1151]);
-        println!("causal {causal}: largest difference from the finite differences {err:.1e}");
-        assert!(err <= TOLERANCE, "causal {causal}: relative difference {err:.1e}");
+        for path in PATHS {
+            let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, None, path);
+            let err = reference::finite_difference_err(&problem, [&dq, &dk, &dv], &[3, 273, 575, 1151]);
+            println!("causal {causal} {path:?}: largest difference from the finite differences {err:.1e}");
+            assert!(err <= TOLERANCE, "causal {causal} {path:?}: relative difference {err:.1e}");
+        }
     }
 }
 
@@ -179,20 +201,23 @@ fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, ca
     let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
     let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
     let lse = DeviceTensor::from_host(&device, &lse).unwrap();
-    let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
-    let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
-    plan.partials = partials.unwrap_or(plan.partials);
-    T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
-    let grads = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
-    let err = reference::max_rel_err(&problem, &forward, [&grads[0], &grads[1], &grads[2]], 96);
-    println!(
-        "GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal}: dQ {:.1e} dK {:.1e} dV {:.1e}",
-        T::DTYPE,
-        err[0],
-        err[1],
-        err[2]
-    );
-    assert!(err.iter().all(|e| *e <= TOLERANCE), "relative errors (dQ, dK, dV) {err:?}");
+    for path in PATHS {
+        let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
+        let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
+        plan.partials = partials.unwrap_or(plan.partials);
+        plan.dq = path;
+        T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
+        let grads = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
+        let err = reference::max_rel_err(&problem, &forward, [&grads[0], &grads[1], &grads[2]], 96);
+        println!(
+            "GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal} {path:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            T::DTYPE,
+            err[0],
+            err[1],
+            err[2]
+        );
+        assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?}: relative errors (dQ, dK, dV) {err:?}");
+    }
 }
 
 #[test]
@@ -225,36 +250,38 @@ fn rows_apart<T: Element>(got: &HostTensor<T>, want: &HostTensor<T>) -> f64 {
     rows.iter().map(|(r, w)| reference::row_err(got, *r, w, floor)).fold(0.0, f64::max)
 }
 
-/// The GPU against the interpreter on every variant (dtype, head dimension, mask, and both ways
-/// of summing a group's dK and dV), on a ragged problem small enough to interpret.
+/// The GPU against the interpreter on every variant (dtype, head dimension, mask, both ways of
+/// summing a group's dK and dV, both dQ paths), on a ragged problem small enough to interpret.
 fn gpu_against_the_interpreter<T: Backward>() {
     let device = Device::new(0).unwrap();
-    for (d, causal, partials) in [64, 128]
+    let variants = [64, 128]
         .into_iter()
         .flat_map(|d| [false, true].into_iter().flat_map(move |c| [false, true].into_iter().map(move |p| (d, c, p))))
-    {
+        .flat_map(|(d, c, p)| PATHS.into_iter().map(move |path| (d, c, p, path)));
+    for (d, causal, partials, path) in variants {
         let x = tensors::<T>(4, 2, 200, 200, d);
         let scale = 1.0 / (d as f32).sqrt();
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
         let (o, lse) = reference::saved::<T>(&problem, &mut problem.forward()).unwrap();
-        let want = interpreted(&x, &o, &lse, scale, causal, Some(partials));
+        let want = interpreted(&x, &o, &lse, scale, causal, Some(partials), path);
         let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
         let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
         let lse = DeviceTensor::from_host(&device, &lse).unwrap();
         let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
         let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
         plan.partials = partials;
+        plan.dq = path;
         T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
         let got = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
         let apart = [0, 1, 2].map(|n| rows_apart(&got[n], &want[n]));
         println!(
-            "GPU vs interpreter {} D {d} causal {causal} partials {partials}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            "GPU vs interpreter {} D {d} causal {causal} partials {partials} {path:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
             T::DTYPE,
             apart[0],
             apart[1],
             apart[2]
         );
-        assert!(apart.iter().all(|e| *e <= TOLERANCE), "D {d} causal {causal} partials {partials}: {apart:?}");
+        assert!(apart.iter().all(|e| *e <= TOLERANCE), "D {d} causal {causal} partials {partials} {path:?}: {apart:?}");
     }
 }
 
