@@ -6,8 +6,7 @@
 //! (`cargo test --release -p tessel-compiler-tests --test compiler compile_time:: -- --nocapture`); a debug
 //! build, whose proc macros run unoptimized only in this test, gets ten times that.
 
-#[path = "ui/support.rs"]
-mod support;
+use crate::ui_support as support;
 
 use std::time::{Duration, Instant};
 

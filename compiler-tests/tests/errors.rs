@@ -12,8 +12,7 @@
 //! The kernels go to `tessel_compiler` directly, as `tests/ui.rs` hands it the ui cases (read by
 //! `tests/ui/support.rs`): `#[kernel]` functions and `#[kernels]` modules.
 
-#[path = "ui/support.rs"]
-mod support;
+use crate::ui_support as support;
 
 use std::collections::BTreeSet;
 use tessel_compiler::codes::Code;

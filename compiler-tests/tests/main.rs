@@ -8,6 +8,12 @@
 //! - `mutation`: mutated pass kernels never panic the compiler and their errors point into them;
 //! - `compile_time`: what `#[kernel]` costs a build.
 
+// Shared by the suites, loaded once.
+#[path = "ptx/support.rs"]
+mod ptx_support;
+#[path = "ui/support.rs"]
+mod ui_support;
+
 mod compile_time;
 mod errors;
 mod mutation;

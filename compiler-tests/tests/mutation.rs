@@ -23,8 +23,7 @@
 //! 100,000 mutants.
 //! `TESSEL_MUTATION_SEED` explores other mutants.
 
-#[path = "ui/support.rs"]
-mod support;
+use crate::ui_support as support;
 
 use proc_macro2::{Group, TokenStream, TokenTree};
 use std::cell::RefCell;

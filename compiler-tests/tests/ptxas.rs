@@ -10,8 +10,7 @@
 //! `TESSEL_SKIP_PTXAS=1` makes them pass after saying loudly that they skipped, unless
 //! `TESSEL_REQUIRE_PTXAS=1` (CI), which keeps a missing ptxas a failure.
 
-#[path = "ptx/support.rs"]
-mod support;
+use crate::ptx_support as support;
 
 use std::path::Path;
 use support::{assemble, file_tag, kernels_in, ptxas_or_skip, rust_files, KernelSource, EXAMPLES};

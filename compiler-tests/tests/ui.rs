@@ -12,8 +12,7 @@
 //!   group a `macro_rules!` puts around a fragment compile to the same PTX.
 //! - `readme_covers_the_catalog`: every row of the error catalog names a case that exists.
 
-#[path = "ui/support.rs"]
-mod support;
+use crate::ui_support as support;
 
 use support::{case_files, describe, is_call_note, kernels_of, modules_of, FAIL_AREAS, REJECTED_AT_A_CALL};
 

@@ -2,10 +2,8 @@
 //! reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against the
 //! reference and the interpreter), and the checks its dispatcher makes beyond the launch's own.
 
+use crate::attention_ref as reference;
 use tessel_kernels::attention as kernels;
-#[path = "../examples/support/attention_ref.rs"]
-#[allow(dead_code)]
-mod reference;
 
 use kernels::{check, Interpret, TrainInterpret};
 use tessel::prelude::*;

@@ -3,17 +3,13 @@
 //! GPU on long sequences), a finite-difference check of the gradients, and the launch's checks.
 //!
 //! The GPU tests' reference computes every row's lse and delta (O(H S T D) in f64): run them in a
-//! release build, `cargo test --release -p tessel-kernels --test attention_backward -- --ignored`.
+//! release build, `cargo test --release -p tessel-kernels --test kernels attention_backward:: -- --ignored`.
 
+use crate::attention_grad_ref as reference;
+use crate::attention_ref as inputs;
 use tessel::prelude::*;
 use tessel::{Element, Error, HostTensor};
 use tessel_kernels::attention_backward::{self as backward, Backward, DqPath};
-#[path = "../examples/support/attention_ref.rs"]
-#[allow(dead_code)]
-mod inputs;
-#[path = "../examples/support/attention_grad_ref.rs"]
-#[allow(dead_code)]
-mod reference;
 
 use reference::Problem;
 

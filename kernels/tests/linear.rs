@@ -2,8 +2,7 @@
 //! each activation, every element against an f64 reference in the interpreter (and, with
 //! `--ignored` on the GPU machine, on the GPU), and the shapes it refuses.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use tessel_kernels::linear as kernels;
 

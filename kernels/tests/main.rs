@@ -6,6 +6,16 @@
 //! - `matmul_dispatch`, `quantized`, `linear`: the GEMM families and their dispatchers;
 //! - `ptxas`: every shipped kernel assembles for sm_90a without register spills.
 
+// Shared by the suites, loaded once.
+#[path = "../examples/support/attention_grad_ref.rs"]
+#[allow(dead_code)]
+mod attention_grad_ref;
+#[path = "../examples/support/attention_ref.rs"]
+#[allow(dead_code)]
+mod attention_ref;
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
 mod attention;
 mod attention_backward;
 mod linear;

@@ -3,8 +3,7 @@
 //! interpreter, and the overlapped kernel in the interpreter and (with `--ignored`) on the GPU;
 //! and that the benchmark's ceiling (`kernels/src/ceiling.rs`) does all of the GEMM's wgmmas.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use tessel_kernels::matmul as kernels;
 

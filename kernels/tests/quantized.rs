@@ -2,8 +2,7 @@
 //! f64 reference in the interpreter (and, with `--ignored` on the GPU machine, on the GPU against
 //! the reference and the interpreter), and the shapes the launch refuses.
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
+use crate::common;
 
 use tessel_kernels::quantized as kernels;
 

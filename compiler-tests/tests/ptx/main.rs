@@ -6,7 +6,7 @@
 //! Each input also states what its PTX must contain, as `// expect: <text>` lines, checked whether
 //! or not the golden file matches, so a blessed regression in a construct still fails.
 
-mod support;
+use crate::ptx_support as support;
 
 use std::path::Path;
 use support::{kernels_in, root, rust_files, EXAMPLES};
