@@ -2,7 +2,7 @@
 //! (`gemm::<bf16, 128>::interpret`), each against a CPU reference on random non-zero data; and the
 //! launch checks of each instance (`check_args`), whose static dimensions come from its values.
 
-mod common;
+use crate::common;
 
 use common::{assert_close, matmul, values, Rng};
 use tessel::prelude::*;

@@ -7,8 +7,8 @@
 //! does not fix, so they compare with a tolerance. `.gpu/tests/gpu_atomics-test --ignored
 //! --nocapture`.
 
-mod accumulating;
-mod common;
+use crate::accumulating;
+use crate::common;
 
 use accumulating::*;
 use common::{assert_close, values, Rng};

@@ -1,8 +1,8 @@
 //! GEMMs for every WGMMA dtype combination on the GPU, against an f64 reference and the interpreter.
-//! Run on the GPU machine: `.gpu/tests/gpu_gemm-test --ignored --nocapture`.
+//! Run on the GPU machine: `.gpu/tests/tessel-test --ignored --nocapture gpu_gemm::`.
 
-mod common;
-mod kernels;
+use crate::common;
+use crate::kernels;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::*;

@@ -4,11 +4,11 @@
 //! semaphores, a stream-K GEMM whose programs hand partial products to each other the same way,
 //! scalars assigned under branches, integers narrower than 32 bits wrapping at their width (bit for
 //! bit), bad launches, and the JIT log of every GEMM module.
-//! `.gpu/tests/gpu_ops-test --ignored --nocapture`.
+//! `.gpu/tests/tessel-test --ignored --nocapture gpu_ops::`.
 
-mod common;
-mod kernels;
-mod semaphores;
+use crate::common;
+use crate::kernels;
+use crate::semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::*;

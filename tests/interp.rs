@@ -6,9 +6,9 @@
 //! arguments) returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
-mod common;
-mod kernels;
-mod semaphores;
+use crate::common;
+use crate::kernels;
+use crate::semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::{

@@ -3,7 +3,7 @@
 //! hygiene of an inlined call (arguments evaluated once, in order, in the caller's names; the
 //! function's names and consts its own), each against a CPU reference on random inputs.
 
-mod common;
+use crate::common;
 
 use common::{assert_close, matmul, values, Rng};
 use tessel::prelude::*;

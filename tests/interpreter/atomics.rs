@@ -3,8 +3,7 @@
 //! any order), elements outside a ragged array are dropped, and the race detector lets atomic
 //! updates of different programs run concurrently but reports a plain store racing with one.
 
-#[path = "../accumulating/mod.rs"]
-mod accumulating;
+use crate::accumulating;
 
 use super::support::*;
 use accumulating::*;
