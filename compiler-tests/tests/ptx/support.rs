@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 // Finding and running ptxas: std only, so that `tessel-kernels`' tests share it.
 #[path = "ptxas_tool.rs"]
 mod ptxas_tool;
-#[allow(unused_imports)] // the golden tests (`ptx/main.rs`) use none of it
 pub use ptxas_tool::*;
 
 /// A `#[kernel(..)]` function read from a file, or one instance of a generic one.
