@@ -100,9 +100,7 @@ pub mod programs {
     /// start are the shortest); without it, a head's blocks come side by side (running together,
     /// they share the head's tensors in the L2).
     fn unit(p: i32, blocks: i32, heads: i32, causal: i32) -> (i32, i32) {
-        // (A tail `if` is a statement to the kernel language: its value goes through a `let`.)
-        let at = if causal == 1 { (p / heads, p % heads) } else { (p % blocks, p / blocks) };
-        at
+        if causal == 1 { (p / heads, p % heads) } else { (p % blocks, p / blocks) }
     }
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
