@@ -100,7 +100,11 @@ pub mod programs {
     /// start are the shortest); without it, a head's blocks come side by side (running together,
     /// they share the head's tensors in the L2).
     fn unit(p: i32, blocks: i32, heads: i32, causal: i32) -> (i32, i32) {
-        if causal == 1 { (p / heads, p % heads) } else { (p % blocks, p / blocks) }
+        if causal == 1 {
+            (p / heads, p % heads)
+        } else {
+            (p % blocks, p / blocks)
+        }
     }
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
