@@ -51,11 +51,13 @@ impl DeviceGroup {
     /// GPUs `0..n`. Fails with [`Error::NotEnoughDevices`] ("this needs 2 GPUs, but the driver sees
     /// 1") when the driver sees fewer than `n`, otherwise as [`new`](Self::new).
     pub fn first(n: usize) -> Result<DeviceGroup> {
+        let ordinals: Vec<usize> = (0..n).collect();
+        check::ordinals(&ordinals)?;
         let found = visible_devices()?;
         if found < n {
             return Err(Error::NotEnoughDevices { needed: n, found });
         }
-        Self::new(&(0..n).collect::<Vec<_>>())
+        Self::new(&ordinals)
     }
 
     /// A group of devices already opened (e.g. on streams of your own, [`Device::from_stream`]),
@@ -160,6 +162,7 @@ mod tests {
         assert!(matches!(DeviceGroup::new(&[]), Err(Error::InvalidArgument { argument: "ordinals", .. })));
         assert!(matches!(DeviceGroup::new(&[1, 1]), Err(Error::InvalidArgument { argument: "ordinals", .. })));
         assert!(matches!(DeviceGroup::from_devices(Vec::new()), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(DeviceGroup::first(0), Err(Error::InvalidArgument { argument: "ordinals", .. })));
     }
 
     #[test]
