@@ -22,8 +22,8 @@ fn group_of(n: usize) -> Option<DeviceGroup> {
 fn collectives(group: &DeviceGroup) -> Option<Collectives> {
     match Collectives::new(group) {
         Ok(nccl) => Some(nccl),
-        Err(Error::NoNccl) => {
-            eprintln!("skipped: NCCL (libnccl.so.2) is not installed");
+        Err(err @ (Error::NoNccl | Error::NcclTooOld { .. })) => {
+            eprintln!("skipped: {err}");
             None
         }
         Err(err) => panic!("Collectives::new: {err}"),

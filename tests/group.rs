@@ -33,7 +33,7 @@ fn group_arguments_are_checked_first() {
     }
 }
 
-/// NCCL is either there (2.13 or newer) or a clear error saying what to install.
+/// NCCL is either there (2.13 or newer) or a clear error saying what to install or upgrade.
 #[test]
 fn nccl_is_present_or_a_clear_error() {
     match tessel::nccl_version() {
@@ -42,7 +42,8 @@ fn nccl_is_present_or_a_clear_error() {
             let text = Error::NoNccl.to_string();
             assert!(text.contains("libnccl.so.2") && text.contains("install NCCL"), "{text}");
         }
-        Err(other) => panic!("expected a version or NoNccl, got {other}"),
+        Err(err @ Error::NcclTooOld { .. }) => assert!(err.to_string().contains("2.13.0 or newer"), "{err}"),
+        Err(other) => panic!("expected a version, NoNccl or NcclTooOld, got {other}"),
     }
 }
 

@@ -194,10 +194,13 @@ impl Collectives {
     }
 
     /// All-reduce of a symmetric tensor in place: every rank's copy is replaced by the combination
-    /// of all ranks' copies. The tensor must belong to this group ([`Error::WrongGroup`]).
+    /// of all ranks' copies. The tensor must belong to this group ([`Error::WrongGroup`]). Waits for
+    /// the work queued on every rank first, since a peer's kernel may still be writing a rank's copy
+    /// (symmetric tensors are not tracked across streams).
     pub fn all_reduce_symmetric<T: Element>(&self, tensor: &mut SymmetricTensor<T>, op: ReduceOp) -> Result<()> {
         let dtype = dtype::of::<T>("all_reduce_symmetric")?;
         self.group.check_symmetric("all_reduce_symmetric", tensor)?;
+        self.group.synchronize()?;
         let count = tensor.len();
         self.run("ncclAllReduce", count, |rank, comm, stream| {
             let buffer = tensor.peer_ptr(rank) as *mut c_void;
