@@ -6,7 +6,9 @@
 //! - `interpreter`, `interp`: the CPU interpreter, its errors and its race detector;
 //! - `generic`, `kernel_fns`: generic kernels and `#[kernels]` modules;
 //! - `launch_errors`, `interop`: what a launch checks, and cudarc interoperation;
-//! - `gpu_ops`, `gpu_gemm`, `gpu_atomics`: the GPU against the interpreter.
+//! - `group`: device groups and NCCL where no GPU is needed (clear errors);
+//! - `gpu_ops`, `gpu_gemm`, `gpu_atomics`: the GPU against the interpreter;
+//! - `gpu_group`: symmetric tensors and NCCL collectives on 1, 2, 4 and 8 GPUs.
 
 // Shared by the suites, loaded once.
 mod accumulating;
@@ -17,7 +19,9 @@ mod semaphores;
 mod generic;
 mod gpu_atomics;
 mod gpu_gemm;
+mod gpu_group;
 mod gpu_ops;
+mod group;
 mod interop;
 mod interp;
 #[path = "interpreter/main.rs"]
