@@ -1,6 +1,6 @@
 #![doc = include_str!("lib.md")]
 
-pub use tessel_macros::{kernel, kernels};
+pub use tessel_macros::{kernel, kernel_fns, kernels};
 pub use tessel_runtime::{
     bf16, cudarc, f16, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Device, DeviceTensor, DeviceView,
     DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, Result, Swizzle, TensorMap, F8E4M3, F8E5M2,
@@ -30,7 +30,7 @@ pub type f8e5m2 = F8E5M2;
 /// its own.
 pub mod prelude {
     pub use crate::{
-        bf16, f16, f8e4m3, f8e5m2, kernel, kernels, AsDeviceView, AsDeviceViewMut, Device, DeviceTensor, DeviceView,
+        bf16, f16, f8e4m3, f8e5m2, kernel, kernel_fns, kernels, AsDeviceView, AsDeviceViewMut, Device, DeviceTensor, DeviceView,
         DeviceViewMut, Error, HostTensor, Result, F8E4M3, F8E5M2,
     };
 }
