@@ -30,8 +30,8 @@ pub type f8e5m2 = F8E5M2;
 /// its own.
 pub mod prelude {
     pub use crate::{
-        bf16, f16, f8e4m3, f8e5m2, kernel, kernel_fns, kernels, AsDeviceView, AsDeviceViewMut, Device, DeviceTensor, DeviceView,
-        DeviceViewMut, Error, HostTensor, Result, F8E4M3, F8E5M2,
+        bf16, f16, f8e4m3, f8e5m2, kernel, kernel_fns, kernels, AsDeviceView, AsDeviceViewMut, Device, DeviceTensor,
+        DeviceView, DeviceViewMut, Error, HostTensor, Result, F8E4M3, F8E5M2,
     };
 }
 

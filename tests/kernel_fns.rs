@@ -458,7 +458,8 @@ fn two_modules_share_a_library() {
         seen[i * tn + j] = true;
     }
     let xs = values(&x);
-    let want: Vec<f64> = (0..m * n).map(|e| (xs[e] as f32 + (1000 * (e / n / 64) + e % n / 64) as f32) as f64).collect();
+    let want: Vec<f64> =
+        (0..m * n).map(|e| (xs[e] as f32 + (1000 * (e / n / 64) + e % n / 64) as f32) as f64).collect();
     assert_close("second::mark", &values(&y), &want, 0.0);
     assert_eq!(first::ALL_PTX.len(), 2);
     assert!(first::matmul::<bf16>::PTX.contains(".entry") && second::mark::PTX.contains(".entry"));

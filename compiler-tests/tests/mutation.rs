@@ -448,9 +448,9 @@ fn split_module(text: &str) -> Option<TokenStream> {
     Some(trees.collect())
 }
 
-/// [`run_mutant`] for a `#[kernels]` module: its functions and every one of its kernels.
-fn run_module_mutant(text: &str, item: TokenStream, tally: &mut Tally, may_retry: bool) -> bool {
-    let attr = TokenStream::new();
+/// [`run_mutant`] for a `#[kernels]` module: its functions and every one of its kernels, with the
+/// libraries its attribute `attr` loads (unmutated).
+fn run_module_mutant(text: &str, item: TokenStream, attr: TokenStream, tally: &mut Tally, may_retry: bool) -> bool {
     let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::module::compile(attr.clone(), item.clone())));
     // A module syn cannot read is no Rust item: rustc would reject it before `#[kernels]` runs.
     let expand = || tessel_compiler::module::expand(attr, item);
@@ -478,7 +478,7 @@ fn mutate_module(index: u64, m: &support::Module, odd: &Pool, tally: &mut Tally)
                 tally.unlexable += 1;
                 continue;
             };
-            if run_module_mutant(&text, item, tally, attempt < 3) {
+            if run_module_mutant(&text, item, m.attr.clone(), tally, attempt < 3) {
                 break;
             }
         }

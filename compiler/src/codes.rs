@@ -292,7 +292,7 @@ codes! {
     /// A producer step that issues another number of copies than its ring says.
     PipelineCopies = 99,
 
-    // ---- J. kernel functions (`#[kernels]` modules) ----------------------------------------------
+    // ---- J. kernel functions (`#[kernels]` modules, `#[kernel_fns]` libraries) ------------------
     /// An item a `#[kernels]` module does not hold.
     ModuleItem = 100,
     /// A kernel function's parameter of a kind it cannot take.

@@ -43,8 +43,10 @@ pub const FAIL_AREAS: &[&str] =
     &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "sync", "syntax", "functions", "generic"];
 
 /// The compile-fail cases whose kernels compile: rustc rejects a use of the kernel (a call of an
-/// instance the kernel does not declare), so `#[kernel]` reports no error of its own.
-pub const REJECTED_AT_A_CALL: &[&str] = &["generic/undeclared-instance.rs", "generic/own-signature-call.rs"];
+/// instance the kernel does not declare) or of a library (a path in `uses(..)` that names none), so
+/// `#[kernel]` reports no error of its own.
+pub const REJECTED_AT_A_CALL: &[&str] =
+    &["generic/undeclared-instance.rs", "generic/own-signature-call.rs", "functions/library-unknown.rs"];
 
 /// Every kernel of a file, in source order.
 pub fn kernels_of(path: &Path) -> Vec<Kernel> {
@@ -220,13 +222,14 @@ fn transcribe(body: TokenStream, bindings: &[Binding]) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// One `#[kernels] mod` of a case file.
+/// One `#[kernels] mod` of a case file, or one `#[kernel_fns] mod` (a library).
 pub struct Module {
     /// The module's name, for messages.
     pub name: String,
-    /// The tokens inside `#[kernels(..)]` (none, unless the case is about them).
+    /// The tokens inside `#[kernels(..)]` (none, unless the case is about them), with the libraries
+    /// of its `uses(..)` loaded as their macros load them.
     pub attr: TokenStream,
-    /// The module without its `#[kernels]` attribute.
+    /// The module without its attribute.
     pub item: TokenStream,
 }
 
@@ -236,13 +239,41 @@ pub fn modules_of(path: &Path) -> Vec<Module> {
     modules_in(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Every `#[kernels]` module of a source text.
+/// Every `#[kernels]` module of a source text whose libraries are modules of the same text (a
+/// module that uses another is left out: rustc rejects it at the library's path).
 pub fn modules_in(src: &str) -> Result<Vec<Module>, syn::Error> {
+    let libraries = libraries_in(src)?;
+    let library = |path: &syn::Path| {
+        let name = path.segments.last()?.ident.to_string();
+        libraries.iter().find(|l| l.name == name).map(|l| l.item.clone())
+    };
+    let mut out = Vec::new();
+    for m in attributed_modules(src, "kernels")? {
+        if let Ok(attr) = tessel_compiler::module::load(m.attr, library) {
+            out.push(Module { attr, ..m });
+        }
+    }
+    Ok(out)
+}
+
+/// Every `#[kernel_fns]` library of a file, in source order.
+pub fn libraries_of(path: &Path) -> Vec<Module> {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    libraries_in(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every `#[kernel_fns]` library of a source text, in source order.
+pub fn libraries_in(src: &str) -> Result<Vec<Module>, syn::Error> {
+    attributed_modules(src, "kernel_fns")
+}
+
+/// The modules of a source text with the attribute `name`.
+fn attributed_modules(src: &str, name: &str) -> Result<Vec<Module>, syn::Error> {
     let file = syn::parse_file(src)?;
     let mut out = Vec::new();
     for item in file.items {
         let syn::Item::Mod(mut m) = item else { continue };
-        let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
+        let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident(name)) else { continue };
         let attr = match m.attrs.remove(pos).meta {
             syn::Meta::List(list) => list.tokens,
             _ => TokenStream::new(),

@@ -112,7 +112,12 @@ fn read(attr: TokenStream, item: TokenStream) -> Result<Library, syn::Error> {
     let Items { uses, kernels, functions } = super::sort_items(&ctx, items, "#[kernel_fns]");
     for (name, _) in &kernels {
         let help = "put the kernels in a #[kernels] module that uses this library: `#[kernels(uses(..))]`";
-        ctx.type_error(name.span(), Code::LibraryItem, "a #[kernel_fns] library holds kernel functions, not kernels", help);
+        ctx.type_error(
+            name.span(),
+            Code::LibraryItem,
+            "a #[kernel_fns] library holds kernel functions, not kernels",
+            help,
+        );
     }
     read_functions(&ctx, &functions, &[], &[], Span::call_site());
     Ok(Library { item, uses, functions, ctx })

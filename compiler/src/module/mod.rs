@@ -21,6 +21,8 @@
 //! family's variants, listed once in the kernels' attributes, for the tools that go over them all.
 
 pub mod library;
+#[cfg(test)]
+mod library_tests;
 mod order;
 #[cfg(test)]
 mod tests;
@@ -211,12 +213,7 @@ fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>, attribute: &str) -> Items {
                 };
                 let help = "move this item out of the module (a kernel function sees only its parameters and its \
                             own names, consts included)";
-                ctx.type_error(
-                    tokens_loc(&other).unwrap_or_else(|| Span::call_site().into()),
-                    code,
-                    message,
-                    help,
-                );
+                ctx.type_error(tokens_loc(&other).unwrap_or_else(|| Span::call_site().into()), code, message, help);
             }
         }
     }

@@ -58,26 +58,29 @@ pub(super) fn read(ctx: &Ctxt, attr: TokenStream) -> Args {
     let args = match parse.parse2(attr) {
         Ok(args) => args,
         Err(e) => {
-            let message = format!("{e}: #[kernels] takes `uses(library, ..)`, the kernel-function libraries its kernels call");
+            let message =
+                format!("{e}: #[kernels] takes `uses(library, ..)`, the kernel-function libraries its kernels call");
             let help = "name each library by its path, `#[kernels(uses(split_k, crate::tiles))]`; each kernel takes \
                         its own arguments, in `#[kernel(..)]`";
             ctx.type_error(e.span(), Code::Uses, message, help);
             return Args::default();
         }
     };
-    let mut seen: Vec<String> = args.loaded.iter().map(|l| path_text(&l.path)).collect();
-    let mut uses = Vec::new();
-    for path in args.uses {
-        let text = path_text(&path);
+    // The chain keeps one of each; `load` (for tools) loads what it is given.
+    let mut seen = Vec::new();
+    let mut once = |path: &syn::Path| {
+        let text = path_text(path);
         if seen.contains(&text) {
-            let at = tokens_loc(&path).unwrap_or_else(|| Span::call_site().into());
+            let at = tokens_loc(path).unwrap_or_else(|| Span::call_site().into());
             ctx.type_error(at, Code::Uses, format!("`{text}` is listed twice in `uses(..)`"), "list each library once");
-        } else {
-            seen.push(text);
-            uses.push(path);
+            return false;
         }
-    }
-    Args { uses, loaded: args.loaded }
+        seen.push(text);
+        true
+    };
+    let loaded = args.loaded.into_iter().filter(|l| once(&l.path)).collect();
+    let uses = args.uses.into_iter().filter(|p| once(p)).collect();
+    Args { uses, loaded }
 }
 
 fn parse(input: ParseStream) -> syn::Result<Args> {
@@ -195,7 +198,13 @@ enum Origin {
 
 /// Adds the libraries to the module's table of functions (`module`, its own functions, and
 /// `kernels`), reporting each name that two of them define.
-pub(super) fn add(ctx: &Ctxt, table: &mut Functions, module: &[Rc<Function>], kernels: &[syn::Ident], libraries: &[Library]) {
+pub(super) fn add(
+    ctx: &Ctxt,
+    table: &mut Functions,
+    module: &[Rc<Function>],
+    kernels: &[syn::Ident],
+    libraries: &[Library],
+) {
     let mut seen: HashMap<String, Origin> = HashMap::new();
     for f in module {
         seen.insert(f.name.to_string(), Origin::Function(f.name.span()));
@@ -266,9 +275,10 @@ pub(super) fn check_libraries(table: &Rc<Functions>, libraries: &[Library]) {
 /// `attr` with each library of its `uses(..)` loaded as its macro would load it, from the
 /// libraries' sources (`library(path)`: the `#[kernel_fns]` module a path names, without its
 /// attribute): for tools that read a crate's sources and hand its modules to the compiler
-/// directly, as rustc would after the chain of expansions.
+/// directly, as rustc would after the chain of expansions. An error for a path that names no
+/// library; an attribute that does not parse is returned as it is, for the module to report.
 pub fn load(attr: TokenStream, library: impl Fn(&syn::Path) -> Option<TokenStream>) -> Result<TokenStream, syn::Error> {
-    let mut args = parse.parse2(attr)?;
+    let Ok(mut args) = parse.parse2(attr.clone()) else { return Ok(attr) };
     for path in std::mem::take(&mut args.uses) {
         let Some(item) = library(&path) else {
             let message = format!("cannot find `kernel_fns` in `{}`", path_text(&path));

@@ -70,8 +70,8 @@ impl Functions {
             self.scopes[scope].insert(name.clone(), f.clone());
             if !f.public {
                 self.private.entry(name).or_insert_with(|| library.to_string());
-            } else if !self.scopes[MODULE_SCOPE].contains_key(&name) {
-                self.scopes[MODULE_SCOPE].insert(name, f.clone());
+            } else {
+                self.scopes[MODULE_SCOPE].entry(name).or_insert_with(|| f.clone());
             }
         }
     }
@@ -592,7 +592,8 @@ fn smem(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<Decl
 /// it again, with fresh expression ids.
 pub fn check_body(ctx: &Ctxt, f: &Function) {
     let before = ctx.error_count();
-    let (body, calls_broken) = ctx.calls.reading_body(f.scope, || ctx.isolated(|| super::expr::lower_function_body(ctx, f)));
+    let (body, calls_broken) =
+        ctx.calls.reading_body(f.scope, || ctx.isolated(|| super::expr::lower_function_body(ctx, f)));
     super::hygiene::check(ctx, f, body);
     // A function that calls a function with errors cannot be inlined either.
     if ctx.error_count() > before || calls_broken {
