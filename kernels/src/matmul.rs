@@ -35,7 +35,9 @@
 //!   both programs.
 //!
 //! The four are generic kernels of one `#[kernels]` module ([`gemm`]), sharing its kernel
-//! functions (the tile order, the producer's step); each instance is listed once, in its kernel's
+//! function (the producer's step) and those of the libraries the GEMM families share
+//! ([`gemm_fns`](crate::gemm_fns): the tile order, the split-K exchange, the skinny kernels' sums
+//! down the cluster); each instance is listed once, in its kernel's
 //! `instances(..)`, which [`ALL_PTX`] lists (for the `ptxas` checks and `TESSEL_DUMP_PTX`) as
 //! `matmul::<bf16, 256, 4, 128, 1, 132>` (dtype, BN, STAGES, CN, CLUSTER, PROGRAMS),
 //! `matmul_overlapped::<bf16, 132>` (dtype, PROGRAMS), `matmul_split::<bf16>` and
@@ -49,17 +51,9 @@ use crate::workspace::Workspace;
 /// The GEMM family: four generic kernels and the kernel functions they share. Every instance is
 /// listed once, in its kernel's `instances(..)`, which `ALL_PTX` (the `#[kernels]` module's list
 /// of every instance's PTX) follows; the dispatchers below map each `Variant` to its instance.
-#[kernels]
+#[kernels(uses(crate::gemm_fns::tiles, crate::gemm_fns::split_k))]
 pub mod gemm {
     use tessel::prelude::*;
-
-    /// Unit `u`'s row and column among `unit_rows` x `unit_cols` units, in an L2-friendly order:
-    /// GROUP unit-rows at a time, walking down each column.
-    fn tile_order<const GROUP: usize>(u: i32, unit_rows: i32, unit_cols: i32) -> (i32, i32) {
-        let first = u / (GROUP * unit_cols) * GROUP;
-        let rows = min(unit_rows - first, GROUP);
-        (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows)
-    }
 
     /// A producer's step: the 128 x 64 slice of A at row-tile pair `ti` (two 64-row halves) and
     /// K step `k`, and B's 64 x BN slice at (k, tj), into a stage, completing on `bar`; B's slice
@@ -327,42 +321,14 @@ pub mod gemm {
                         // This consumer's half of the tile: its blocks of `partial` and its
                         // semaphores, one of each per program.
                         let slot = 2 * tile + h;
-                        partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
-                        // Every other program's semaphore: two ranges, a release each, where a release
-                        // per program cost 0.2 us a program (`bench/results/semaphores/`).
-                        semaphore_signal(sems, ways * slot..ways * slot + share);
-                        semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
-                        semaphore_wait(sems, ways * slot + share, ways - 1);
-                        // The other programs, in order, skipping this one.
+                        publish::<f32, BN>(acc, partial, sems, ways, slot, share);
                         let others = ways - 1;
                         #[unroll]
                         for q in 0..4 {
                             if (4 * h + q) % ways == share {
-                                let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
-                                #[unroll]
-                                for i in 0..SLOTS {
-                                    if i < others {
-                                        let other = if i < share { i } else { i + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
-                                    }
-                                }
-                                for i in 0..others {
-                                    barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
-                                    sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
-                                    // Every thread has read the buffer before the next copy rewrites it.
-                                    commit_smem();
-                                    if i + SLOTS < others {
-                                        let next = i + SLOTS;
-                                        let other = if next < share { next } else { next + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(
-                                            theirs,
-                                            part.at(h).at(i % SLOTS),
-                                            loaded.at(SLOTS * h + i % SLOTS),
-                                        );
-                                    }
-                                }
+                                let sum = slice_sum::<f32, SLOTS, { q }>(
+                                    acc, partial, part, loaded, ways, slot, share, others, h,
+                                );
                                 c.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(sum.cast::<T>());
                             }
                         }
@@ -438,16 +404,7 @@ pub mod gemm {
                             }
                         });
                         if SPLIT > 1 {
-                            // The partial sums, down the cluster.
-                            if rank + 1 < SPLIT {
-                                barrier_wait(received);
-                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                            }
-                            if rank > 0 {
-                                part.at(h).store(acc.load());
-                                commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
-                            }
+                            pass_down::<f32, SPLIT>(acc, part, received, rank, h);
                         }
                         if rank == 0 {
                             // The 64 x RN block of C^T, through shared memory into C's RN x 64 tile.
