@@ -1,6 +1,7 @@
-//! Reading the `#[kernel]` functions and `#[kernels]` modules of the `tests/ui` cases so that tests
-//! can hand them to `tessel_compiler` directly, the way rustc hands them to the macros: the
-//! attribute's tokens apart from the item, which no longer carries the attribute.
+//! Reading the `#[kernel]` functions, `#[kernels]` modules and `#[kernel_fns]` libraries of the
+//! `tests/ui` cases so that tests can hand them to `tessel_compiler` directly, the way rustc hands
+//! them to the macros: the attribute's tokens apart from the item, which no longer carries the
+//! attribute (a module's with its libraries loaded, as their macros load them).
 //!
 //! Shared by `tests/ui.rs`, `tests/mutation.rs` and `tests/compile_time.rs` (`#[path]` modules).
 
