@@ -421,97 +421,42 @@ pub mod gemm {
 
 pub use gemm::{matmul, matmul_overlapped, matmul_skinny, matmul_split, ALL_PTX};
 
-/// Picks the variant for a shape (see [`variant`]): one function launches it on the GPU, one runs
-/// it in the interpreter, and one launches a variant named by the caller (for tuning). `Split`
-/// takes a workspace besides the operands ([`Workspace`]). The variants' instances are listed
-/// once (`variants = [..]`), with `T` for the dispatcher's element type.
-macro_rules! dispatch {
-    (variants = $variants:tt; $($t:ident: $launch:ident, $launch_variant:ident, $interpret:ident,
-     $interpret_variant:ident;)*) => {
-        $(dispatch!(@one $t, $launch, $launch_variant, $interpret, $interpret_variant, $variants);)*
-    };
-    (@one $t:ident, $launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident,
-     [$($variant:pat => $kernel:ty),* $(,)?]) => {
-        /// C = A @ B on the GPU with the variant for this shape.
-        pub fn $launch(
-            stream: &impl tessel::AsStream,
-            a: &DeviceTensor<$t>,
-            b: &DeviceTensor<$t>,
-            c: &mut DeviceTensor<$t>,
-        ) -> tessel::Result<()> {
+// The dispatchers (`dispatch.rs`): each `Variant` and its instance, for bf16 and f16; `Split`
+// takes a workspace besides the operands ([`Workspace`]).
+dispatchers! {
+    dtypes {
+        bf16_fns (T = bf16, A = f32): matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant;
+        f16_fns (T = f16, A = f32): matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant;
+    }
+    {
+        doc = "C = A @ B";
+        args(a: T, b: T; c: T);
+        variant = {
             let (m, n, k) = dims(a.shape(), b.shape());
-            $launch_variant(variant(m, n, k), stream, a, b, c)
+            variant(m, n, k)
+        };
+        match |v| v {
+            split Variant::Split(ways) => matmul_split<T> []
+                (ways = ways, m = dim(a.shape(), 0), n = dim(b.shape(), 1)),
+            Variant::Wide => matmul<T, 256, 4, 128, 1, 132>,
+            Variant::Mid => matmul<T, 192, 4, 192, 1, 132>,
+            Variant::Pair => matmul<T, 256, 3, 256, 2, 132>,
+            Variant::Narrow => matmul<T, 64, 8, 64, 1, 132>,
+            Variant::Overlapped => matmul_overlapped<T, 132>,
+            Variant::Skinny(Rows::R16, Spread::One) => matmul_skinny<T, 16, 2, 2, 9, 1>,
+            Variant::Skinny(Rows::R16, Spread::Two) => matmul_skinny<T, 16, 3, 1, 10, 1>,
+            Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_skinny<T, 16, 2, 2, 8, 2>,
+            Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_skinny<T, 16, 2, 2, 8, 4>,
+            Variant::Skinny(Rows::R32, Spread::One) => matmul_skinny<T, 32, 2, 2, 7, 1>,
+            Variant::Skinny(Rows::R32, Spread::Two) => matmul_skinny<T, 32, 3, 1, 10, 1>,
+            Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_skinny<T, 32, 2, 2, 6, 2>,
+            Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_skinny<T, 32, 2, 2, 6, 4>,
+            Variant::Skinny(Rows::R64, Spread::One) => matmul_skinny<T, 64, 2, 2, 6, 1>,
+            Variant::Skinny(Rows::R64, Spread::Two) => matmul_skinny<T, 64, 3, 1, 8, 1>,
+            Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_skinny<T, 64, 2, 2, 6, 2>,
+            Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_skinny<T, 64, 2, 2, 6, 4>,
         }
-
-        /// C = A @ B on the GPU with variant `v`.
-        pub fn $launch_variant(
-            v: Variant,
-            stream: &impl tessel::AsStream,
-            a: &DeviceTensor<$t>,
-            b: &DeviceTensor<$t>,
-            c: &mut DeviceTensor<$t>,
-        ) -> tessel::Result<()> {
-            type T = $t;
-            match v {
-                Variant::Split(ways) => {
-                    let (m, n, _) = dims(a.shape(), b.shape());
-                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, ways| {
-                        matmul_split::<T>::launch(stream, a, b, c, partial, sems, ways)
-                    })
-                }
-                $($variant => <$kernel>::launch(stream, a, b, c),)*
-            }
-        }
-
-        /// C = A @ B in the interpreter, with the variant the GPU would run.
-        pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
-            let (m, n, k) = dims(a.shape(), b.shape());
-            $interpret_variant(variant(m, n, k), a, b, c)
-        }
-
-        /// C = A @ B in the interpreter with variant `v`.
-        pub fn $interpret_variant(
-            v: Variant,
-            a: &HostTensor<$t>,
-            b: &HostTensor<$t>,
-            c: &mut HostTensor<$t>,
-        ) -> tessel::Result<()> {
-            type T = $t;
-            match v {
-                Variant::Split(ways) => {
-                    let (m, n, _) = dims(a.shape(), b.shape());
-                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, ways| {
-                        matmul_split::<T>::interpret(a, b, c, partial, sems, ways)
-                    })
-                }
-                $($variant => <$kernel>::interpret(a, b, c),)*
-            }
-        }
-    };
-}
-
-dispatch! {
-    variants = [
-        Variant::Wide => matmul<T, 256, 4, 128, 1, 132>,
-        Variant::Mid => matmul<T, 192, 4, 192, 1, 132>,
-        Variant::Pair => matmul<T, 256, 3, 256, 2, 132>,
-        Variant::Narrow => matmul<T, 64, 8, 64, 1, 132>,
-        Variant::Overlapped => matmul_overlapped<T, 132>,
-        Variant::Skinny(Rows::R16, Spread::One) => matmul_skinny<T, 16, 2, 2, 9, 1>,
-        Variant::Skinny(Rows::R16, Spread::Two) => matmul_skinny<T, 16, 3, 1, 10, 1>,
-        Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_skinny<T, 16, 2, 2, 8, 2>,
-        Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_skinny<T, 16, 2, 2, 8, 4>,
-        Variant::Skinny(Rows::R32, Spread::One) => matmul_skinny<T, 32, 2, 2, 7, 1>,
-        Variant::Skinny(Rows::R32, Spread::Two) => matmul_skinny<T, 32, 3, 1, 10, 1>,
-        Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_skinny<T, 32, 2, 2, 6, 2>,
-        Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_skinny<T, 32, 2, 2, 6, 4>,
-        Variant::Skinny(Rows::R64, Spread::One) => matmul_skinny<T, 64, 2, 2, 6, 1>,
-        Variant::Skinny(Rows::R64, Spread::Two) => matmul_skinny<T, 64, 3, 1, 8, 1>,
-        Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_skinny<T, 64, 2, 2, 6, 2>,
-        Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_skinny<T, 64, 2, 2, 6, 4>,
-    ];
-    bf16: matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant;
-    f16: matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant;
+    }
 }
 
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
@@ -520,7 +465,7 @@ fn dims(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
     (dim(a, 0), dim(b, 1), dim(a, 1))
 }
 
-/// The kernel variants `dispatch!` chooses from.
+/// The kernel variants the dispatchers choose from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     /// 128 x 256 tiles, no clusters.
