@@ -17,6 +17,7 @@ use crate::syntax::function::tokens_loc;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use std::hash::{Hash, Hasher};
+use syn::ext::IdentExt as _;
 
 /// What `#[kernel_fns]` expands to: the module, the errors of its functions, its `use` items and
 /// its macro.
@@ -30,7 +31,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let (outer, inner): (Vec<_>, Vec<_>) = module.attrs.iter().partition(|a| matches!(a.style, syn::AttrStyle::Outer));
     let (vis, name, uses) = (&module.vis, &module.ident, &library.uses);
     let carried = carried_functions(name, &library.functions);
-    let hidden = format_ident!("__tessel_kernel_fns_{}_{:016x}", name, fingerprint(&carried));
+    let hidden = format_ident!("__tessel_kernel_fns_{}_{:016x}", name.unraw(), fingerprint(&carried));
     quote! {
         #(#outer)*
         #vis mod #name {

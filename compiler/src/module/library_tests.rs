@@ -76,6 +76,19 @@ fn a_library_expands_to_its_module_and_a_macro_that_carries_its_functions() {
     assert!(!out.contains("GROUP tile-rows at a time"), "{out}");
     let file: syn::File = syn::parse2(super::library::expand(TokenStream::new(), tiles())).expect("parses");
     assert!(matches!(&file.items[0], syn::Item::Mod(m) if m.ident == "tiles"));
+    // A raw name makes a macro name too.
+    let raw = super::library::expand(
+        TokenStream::new(),
+        quote!(
+            mod r#loop {
+                pub fn one() -> i32 {
+                    1
+                }
+            }
+        ),
+    )
+    .to_string();
+    assert!(raw.contains("macro_rules ! __tessel_kernel_fns_loop_") && !raw.contains("compile_error"), "{raw}");
 }
 
 #[test]

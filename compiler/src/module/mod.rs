@@ -8,14 +8,20 @@
 //! arguments describe one kernel (its grid, its warpgroups), which a module does not have, and
 //! inside the module each kernel keeps its `#[kernel(..)]` as written anywhere else.
 //!
-//! Reading the functions, in order:
-//! 1. each signature (`syntax::function::read`);
-//! 2. the calls between them, from which a recursive call is reported (an inlined function cannot
-//!    call itself) and an order in which every function comes after those it calls;
-//! 3. each body in that order (`syntax::function::check_body`), so that a function that calls a
-//!    function with errors is known to have errors too.
+//! Functions that the kernels of several modules share live in libraries, `#[kernel_fns]`
+//! modules (`library`), which a module names in `#[kernels(uses(..))]` and whose functions reach
+//! it through the library's macro (`uses`).
 //!
-//! A function with errors is reported once, here; each call of it in a kernel gets a note.
+//! Reading the functions, in order:
+//! 1. each signature (`syntax::function::read`), the libraries' too, each library's in a scope of
+//!    its own (`syntax::function::Functions`), and the names that two of them define;
+//! 2. the calls between them, from which a recursive call is reported (an inlined function cannot
+//!    call itself) and an order in which every function comes after those it calls (`order`);
+//! 3. each body in that order (`syntax::function::check_body`), the libraries' first, so that a
+//!    function that calls a function with errors is known to have errors too.
+//!
+//! A function with errors is reported once, where it is declared (a library's by the library);
+//! each call of it in a kernel gets a note.
 //!
 //! The module also gets `ALL_PTX`, every instance of its kernels with its PTX (`all_ptx`): a
 //! family's variants, listed once in the kernels' attributes, for the tools that go over them all.
@@ -232,7 +238,7 @@ fn read_functions(
     anchor: Span,
 ) -> Rc<Functions> {
     let functions: Vec<Rc<Function>> = items.iter().map(|f| Rc::new(function::read(ctx, f))).collect();
-    let libraries = uses::read_libraries(loaded, anchor);
+    let libraries = uses::read_libraries(ctx, loaded, anchor);
     let mut table = Functions::new(functions.iter().cloned(), kernels.iter().map(|k| k.to_string()).collect());
     uses::add(ctx, &mut table, &functions, kernels, &libraries);
     let table = Rc::new(table);

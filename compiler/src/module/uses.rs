@@ -15,8 +15,8 @@
 //!   -> the module, its kernels calling the functions of both
 //! ```
 //!
-//! A path that names no library is rustc's error at the path (`cannot find `kernel_fns` in
-//! `split_k``), which the macro's path carries. The functions keep their own tokens' places, so
+//! A path that names no library is rustc's error at the path, which the macro's path carries
+//! (`cannot find module or crate`, or ``cannot find `kernel_fns` in `split_k` ``). The functions keep their own tokens' places, so
 //! an error in a library function's body points at the library's source; `respan` gives them the
 //! module's hygiene (the place they are used), so that rustc reports them there and not "in this
 //! macro invocation" of the library's macro.
@@ -143,14 +143,17 @@ pub(super) struct Library {
 /// Reads the signatures of the loaded libraries' functions, each library in a scope of its own
 /// (from 1: 0 is the module's), quietly. `anchor` is a token of the module (its name), whose
 /// hygiene the functions' tokens take (`respan`).
-pub(super) fn read_libraries(loaded: &[Loaded], anchor: Span) -> Vec<Library> {
+pub(super) fn read_libraries(ctx: &Ctxt, loaded: &[Loaded], anchor: Span) -> Vec<Library> {
     let mut libraries = Vec::new();
     for (i, l) in loaded.iter().enumerate() {
         let scope = i + 1;
         let quiet = Ctxt::new();
         let items = match syn::parse2::<syn::ItemMod>(respan(l.module.to_token_stream(), anchor)) {
             Ok(m) => m.content.map(|(_, items)| items).unwrap_or_default(),
-            Err(_) => Vec::new(),
+            Err(e) => {
+                ctx.internal(e.span(), format!("a library's functions, parsed once, do not parse again: {e}"));
+                Vec::new()
+            }
         };
         let functions = items
             .iter()
