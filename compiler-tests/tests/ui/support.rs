@@ -243,13 +243,16 @@ pub fn modules_of(path: &Path) -> Vec<Module> {
 /// Every `#[kernels]` module of a source text whose libraries are modules of the same text (a
 /// module that uses another is left out: rustc rejects it at the library's path).
 pub fn modules_in(src: &str) -> Result<Vec<Module>, syn::Error> {
-    let libraries = libraries_in(src)?;
+    // One parse: a module's tokens and its libraries' share a source (mutation.rs tells them apart
+    // from a mutant's by it).
+    let file = syn::parse_file(src)?;
+    let libraries = attributed_modules(&file, "kernel_fns");
     let library = |path: &syn::Path| {
         let name = path.segments.last()?.ident.to_string();
         libraries.iter().find(|l| l.name == name).map(|l| l.item.clone())
     };
     let mut out = Vec::new();
-    for m in attributed_modules(src, "kernels")? {
+    for m in attributed_modules(&file, "kernels") {
         if let Ok(attr) = tessel_compiler::module::load(m.attr, library) {
             out.push(Module { attr, ..m });
         }
@@ -265,15 +268,15 @@ pub fn libraries_of(path: &Path) -> Vec<Module> {
 
 /// Every `#[kernel_fns]` library of a source text, in source order.
 pub fn libraries_in(src: &str) -> Result<Vec<Module>, syn::Error> {
-    attributed_modules(src, "kernel_fns")
+    Ok(attributed_modules(&syn::parse_file(src)?, "kernel_fns"))
 }
 
-/// The modules of a source text with the attribute `name`.
-fn attributed_modules(src: &str, name: &str) -> Result<Vec<Module>, syn::Error> {
-    let file = syn::parse_file(src)?;
+/// The modules of a file with the attribute `name`.
+fn attributed_modules(file: &syn::File, name: &str) -> Vec<Module> {
     let mut out = Vec::new();
-    for item in file.items {
-        let syn::Item::Mod(mut m) = item else { continue };
+    for item in &file.items {
+        let syn::Item::Mod(m) = item else { continue };
+        let mut m = m.clone();
         let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident(name)) else { continue };
         let attr = match m.attrs.remove(pos).meta {
             syn::Meta::List(list) => list.tokens,
@@ -281,7 +284,7 @@ fn attributed_modules(src: &str, name: &str) -> Result<Vec<Module>, syn::Error> 
         };
         out.push(Module { name: m.ident.to_string(), attr, item: m.to_token_stream() });
     }
-    Ok(out)
+    out
 }
 
 /// Whether a line of `describe` is a note at a call of a kernel function (which follows an error
