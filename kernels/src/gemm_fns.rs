@@ -33,12 +33,12 @@ pub mod tiles {
 /// `scaled_matmul_split` and `linear_split`): each of the `ways` programs of a 128 x 128 tile
 /// stores its sum, 64 rows per consumer `h`, into its block of `partial` (block
 /// `ways * slot + share`, `slot = 2 * tile + h`) and signals every other program of the tile
-/// ([`publish`](self)); then each adds up the 64 x 32 slices `q` of the tile it owns (the slice
+/// (`publish`); then each adds up the 64 x 32 slices `q` of the tile it owns (the slice
 /// `q` of consumer `h` to program `(4 * h + q) % ways`), its own sum of it and the others' in the
-/// tile's program order, the same sum bit for bit every launch ([`slice_sum`](self)), copied by
+/// tile's program order, the same sum bit for bit every launch (`slice_sum`), copied by
 /// TMA into `part` (SLOTS buffers per consumer, as many on the way at once).
 ///
-/// Down a cluster (for the skinny kernels, [`pass_down`](self)): program SPLIT - 1 sends its sum
+/// Down a cluster (for the skinny kernels, `pass_down`): program SPLIT - 1 sends its sum
 /// into SPLIT - 2's `part` with `copy_smem_to_peer`, which adds its own and sends on, until
 /// program 0 has the whole sum.
 #[kernel_fns]
@@ -65,7 +65,7 @@ pub mod split_k {
     }
 
     /// The tile's sum of consumer `h`'s 64 x 32 slice Q: this program's (`acc`) and the `others`
-    /// (`ways - 1`) other programs' (in their blocks of `partial`, after [`publish`]), added in
+    /// (`ways - 1`) other programs' (in their blocks of `partial`, after `publish`), added in
     /// the tile's program order, skipping this one, `share`. Their slices come by TMA into `part`,
     /// SLOTS buffers per consumer, each completing on its barrier of `loaded`.
     pub fn slice_sum<A, const SLOTS: usize, const Q: usize>(

@@ -31,9 +31,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let (outer, inner): (Vec<_>, Vec<_>) = module.attrs.iter().partition(|a| matches!(a.style, syn::AttrStyle::Outer));
     let (vis, name, uses) = (&module.vis, &module.ident, &library.uses);
     let carried = carried_functions(name, &library.functions);
+    let docs = function_docs(&library.functions);
     let hidden = format_ident!("__tessel_kernel_fns_{}_{:016x}", name.unraw(), fingerprint(&carried));
     quote! {
         #(#outer)*
+        #(#[doc = #docs])*
         #vis mod #name {
             #(#inner)*
             #errors
@@ -72,6 +74,43 @@ fn carried_functions(name: &syn::Ident, functions: &[syn::ItemFn]) -> TokenStrea
         f
     });
     quote!(mod #name { #(#functions)* })
+}
+
+/// The documentation of the library's public functions, for the module's (they are no Rust
+/// items of their own): under a heading, each one's signature and its doc comment.
+fn function_docs(functions: &[syn::ItemFn]) -> Vec<String> {
+    let public: Vec<&syn::ItemFn> = functions.iter().filter(|f| matches!(f.vis, syn::Visibility::Public(_))).collect();
+    if public.is_empty() {
+        return Vec::new();
+    }
+    let mut docs = vec![String::new(), " # Kernel functions".to_string()];
+    for f in public {
+        docs.push(String::new());
+        docs.push(format!(" ```text\n pub {}\n ```", signature_text(&f.sig)));
+        docs.extend(f.attrs.iter().filter_map(doc_line));
+    }
+    docs
+}
+
+/// A `///` line's text.
+fn doc_line(attr: &syn::Attribute) -> Option<String> {
+    match &attr.meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A signature as it is written: `fn load<T>(a: Gmem<T, M, K>, i: i32) -> Regs<T, 64, Layout::Wgmma>`
+/// (from the tokens' text, which spaces every token and may break long lines).
+fn signature_text(sig: &syn::Signature) -> String {
+    let spaced = quote!(#sig).to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+    let tight = [(" , ", ", "), (" : ", ": "), (" :: ", "::"), (":: ", "::"), (" < ", "<"), ("< ", "<"), (" >", ">")];
+    let tight =
+        tight.into_iter().chain([("( ", "("), (" )", ")"), (",)", ")"), (" (", "("), ("->(", "-> ("), ("& ", "&")]);
+    tight.fold(spaced, |text, (from, to)| text.replace(from, to))
 }
 
 /// A hash of the carried tokens, which tells two libraries of one name in a crate apart (their

@@ -73,7 +73,16 @@ fn a_library_expands_to_its_module_and_a_macro_that_carries_its_functions() {
     assert!(out.contains("as kernel_fns ;"), "{out}");
     // The macro hands the module back to `#[kernels]` with the functions, without their docs.
     assert!(out.contains("# [:: tessel :: kernels ($ ($ state) * mod tiles { pub fn grouped"), "{out}");
-    assert!(!out.contains("GROUP tile-rows at a time"), "{out}");
+    // The functions are no Rust items: their signatures and docs are the module's (public ones).
+    let file: syn::File = syn::parse2(super::library::expand(TokenStream::new(), tiles())).expect("parses");
+    let syn::Item::Mod(m) = &file.items[0] else { panic!("{out}") };
+    let docs: String = m.attrs.iter().map(|a| quote!(#a).to_string()).collect();
+    let signature = "pub fn grouped<const GROUP: usize>(u: i32, tiles_m: i32, tiles_n: i32) -> (i32, i32)";
+    assert!(docs.contains(signature) && docs.contains("GROUP tile-rows at a time"), "{docs}");
+    let signature = "pub fn store_tile(acc: Acc<f32, 64, 64>, c: GmemMut<f32, M, N>, i: i32, j: i32)";
+    assert!(docs.contains(signature) && !docs.contains("fn offset"), "{docs}");
+    let macro_body = out.split("macro_rules !").nth(1).unwrap_or_default();
+    assert!(!macro_body.contains("GROUP tile-rows at a time"), "{out}");
     let file: syn::File = syn::parse2(super::library::expand(TokenStream::new(), tiles())).expect("parses");
     assert!(matches!(&file.items[0], syn::Item::Mod(m) if m.ident == "tiles"));
     // A raw name makes a macro name too.
