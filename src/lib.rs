@@ -1,6 +1,6 @@
 #![doc = include_str!("lib.md")]
 
-pub use tessel_macros::{kernel, kernels};
+pub use tessel_macros::{kernel, kernel_fns, kernels};
 pub use tessel_runtime::{
     bf16, cudarc, f16, nccl_version, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Collectives, Device,
     DeviceGroup, DeviceTensor, DeviceView, DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, ReduceOp,
@@ -30,8 +30,9 @@ pub type f8e5m2 = F8E5M2;
 /// and `Result<(), Box<dyn std::error::Error>>` keeps its own.
 pub mod prelude {
     pub use crate::{
-        bf16, f16, f8e4m3, f8e5m2, kernel, kernels, AsDeviceView, AsDeviceViewMut, Collectives, Device, DeviceGroup,
-        DeviceTensor, DeviceView, DeviceViewMut, Error, HostTensor, ReduceOp, Result, SymmetricTensor, F8E4M3, F8E5M2,
+        bf16, f16, f8e4m3, f8e5m2, kernel, kernel_fns, kernels, AsDeviceView, AsDeviceViewMut, Collectives, Device,
+        DeviceGroup, DeviceTensor, DeviceView, DeviceViewMut, Error, HostTensor, ReduceOp, Result, SymmetricTensor,
+        F8E4M3, F8E5M2,
     };
 }
 

@@ -1,7 +1,8 @@
 //! Kernel functions (`#[kernels]` modules) through the interpreter: kernels that share a tile
-//! order, a TMA step and an epilogue that take handles, functions that call functions, and the
+//! order, a TMA step and an epilogue that take handles, functions that call functions, the
 //! hygiene of an inlined call (arguments evaluated once, in order, in the caller's names; the
-//! function's names and consts its own), each against a CPU reference on random inputs.
+//! function's names and consts its own), and a library of functions (`#[kernel_fns]`) that two
+//! modules use, each against a CPU reference on random inputs.
 
 use crate::common;
 
@@ -361,4 +362,105 @@ fn a_body_ending_in_an_if_is_its_value() {
         branches::shape::<2>::interpret(&x, &mut y, &mut z, mode).unwrap();
         assert_close("shaped::<2>", &values(&y), &shaped(2), 0.0);
     }
+}
+
+/// A library of kernel functions that the two modules below use: a tile order whose arithmetic a
+/// private function does, a generic epilogue, and a function of the same name as a function of
+/// one of the modules, which the library's own calls reach.
+#[kernel_fns]
+mod tiles {
+    use tessel::prelude::*;
+
+    /// The tile `(row, column)` at step `u` of `tiles_m x tiles_n` tiles, GROUP tile-rows at a
+    /// time, walking down each column.
+    pub fn grouped<const GROUP: usize>(u: i32, tiles_m: i32, tiles_n: i32) -> (i32, i32) {
+        let first = u / (GROUP * tiles_n) * GROUP;
+        let rows = min(tiles_m - first, GROUP);
+        (first + offset(u, GROUP * tiles_n) % rows, offset(u, GROUP * tiles_n) / rows)
+    }
+
+    /// `u`'s place in its span (private: the modules that use the library do not see it, and
+    /// `second` has a function of this name).
+    fn offset(u: i32, span: i32) -> i32 {
+        u % span
+    }
+
+    /// Stores `scale * acc` to the tile `(i, j)` of `c`, in `T`.
+    pub fn store_scaled<T>(acc: Acc<f32, 64, 64>, c: GmemMut<T, M, N>, i: i32, j: i32, scale: f32) {
+        c.tile([i, j]).store((acc.load() * scale).cast::<T>());
+    }
+}
+
+/// C = scale * A @ B in `T`, a 64 x 64 tile per program, the tiles taken in `tiles::grouped`
+/// order.
+#[kernels(uses(tiles))]
+mod first {
+    use tessel::prelude::*;
+
+    #[kernel(grid = (M / 64 * (N / 64)), instances(bf16, f32))]
+    pub fn matmul<T>(a: Gmem<bf16, M, K>, b: Gmem<bf16, K, N>, c: GmemMut<T, M, N>, scale: f32) {
+        let (i, j) = grouped::<2>(program_id(0), M / 64, N / 64);
+        run_scoped(
+            |acc: Acc<f32, 64, 64>,
+             a_s: Smem<bf16, 64, 64, Swizzle128>,
+             b_s: Smem<bf16, 64, 64, Swizzle128>,
+             bar: Barrier<2>| {
+                for k in 0..K / 64 {
+                    copy_gmem_to_smem(a.tile([i, k]), a_s, bar);
+                    copy_gmem_to_smem(b.tile([k, j]), b_s, bar);
+                    barrier_wait(bar);
+                    wgmma(acc, a_s, b_s);
+                    wgmma_wait(0);
+                }
+                store_scaled::<T>(acc, c, i, j, scale);
+            },
+        );
+    }
+}
+
+/// The tiles marked in the same order, three tile-rows at a time; the module has a function named
+/// like the library's private one.
+#[kernels(uses(crate::kernel_fns::tiles))]
+mod second {
+    use tessel::prelude::*;
+
+    /// `1000 i + j`, as a float.
+    fn offset(i: i32, j: i32) -> f32 {
+        (1000 * i + j) as f32
+    }
+
+    #[kernel(grid = (M / 64 * (N / 64)))]
+    pub fn mark(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
+        let (i, j) = grouped::<3>(program_id(0), M / 64, N / 64);
+        y.tile([i, j], [64, 64]).store(x.tile([i, j], [64, 64]).load(Layout::Wgmma) + offset(i, j));
+    }
+}
+
+#[test]
+fn two_modules_share_a_library() {
+    let mut rng = Rng::new(407);
+    let (m, n, k) = (192, 128, 128);
+    let (a, b) = (rng.tensor::<bf16>(&[m, k], 1.0), rng.tensor::<bf16>(&[k, n], 1.0));
+    let mut c = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    first::matmul::<f32>::interpret(&a, &b, &mut c, 0.5).unwrap();
+    let want: Vec<f64> = matmul(&values(&a), &values(&b), m, n, k, true).iter().map(|v| v * 0.5).collect();
+    assert_close("first::matmul", &values(&c), &want, 1e-5);
+
+    let (m, n) = (320, 192);
+    let x = rng.tensor::<f32>(&[m, n], 1.0);
+    let mut y = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
+    second::mark::interpret(&x, &mut y).unwrap();
+    let (tm, tn) = (m / 64, n / 64);
+    let mut seen = vec![false; tm * tn];
+    for u in 0..tm * tn {
+        let (i, j) = tile_order(u, tm, tn, 3);
+        assert!(!seen[i * tn + j], "tile ({i}, {j}) twice");
+        seen[i * tn + j] = true;
+    }
+    let xs = values(&x);
+    let want: Vec<f64> =
+        (0..m * n).map(|e| (xs[e] as f32 + (1000 * (e / n / 64) + e % n / 64) as f32) as f64).collect();
+    assert_close("second::mark", &values(&y), &want, 0.0);
+    assert_eq!(first::ALL_PTX.len(), 2);
+    assert!(first::matmul::<bf16>::PTX.contains(".entry") && second::mark::PTX.contains(".entry"));
 }

@@ -10,7 +10,8 @@
 //!   an error.
 //!
 //! The kernels go to `tessel_compiler` directly, as `tests/ui.rs` hands it the ui cases (read by
-//! `tests/ui/support.rs`): `#[kernel]` functions and `#[kernels]` modules.
+//! `tests/ui/support.rs`): `#[kernel]` functions, `#[kernels]` modules and `#[kernel_fns]`
+//! libraries.
 
 use crate::ui_support as support;
 
@@ -96,10 +97,14 @@ fn every_code_has_an_entry() {
 fn errors_of(src: &str) -> Result<Vec<(Option<u16>, String)>, String> {
     let kernels = support::kernels_in(src).map_err(|e| format!("does not parse: {e}"))?;
     let modules = support::modules_in(src).map_err(|e| format!("does not parse: {e}"))?;
-    if kernels.is_empty() && modules.is_empty() {
-        return Err("has no #[kernel] and no #[kernels] module".into());
+    let libraries = support::libraries_in(src).map_err(|e| format!("does not parse: {e}"))?;
+    if kernels.is_empty() && modules.is_empty() && libraries.is_empty() {
+        return Err("has no #[kernel], no #[kernels] module and no #[kernel_fns] library".into());
     }
     let mut errors: Vec<syn::Error> = Vec::new();
+    for l in libraries {
+        errors.extend(tessel_compiler::module::library::check(l.attr, l.item).err());
+    }
     for k in kernels {
         errors.extend(tessel_compiler::compile(k.attr, k.item).err());
     }

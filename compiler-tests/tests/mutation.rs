@@ -276,17 +276,19 @@ fn run_mutant(text: &str, attr: TokenStream, item: TokenStream, tally: &mut Tall
     // A function syn cannot read is no Rust item, and rustc would reject it before `#[kernel]` runs:
     // only its panics matter.
     let expand = || tessel_compiler::expand(attr, item);
-    record(text, result.map(|r| r.map(|_| ())), "goes on a plain `fn`", expand, tally, may_retry)
+    record(text, result.map(|r| r.map(|_| ())), "goes on a plain `fn`", expand, None, tally, may_retry)
 }
 
 /// Records what the compiler's front end (`result`) and, for an accepted mutant, its whole
 /// expansion (`expand`) did with a mutant; an error containing `not_rust_when` says the item is
-/// no Rust item (see `run_mutant`).
+/// no Rust item (see `run_mutant`). An error may also point into `libraries`, the source of the
+/// libraries a module uses (an error in a library function's body, with a note at the call).
 fn record(
     text: &str,
     result: std::thread::Result<Result<(), syn::Error>>,
     not_rust_when: &str,
     expand: impl FnOnce() -> TokenStream,
+    libraries: Option<&str>,
     tally: &mut Tally,
     may_retry: bool,
 ) -> bool {
@@ -313,21 +315,22 @@ fn record(
         }
         Ok(Err(errors)) => {
             tally.rejected += 1;
-            check_spans(&errors, text.lines().count(), text, tally);
+            check_spans(&errors, text.lines().count(), text, libraries, tally);
             check_codes(&errors, text, tally);
         }
     }
     true
 }
 
-/// Every error lies on the mutant's lines (line 1 is empty: the call site reads as line 1).
-fn check_spans(errors: &syn::Error, lines: usize, text: &str, tally: &mut Tally) {
+/// Every error lies on the mutant's lines (line 1 is empty: the call site reads as line 1), or in
+/// the source of its `libraries`.
+fn check_spans(errors: &syn::Error, lines: usize, text: &str, libraries: Option<&str>, tally: &mut Tally) {
     for e in errors.clone() {
         let span = e.span();
         let (start, end) = (span.start(), span.end());
+        let in_libraries = libraries.is_some_and(|file| span.file() == file);
         let inside = span.file() != "<unspecified>"
-            && start.line >= 2
-            && end.line <= lines
+            && (in_libraries || (start.line >= 2 && end.line <= lines))
             && (start.line, start.column) <= (end.line, end.column);
         if !inside {
             let first = e.to_string().lines().next().unwrap_or_default().to_string();
@@ -448,13 +451,31 @@ fn split_module(text: &str) -> Option<TokenStream> {
     Some(trees.collect())
 }
 
-/// [`run_mutant`] for a `#[kernels]` module: its functions and every one of its kernels.
-fn run_module_mutant(text: &str, item: TokenStream, tally: &mut Tally, may_retry: bool) -> bool {
-    let attr = TokenStream::new();
+/// [`run_mutant`] for a `#[kernels]` module: its functions and every one of its kernels, with the
+/// libraries its attribute `attr` loads (unmutated).
+fn run_module_mutant(text: &str, item: TokenStream, attr: TokenStream, tally: &mut Tally, may_retry: bool) -> bool {
     let result = catch_unwind(AssertUnwindSafe(|| tessel_compiler::module::compile(attr.clone(), item.clone())));
     // A module syn cannot read is no Rust item: rustc would reject it before `#[kernels]` runs.
+    // The libraries' tokens (in `attr`) come from the case file's source.
+    let libraries = source_of(attr.clone());
     let expand = || tessel_compiler::module::expand(attr, item);
-    record(text, result.map(|r| r.map(|_| ())), "goes on a module of kernels", expand, tally, may_retry)
+    record(
+        text,
+        result.map(|r| r.map(|_| ())),
+        "goes on a module of kernels",
+        expand,
+        libraries.as_deref(),
+        tally,
+        may_retry,
+    )
+}
+
+/// The source file of the first of `tokens` that has one.
+fn source_of(tokens: TokenStream) -> Option<String> {
+    tokens.into_iter().find_map(|t| match t {
+        TokenTree::Group(g) => source_of(g.stream()),
+        other => Some(other.span().file()).filter(|file| file != "<unspecified>"),
+    })
 }
 
 /// The mutants of one module: one mutation, or two (a third of the time).
@@ -478,7 +499,7 @@ fn mutate_module(index: u64, m: &support::Module, odd: &Pool, tally: &mut Tally)
                 tally.unlexable += 1;
                 continue;
             };
-            if run_module_mutant(&text, item, tally, attempt < 3) {
+            if run_module_mutant(&text, item, m.attr.clone(), tally, attempt < 3) {
                 break;
             }
         }

@@ -14,7 +14,9 @@
 
 use crate::ui_support as support;
 
-use support::{case_files, describe, is_call_note, kernels_of, modules_of, FAIL_AREAS, REJECTED_AT_A_CALL};
+use support::{
+    case_files, describe, is_call_note, kernels_of, libraries_of, modules_of, FAIL_AREAS, REJECTED_AT_A_CALL,
+};
 
 #[test]
 fn ui() {
@@ -38,6 +40,11 @@ fn cases_through_the_compiler() {
                 problems.push(format!("{} `{}` passes checking but not the back end", path.display(), k.name));
             }
         }
+        for l in libraries_of(&path) {
+            if let Err(e) = tessel_compiler::module::library::check(l.attr, l.item) {
+                problems.push(format!("{} `{}` is rejected: {:#?}", path.display(), l.name, describe(&e)));
+            }
+        }
         for m in modules_of(&path) {
             match tessel_compiler::module::compile(m.attr.clone(), m.item.clone()) {
                 Err(e) => problems.push(format!("{} `{}` is rejected: {:#?}", path.display(), m.name, describe(&e))),
@@ -57,6 +64,14 @@ fn cases_through_the_compiler() {
                 .into_iter()
                 .flat_map(|k| tessel_compiler::compile(k.attr, k.item).err().map(|e| describe(&e)).unwrap_or_default())
                 .collect();
+            for l in libraries_of(&path) {
+                errors.extend(
+                    tessel_compiler::module::library::check(l.attr, l.item)
+                        .err()
+                        .map(|e| describe(&e))
+                        .unwrap_or_default(),
+                );
+            }
             for m in modules_of(&path) {
                 let module_errors = tessel_compiler::module::compile(m.attr, m.item).err().map(|e| describe(&e));
                 errors.extend(module_errors.unwrap_or_default().into_iter().filter(|e| !is_call_note(e)));

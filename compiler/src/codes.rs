@@ -292,7 +292,7 @@ codes! {
     /// A producer step that issues another number of copies than its ring says.
     PipelineCopies = 99,
 
-    // ---- J. kernel functions (`#[kernels]` modules) ----------------------------------------------
+    // ---- J. kernel functions (`#[kernels]` modules, `#[kernel_fns]` libraries) ------------------
     /// An item a `#[kernels]` module does not hold.
     ModuleItem = 100,
     /// A kernel function's parameter of a kind it cannot take.
@@ -305,6 +305,15 @@ codes! {
     Inlining = 104,
     /// The note at a call of a kernel function whose body has the error above.
     InCall = 105 in Diag,
+    /// An item or argument a `#[kernel_fns]` library does not hold or take.
+    LibraryItem = 124,
+    /// A `#[kernels(..)]` argument other than `uses(..)`, or a library `uses(..)` lists twice.
+    Uses = 125,
+    /// A name that two of a module's sources define: the module and a library it uses, or two
+    /// libraries.
+    LibraryClash = 126,
+    /// A call from a module of a library's function that is not `pub`.
+    PrivateFunction = 127,
 
     // ---- K. generic kernels ----------------------------------------------------------------------
     /// A generic parameter of a form tessel does not have.

@@ -6,9 +6,10 @@
 //! to, the encoded program among them). The dtypes and legality tables live in `tessel_ir`, shared
 //! by every stage and by the interpreter.
 //!
-//! `module` is `#[kernels]`: it reads a module's kernel functions once and runs each of its kernels
-//! through the same stages, `syntax` inlining the calls of those functions (`syntax::inline`) and
-//! `typeck` checking each call (`typeck::call`). `generic` is a kernel with generic parameters: each
+//! `module` is `#[kernels]`: it reads a module's kernel functions once (with those of the
+//! `#[kernel_fns]` libraries it uses, `module::library`) and runs each of its kernels through the
+//! same stages, `syntax` inlining the calls of those functions (`syntax::inline`) and `typeck`
+//! checking each call (`typeck::call`). `generic` is a kernel with generic parameters: each
 //! instance of its `instances(..)`, the values written in, runs through the same stages, and its
 //! items are gathered under one generic struct (`host::generic`).
 

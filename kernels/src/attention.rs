@@ -255,6 +255,31 @@ pub mod flash {
 
 pub use flash::{attention, ALL_PTX};
 
+/// The dispatchers' one table: the instance of [`attention`](struct@attention), with element type
+/// `E` and TRAIN, for the head dimension `d` and the `keys` (its D, QBUF, CAUSAL and RAGGED_T), as
+/// the type `$kernel` in `$call`.
+macro_rules! with_instance {
+    ($d:expr, $keys:expr, attention<$e:ty, TRAIN = $train:literal>, |$kernel:ident| $call:expr) => {
+        with_instance!(@arms ($d, $keys), attention<$e, $train>, $kernel, $call,
+            (64, Keys::Whole) => (64, 2, 0, 0);
+            (_, Keys::Whole) => (128, 1, 0, 0);
+            (64, Keys::Ragged) => (64, 2, 0, 1);
+            (_, Keys::Ragged) => (128, 1, 0, 1);
+            (64, Keys::Causal) => (64, 2, 1, 1);
+            (_, Keys::Causal) => (128, 1, 1, 1);
+        )
+    };
+    (@arms $scrutinee:expr, attention<$e:ty, $train:literal>, $kernel:ident, $call:expr,
+     $($arm:pat => ($dim:literal, $qbuf:literal, $causal:literal, $ragged:literal);)*) => {
+        match $scrutinee {
+            $($arm => {
+                type $kernel = attention<$e, $dim, $qbuf, $causal, $ragged, $train>;
+                $call
+            })*
+        }
+    };
+}
+
 /// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V HK x T x D with HK
 /// dividing H (query head h attends with K/V head h / (H / HK)); D is 64 or 128, T at least 1,
 /// scale positive. With `causal`, query i sees keys 0 ..= i only, and T = S.
@@ -268,14 +293,7 @@ pub fn attention_bf16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
-    }
+    with_instance!(d, keys, attention<bf16, TRAIN = 0>, |Kernel| Kernel::launch(stream, q, k, v, o, scale, order))
 }
 
 /// [`attention_bf16`] for f16.
@@ -289,14 +307,7 @@ pub fn attention_f16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 0>::launch(stream, q, k, v, o, scale, order),
-    }
+    with_instance!(d, keys, attention<f16, TRAIN = 0>, |Kernel| Kernel::launch(stream, q, k, v, o, scale, order))
 }
 
 /// [`attention_bf16`] in the interpreter.
@@ -309,14 +320,7 @@ pub fn interpret_bf16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 0>::interpret(q, k, v, o, scale, order),
-    }
+    with_instance!(d, keys, attention<bf16, TRAIN = 0>, |Kernel| Kernel::interpret(q, k, v, o, scale, order))
 }
 
 /// [`attention_f16`] in the interpreter.
@@ -329,14 +333,7 @@ pub fn interpret_f16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 0>::interpret(q, k, v, o, scale, order),
-        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 0>::interpret(q, k, v, o, scale, order),
-        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 0>::interpret(q, k, v, o, scale, order),
-    }
+    with_instance!(d, keys, attention<f16, TRAIN = 0>, |Kernel| Kernel::interpret(q, k, v, o, scale, order))
 }
 
 /// The training forward on the GPU: [`attention_bf16`], and each row's log-sum-exp, base 2, into
@@ -354,14 +351,7 @@ pub fn attention_train_bf16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-    }
+    with_instance!(d, keys, attention<bf16, TRAIN = 1>, |Kernel| Kernel::launch(stream, q, k, v, o, lse, scale, order))
 }
 
 /// [`attention_train_bf16`] for f16.
@@ -377,14 +367,7 @@ pub fn attention_train_f16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 1>::launch(stream, q, k, v, o, lse, scale, order),
-    }
+    with_instance!(d, keys, attention<f16, TRAIN = 1>, |Kernel| Kernel::launch(stream, q, k, v, o, lse, scale, order))
 }
 
 /// [`attention_train_bf16`] in the interpreter.
@@ -398,14 +381,7 @@ pub fn interpret_train_bf16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<bf16, 64, 2, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention::<bf16, 128, 1, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention::<bf16, 64, 2, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention::<bf16, 128, 1, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention::<bf16, 64, 2, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention::<bf16, 128, 1, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-    }
+    with_instance!(d, keys, attention<bf16, TRAIN = 1>, |Kernel| Kernel::interpret(q, k, v, o, lse, scale, order))
 }
 
 /// [`attention_train_f16`] in the interpreter.
@@ -419,14 +395,7 @@ pub fn interpret_train_f16(
     causal: bool,
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
-    match (d, keys) {
-        (64, Keys::Whole) => attention::<f16, 64, 2, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Whole) => attention::<f16, 128, 1, 0, 0, 1>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Ragged) => attention::<f16, 64, 2, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Ragged) => attention::<f16, 128, 1, 0, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-        (64, Keys::Causal) => attention::<f16, 64, 2, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-        (_, Keys::Causal) => attention::<f16, 128, 1, 1, 1, 1>::interpret(q, k, v, o, lse, scale, order),
-    }
+    with_instance!(d, keys, attention<f16, TRAIN = 1>, |Kernel| Kernel::interpret(q, k, v, o, lse, scale, order))
 }
 
 /// Which instances take the keys: whole 128-key blocks (`RAGGED_T` = 0), any number of them

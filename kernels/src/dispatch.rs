@@ -1,5 +1,5 @@
-//! The dispatchers of the quantized and linear families: for each element type, the functions
-//! their users call, written from one table per family.
+//! The dispatchers of the GEMM families (matmul, quantized, linear): for each element type, the
+//! functions their users call, written from one table per family.
 //!
 //! An instance of a generic kernel is a concrete type (`scaled_matmul::<F8E4M3, f32, 256, 3>`),
 //! whose `launch` and `interpret` exist only for the instances its attribute lists, so a Rust

@@ -9,8 +9,11 @@
 //!   for inference, and for training with each row's log-sum-exp);
 //! - [`attention_backward`]: its backward pass (dQ, dK, dV; grouped-query heads);
 //! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
+//! - [`gemm_fns`]: the kernel functions the GEMM families share (the tile order, the split-K
+//!   exchange), as libraries that your own kernels may use too;
 //! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' memory.
 
+pub mod gemm_fns;
 pub mod waves;
 pub mod workspace;
 // Declared before the families whose dispatchers its macro writes.

@@ -18,12 +18,14 @@
 //! few tiles would leave SMs idle and K is long ([`Workspace`]).
 //!
 //! The four are generic kernels of one `#[kernels]` module ([`fused`]), sharing its kernel
-//! functions (the activations, written once; the tile order; the tiles' epilogue); each instance
+//! functions (the activations, written once; the tiles' epilogue) and those of the libraries the
+//! GEMM families share ([`gemm_fns`](crate::gemm_fns): the tile order, the split-K exchange, the
+//! skinny kernel's sums down the cluster); each instance
 //! is listed once, in its kernel's `instances(..)`, which [`ALL_PTX`] lists as
 //! `linear::<bf16, 2, 256, 3>` (dtype, ACT, BN, STAGES), `linear_overlapped::<bf16, 2>` (dtype,
 //! ACT), `linear_split::<bf16>` and `linear_skinny::<bf16, 16, 2, 2, 9, 1>` (dtype, RN, WGS, KSUB,
-//! STAGES, SPLIT). The producers' steps and the split-K exchange are written out, as in
-//! `kernels/src/quantized.rs` (which says why).
+//! STAGES, SPLIT). The producers' steps are written out, as in `kernels/src/quantized.rs` (which
+//! says why).
 
 use tessel::prelude::*;
 
@@ -34,7 +36,7 @@ use crate::workspace::Workspace;
 /// instance is listed once, in its kernel's `instances(..)`, which `ALL_PTX` (the `#[kernels]`
 /// module's list of every instance's PTX) follows; the dispatchers below map each `Variant` and
 /// [`Activation`] to its instance.
-#[kernels]
+#[kernels(uses(crate::gemm_fns::tiles, crate::gemm_fns::split_k))]
 pub mod fused {
     use tessel::prelude::*;
 
@@ -64,14 +66,6 @@ pub mod fused {
         } else {
             activation::<0>(z)
         }
-    }
-
-    /// Unit `u`'s row and column among `unit_rows` x `unit_cols` units, in an L2-friendly order:
-    /// GROUP unit-rows at a time, walking down each column.
-    fn tile_order<const GROUP: usize>(u: i32, unit_rows: i32, unit_cols: i32) -> (i32, i32) {
-        let first = u / (GROUP * unit_cols) * GROUP;
-        let rows = min(unit_rows - first, GROUP);
-        (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows)
     }
 
     /// A consumer's 64-row result `acc` (BLOCKS x 64 columns) plus its biases, activated, into
@@ -322,42 +316,14 @@ pub mod fused {
                         // This consumer's half of the tile: its blocks of `partial` and its
                         // semaphores, one of each per program.
                         let slot = 2 * tile + h;
-                        partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
-                        // Every other program's semaphore: two ranges, a release each, where a
-                        // release per program cost 0.2 us a program (`bench/results/semaphores/`).
-                        semaphore_signal(sems, ways * slot..ways * slot + share);
-                        semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
-                        semaphore_wait(sems, ways * slot + share, ways - 1);
-                        // The other programs, in order, skipping this one.
+                        publish::<f32, BN>(acc, partial, sems, ways, slot, share);
                         let others = ways - 1;
                         #[unroll]
                         for q in 0..4 {
                             if (4 * h + q) % ways == share {
-                                let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
-                                #[unroll]
-                                for i in 0..SLOTS {
-                                    if i < others {
-                                        let other = if i < share { i } else { i + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
-                                    }
-                                }
-                                for i in 0..others {
-                                    barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
-                                    sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
-                                    // Every thread has read the buffer before the next copy rewrites it.
-                                    commit_smem();
-                                    if i + SLOTS < others {
-                                        let next = i + SLOTS;
-                                        let other = if next < share { next } else { next + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(
-                                            theirs,
-                                            part.at(h).at(i % SLOTS),
-                                            loaded.at(SLOTS * h + i % SLOTS),
-                                        );
-                                    }
-                                }
+                                let sum = slice_sum::<f32, SLOTS, { q }>(
+                                    acc, partial, part, loaded, ways, slot, share, others, h,
+                                );
                                 let bias = b_s.slice([32 * q..32 * q + 32]).load(Layout::WgmmaCol);
                                 let z = sum + bias.cast::<f32>().broadcast([64, 32], Layout::Wgmma);
                                 y.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(activation_at(z, act).cast::<T>());
@@ -448,16 +414,7 @@ pub mod fused {
                             }
                         });
                         if SPLIT > 1 {
-                            // The partial sums, down the cluster.
-                            if rank + 1 < SPLIT {
-                                barrier_wait(received);
-                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                            }
-                            if rank > 0 {
-                                part.at(h).store(acc.load());
-                                commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
-                            }
+                            pass_down::<f32, SPLIT>(acc, part, received, rank, h);
                         }
                         if rank == 0 {
                             // The 64 x RN block of Y^T: biases along its rows, the activation,

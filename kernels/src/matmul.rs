@@ -35,7 +35,9 @@
 //!   both programs.
 //!
 //! The four are generic kernels of one `#[kernels]` module ([`gemm`]), sharing its kernel
-//! functions (the tile order, the producer's step); each instance is listed once, in its kernel's
+//! function (the producer's step) and those of the libraries the GEMM families share
+//! ([`gemm_fns`](crate::gemm_fns): the tile order, the split-K exchange, the skinny kernels' sums
+//! down the cluster); each instance is listed once, in its kernel's
 //! `instances(..)`, which [`ALL_PTX`] lists (for the `ptxas` checks and `TESSEL_DUMP_PTX`) as
 //! `matmul::<bf16, 256, 4, 128, 1, 132>` (dtype, BN, STAGES, CN, CLUSTER, PROGRAMS),
 //! `matmul_overlapped::<bf16, 132>` (dtype, PROGRAMS), `matmul_split::<bf16>` and
@@ -49,17 +51,9 @@ use crate::workspace::Workspace;
 /// The GEMM family: four generic kernels and the kernel functions they share. Every instance is
 /// listed once, in its kernel's `instances(..)`, which `ALL_PTX` (the `#[kernels]` module's list
 /// of every instance's PTX) follows; the dispatchers below map each `Variant` to its instance.
-#[kernels]
+#[kernels(uses(crate::gemm_fns::tiles, crate::gemm_fns::split_k))]
 pub mod gemm {
     use tessel::prelude::*;
-
-    /// Unit `u`'s row and column among `unit_rows` x `unit_cols` units, in an L2-friendly order:
-    /// GROUP unit-rows at a time, walking down each column.
-    fn tile_order<const GROUP: usize>(u: i32, unit_rows: i32, unit_cols: i32) -> (i32, i32) {
-        let first = u / (GROUP * unit_cols) * GROUP;
-        let rows = min(unit_rows - first, GROUP);
-        (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows)
-    }
 
     /// A producer's step: the 128 x 64 slice of A at row-tile pair `ti` (two 64-row halves) and
     /// K step `k`, and B's 64 x BN slice at (k, tj), into a stage, completing on `bar`; B's slice
@@ -327,42 +321,14 @@ pub mod gemm {
                         // This consumer's half of the tile: its blocks of `partial` and its
                         // semaphores, one of each per program.
                         let slot = 2 * tile + h;
-                        partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
-                        // Every other program's semaphore: two ranges, a release each, where a release
-                        // per program cost 0.2 us a program (`bench/results/semaphores/`).
-                        semaphore_signal(sems, ways * slot..ways * slot + share);
-                        semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
-                        semaphore_wait(sems, ways * slot + share, ways - 1);
-                        // The other programs, in order, skipping this one.
+                        publish::<f32, BN>(acc, partial, sems, ways, slot, share);
                         let others = ways - 1;
                         #[unroll]
                         for q in 0..4 {
                             if (4 * h + q) % ways == share {
-                                let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
-                                #[unroll]
-                                for i in 0..SLOTS {
-                                    if i < others {
-                                        let other = if i < share { i } else { i + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
-                                    }
-                                }
-                                for i in 0..others {
-                                    barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
-                                    sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
-                                    // Every thread has read the buffer before the next copy rewrites it.
-                                    commit_smem();
-                                    if i + SLOTS < others {
-                                        let next = i + SLOTS;
-                                        let other = if next < share { next } else { next + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(
-                                            theirs,
-                                            part.at(h).at(i % SLOTS),
-                                            loaded.at(SLOTS * h + i % SLOTS),
-                                        );
-                                    }
-                                }
+                                let sum = slice_sum::<f32, SLOTS, { q }>(
+                                    acc, partial, part, loaded, ways, slot, share, others, h,
+                                );
                                 c.tile([2 * ti + h, 4 * tj + q], [64, 32]).store(sum.cast::<T>());
                             }
                         }
@@ -438,16 +404,7 @@ pub mod gemm {
                             }
                         });
                         if SPLIT > 1 {
-                            // The partial sums, down the cluster.
-                            if rank + 1 < SPLIT {
-                                barrier_wait(received);
-                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                            }
-                            if rank > 0 {
-                                part.at(h).store(acc.load());
-                                commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
-                            }
+                            pass_down::<f32, SPLIT>(acc, part, received, rank, h);
                         }
                         if rank == 0 {
                             // The 64 x RN block of C^T, through shared memory into C's RN x 64 tile.
@@ -464,97 +421,42 @@ pub mod gemm {
 
 pub use gemm::{matmul, matmul_overlapped, matmul_skinny, matmul_split, ALL_PTX};
 
-/// Picks the variant for a shape (see [`variant`]): one function launches it on the GPU, one runs
-/// it in the interpreter, and one launches a variant named by the caller (for tuning). `Split`
-/// takes a workspace besides the operands ([`Workspace`]). The variants' instances are listed
-/// once (`variants = [..]`), with `T` for the dispatcher's element type.
-macro_rules! dispatch {
-    (variants = $variants:tt; $($t:ident: $launch:ident, $launch_variant:ident, $interpret:ident,
-     $interpret_variant:ident;)*) => {
-        $(dispatch!(@one $t, $launch, $launch_variant, $interpret, $interpret_variant, $variants);)*
-    };
-    (@one $t:ident, $launch:ident, $launch_variant:ident, $interpret:ident, $interpret_variant:ident,
-     [$($variant:pat => $kernel:ty),* $(,)?]) => {
-        /// C = A @ B on the GPU with the variant for this shape.
-        pub fn $launch(
-            stream: &impl tessel::AsStream,
-            a: &DeviceTensor<$t>,
-            b: &DeviceTensor<$t>,
-            c: &mut DeviceTensor<$t>,
-        ) -> tessel::Result<()> {
+// The dispatchers (`dispatch.rs`): each `Variant` and its instance, for bf16 and f16; `Split`
+// takes a workspace besides the operands ([`Workspace`]).
+dispatchers! {
+    dtypes {
+        bf16_fns (T = bf16, A = f32): matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant;
+        f16_fns (T = f16, A = f32): matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant;
+    }
+    {
+        doc = "C = A @ B";
+        args(a: T, b: T; c: T);
+        variant = {
             let (m, n, k) = dims(a.shape(), b.shape());
-            $launch_variant(variant(m, n, k), stream, a, b, c)
+            variant(m, n, k)
+        };
+        match |v| v {
+            split Variant::Split(ways) => matmul_split<T> []
+                (ways = ways, m = dim(a.shape(), 0), n = dim(b.shape(), 1)),
+            Variant::Wide => matmul<T, 256, 4, 128, 1, 132>,
+            Variant::Mid => matmul<T, 192, 4, 192, 1, 132>,
+            Variant::Pair => matmul<T, 256, 3, 256, 2, 132>,
+            Variant::Narrow => matmul<T, 64, 8, 64, 1, 132>,
+            Variant::Overlapped => matmul_overlapped<T, 132>,
+            Variant::Skinny(Rows::R16, Spread::One) => matmul_skinny<T, 16, 2, 2, 9, 1>,
+            Variant::Skinny(Rows::R16, Spread::Two) => matmul_skinny<T, 16, 3, 1, 10, 1>,
+            Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_skinny<T, 16, 2, 2, 8, 2>,
+            Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_skinny<T, 16, 2, 2, 8, 4>,
+            Variant::Skinny(Rows::R32, Spread::One) => matmul_skinny<T, 32, 2, 2, 7, 1>,
+            Variant::Skinny(Rows::R32, Spread::Two) => matmul_skinny<T, 32, 3, 1, 10, 1>,
+            Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_skinny<T, 32, 2, 2, 6, 2>,
+            Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_skinny<T, 32, 2, 2, 6, 4>,
+            Variant::Skinny(Rows::R64, Spread::One) => matmul_skinny<T, 64, 2, 2, 6, 1>,
+            Variant::Skinny(Rows::R64, Spread::Two) => matmul_skinny<T, 64, 3, 1, 8, 1>,
+            Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_skinny<T, 64, 2, 2, 6, 2>,
+            Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_skinny<T, 64, 2, 2, 6, 4>,
         }
-
-        /// C = A @ B on the GPU with variant `v`.
-        pub fn $launch_variant(
-            v: Variant,
-            stream: &impl tessel::AsStream,
-            a: &DeviceTensor<$t>,
-            b: &DeviceTensor<$t>,
-            c: &mut DeviceTensor<$t>,
-        ) -> tessel::Result<()> {
-            type T = $t;
-            match v {
-                Variant::Split(ways) => {
-                    let (m, n, _) = dims(a.shape(), b.shape());
-                    Workspace::<f32>::on_device(stream, m, n, ways, |partial, sems, ways| {
-                        matmul_split::<T>::launch(stream, a, b, c, partial, sems, ways)
-                    })
-                }
-                $($variant => <$kernel>::launch(stream, a, b, c),)*
-            }
-        }
-
-        /// C = A @ B in the interpreter, with the variant the GPU would run.
-        pub fn $interpret(a: &HostTensor<$t>, b: &HostTensor<$t>, c: &mut HostTensor<$t>) -> tessel::Result<()> {
-            let (m, n, k) = dims(a.shape(), b.shape());
-            $interpret_variant(variant(m, n, k), a, b, c)
-        }
-
-        /// C = A @ B in the interpreter with variant `v`.
-        pub fn $interpret_variant(
-            v: Variant,
-            a: &HostTensor<$t>,
-            b: &HostTensor<$t>,
-            c: &mut HostTensor<$t>,
-        ) -> tessel::Result<()> {
-            type T = $t;
-            match v {
-                Variant::Split(ways) => {
-                    let (m, n, _) = dims(a.shape(), b.shape());
-                    Workspace::<f32>::on_host(m, n, ways, |partial, sems, ways| {
-                        matmul_split::<T>::interpret(a, b, c, partial, sems, ways)
-                    })
-                }
-                $($variant => <$kernel>::interpret(a, b, c),)*
-            }
-        }
-    };
-}
-
-dispatch! {
-    variants = [
-        Variant::Wide => matmul<T, 256, 4, 128, 1, 132>,
-        Variant::Mid => matmul<T, 192, 4, 192, 1, 132>,
-        Variant::Pair => matmul<T, 256, 3, 256, 2, 132>,
-        Variant::Narrow => matmul<T, 64, 8, 64, 1, 132>,
-        Variant::Overlapped => matmul_overlapped<T, 132>,
-        Variant::Skinny(Rows::R16, Spread::One) => matmul_skinny<T, 16, 2, 2, 9, 1>,
-        Variant::Skinny(Rows::R16, Spread::Two) => matmul_skinny<T, 16, 3, 1, 10, 1>,
-        Variant::Skinny(Rows::R16, Spread::SplitK2) => matmul_skinny<T, 16, 2, 2, 8, 2>,
-        Variant::Skinny(Rows::R16, Spread::SplitK4) => matmul_skinny<T, 16, 2, 2, 8, 4>,
-        Variant::Skinny(Rows::R32, Spread::One) => matmul_skinny<T, 32, 2, 2, 7, 1>,
-        Variant::Skinny(Rows::R32, Spread::Two) => matmul_skinny<T, 32, 3, 1, 10, 1>,
-        Variant::Skinny(Rows::R32, Spread::SplitK2) => matmul_skinny<T, 32, 2, 2, 6, 2>,
-        Variant::Skinny(Rows::R32, Spread::SplitK4) => matmul_skinny<T, 32, 2, 2, 6, 4>,
-        Variant::Skinny(Rows::R64, Spread::One) => matmul_skinny<T, 64, 2, 2, 6, 1>,
-        Variant::Skinny(Rows::R64, Spread::Two) => matmul_skinny<T, 64, 3, 1, 8, 1>,
-        Variant::Skinny(Rows::R64, Spread::SplitK2) => matmul_skinny<T, 64, 2, 2, 6, 2>,
-        Variant::Skinny(Rows::R64, Spread::SplitK4) => matmul_skinny<T, 64, 2, 2, 6, 4>,
-    ];
-    bf16: matmul_bf16_any, matmul_bf16_variant, interpret_bf16_any, interpret_bf16_variant;
-    f16: matmul_f16_any, matmul_f16_variant, interpret_f16_any, interpret_f16_variant;
+    }
 }
 
 /// M, N and K from A's and B's shapes; 0 for a dimension a tensor of the wrong rank lacks, which
@@ -563,7 +465,7 @@ fn dims(a: &[usize], b: &[usize]) -> (usize, usize, usize) {
     (dim(a, 0), dim(b, 1), dim(a, 1))
 }
 
-/// The kernel variants `dispatch!` chooses from.
+/// The kernel variants the dispatchers choose from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
     /// 128 x 256 tiles, no clusters.

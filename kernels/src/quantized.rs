@@ -25,7 +25,9 @@
 //! 128 x 128 tile ([`Workspace`]).
 //!
 //! The four are generic kernels of one `#[kernels]` module ([`scaled`]), sharing its kernel
-//! functions (the tile order, the overlapped kernel's epilogue); each instance is listed
+//! function (the overlapped kernel's epilogue) and those of the libraries the GEMM families share
+//! ([`gemm_fns`](crate::gemm_fns): the tile order, the split-K exchange, the skinny kernel's sums
+//! down the cluster); each instance is listed
 //! once, in its kernel's `instances(..)`, which [`ALL_PTX`] lists as
 //! `scaled_matmul::<f8e4m3, f32, 256, 3>` (operand and accumulator dtypes, BN, STAGES),
 //! `scaled_matmul_overlapped::<f8e4m3, f32, 132>` (dtypes, PROGRAMS),
@@ -34,8 +36,7 @@
 //! The producers' steps are written out rather than kernel functions: a function's arguments are
 //! evaluated once, at the call (a stage's view `a_s.at(s)` into one register), which changed
 //! ptxas's scheduling of these kernels; written out, their PTX is what it was before they were
-//! generic. The split-K exchange is written out in each split kernel (as in `matmul_split`):
-//! a kernel function serves only its own module's kernels.
+//! generic.
 //!
 //! fp8 WGMMAs accumulate with fewer bits than f32 (what cuBLASLt calls fast accumulation: on the
 //! H200 this kernel's C is bit for bit cuBLASLt's with `CUBLASLT_MATMUL_DESC_FAST_ACCUM`); over a
@@ -51,17 +52,9 @@ use crate::workspace::Workspace;
 /// instance is listed once, in its kernel's `instances(..)`, which `ALL_PTX` (the `#[kernels]`
 /// module's list of every instance's PTX) follows; the dispatchers below map each `Variant` to
 /// its instance. `T` is the operands' dtype and `A` the accumulator's: (f8e4m3, f32) or (i8, i32).
-#[kernels]
+#[kernels(uses(crate::gemm_fns::tiles, crate::gemm_fns::split_k))]
 pub mod scaled {
     use tessel::prelude::*;
-
-    /// Unit `u`'s row and column among `unit_rows` x `unit_cols` units, in an L2-friendly order:
-    /// GROUP unit-rows at a time, walking down each column.
-    fn tile_order<const GROUP: usize>(u: i32, unit_rows: i32, unit_cols: i32) -> (i32, i32) {
-        let first = u / (GROUP * unit_cols) * GROUP;
-        let rows = min(unit_rows - first, GROUP);
-        (first + u % (GROUP * unit_cols) % rows, u % (GROUP * unit_cols) / rows)
-    }
 
     /// A consumer's 64 x 128 result `done` of the overlapped kernel, scaled (A's scales along its
     /// rows, W's along its columns) into its two 64 x 64 output buffers, a block at a time.
@@ -282,7 +275,7 @@ pub mod scaled {
     /// the dispatchers launch no more programs than the GPU has SMs, and the interpreter runs as
     /// many at once. Any M, N and K, as for `scaled_matmul`. (`matmul_split` in
     /// `kernels/src/matmul.rs` and `linear_split` in `kernels/src/linear.rs` exchange their sums the
-    /// same way: a kernel function serves only its own module's kernels.)
+    /// same way: with the functions of [`gemm_fns::split_k`](crate::gemm_fns::split_k).)
     #[kernel(grid = (ways * cdiv(M, BM) * cdiv(N, BN),), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
              ragged(M, N, K), consts(BM = 128, BN = 128, BK = 128, STAGES = 6, SLOTS = 8, LOADS = 2 * SLOTS),
              instances((f8e4m3, f32), (i8, i32)))]
@@ -342,42 +335,14 @@ pub mod scaled {
                         // This consumer's half of the tile: its blocks of `partial` and its
                         // semaphores, one of each per program.
                         let slot = 2 * tile + h;
-                        partial.tile([ways * slot + share, 0], [64, BN]).store(acc.load());
-                        // Every other program's semaphore: two ranges, a release each, where a
-                        // release per program cost 0.2 us a program (`bench/results/semaphores/`).
-                        semaphore_signal(sems, ways * slot..ways * slot + share);
-                        semaphore_signal(sems, ways * slot + share + 1..ways * slot + ways);
-                        semaphore_wait(sems, ways * slot + share, ways - 1);
-                        // The other programs, in order, skipping this one.
+                        publish::<A, BN>(acc, partial, sems, ways, slot, share);
                         let others = ways - 1;
                         #[unroll]
                         for q in 0..4 {
                             if (4 * h + q) % ways == share {
-                                let mut sum = acc.slice([.., 32 * q..32 * q + 32]).load();
-                                #[unroll]
-                                for i in 0..SLOTS {
-                                    if i < others {
-                                        let other = if i < share { i } else { i + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(theirs, part.at(h).at(i), loaded.at(SLOTS * h + i));
-                                    }
-                                }
-                                for i in 0..others {
-                                    barrier_wait(loaded.at(SLOTS * h + i % SLOTS));
-                                    sum = sum + part.at(h).at(i % SLOTS).load(Layout::Wgmma);
-                                    // Every thread has read the buffer before the next copy rewrites it.
-                                    commit_smem();
-                                    if i + SLOTS < others {
-                                        let next = i + SLOTS;
-                                        let other = if next < share { next } else { next + 1 };
-                                        let theirs = partial.tile([ways * slot + other, q], [64, 32]);
-                                        copy_gmem_to_smem(
-                                            theirs,
-                                            part.at(h).at(i % SLOTS),
-                                            loaded.at(SLOTS * h + i % SLOTS),
-                                        );
-                                    }
-                                }
+                                let sum = slice_sum::<A, SLOTS, { q }>(
+                                    acc, partial, part, loaded, ways, slot, share, others, h,
+                                );
                                 let y = sum.cast::<f32>()
                                     * a_scale_s.at(h).load(Layout::WgmmaRow).broadcast([64, 32], Layout::Wgmma)
                                     * w_scale_s
@@ -459,16 +424,7 @@ pub mod scaled {
                             wgmma(acc, w_s.at(s).at(h), a_s.at(s).t());
                         });
                         if SPLIT > 1 {
-                            // The partial sums, down the cluster.
-                            if rank + 1 < SPLIT {
-                                barrier_wait(received);
-                                acc.store(acc.load() + part.at(h).load(Layout::Wgmma));
-                            }
-                            if rank > 0 {
-                                part.at(h).store(acc.load());
-                                commit_smem();
-                                copy_smem_to_peer(part.at(h), part.at(h), received, rank - 1);
-                            }
+                            pass_down::<A, SPLIT>(acc, part, received, rank, h);
                         }
                         if rank == 0 {
                             // The 64 x RN block of C^T, scaled (W's scales along its rows, A's

@@ -5,8 +5,9 @@
 //! K is split over `ways` programs per 128 x 128 tile of C. Every program stores its sum (64 rows
 //! per consumer) into `partial` and signals the other programs' semaphores; then each adds up the
 //! slices of the tile it owns, the others' sums of them copied in by TMA into shared memory its
-//! pipeline's stages used, and stores them. A launch that completes leaves every semaphore at
-//! zero, so one workspace serves launch after launch: one per device and partial type, allocated
+//! pipeline's stages used, and stores them (the kernel functions of
+//! [`gemm_fns::split_k`](crate::gemm_fns::split_k)). A launch that completes leaves every semaphore
+//! at zero, so one workspace serves launch after launch: one per device and partial type, allocated
 //! by the first launch that needs it, grown for larger ones, kept for the process. Its tensors
 //! remember the stream they were allocated on, and a kernel on another stream is ordered after
 //! the launches that used them there, so two launches never use it at once.

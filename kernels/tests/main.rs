@@ -4,6 +4,7 @@
 //!
 //! - `attention`, `attention_backward`: the flash attention passes against an f64 reference;
 //! - `matmul_dispatch`, `quantized`, `linear`: the GEMM families and their dispatchers;
+//! - `gemm_fns`: the GEMMs' kernel-function libraries in a kernel of another crate;
 //! - `ptxas`: every shipped kernel assembles for sm_90a without register spills.
 
 // Shared by the suites, loaded once.
@@ -18,6 +19,7 @@ mod common;
 
 mod attention;
 mod attention_backward;
+mod gemm_fns;
 mod linear;
 mod matmul_dispatch;
 mod ptxas;

@@ -1,4 +1,4 @@
-//! `#[kernel]` and `#[kernels]`: tessel's attribute macros, a thin face over `tessel_compiler`.
+//! `#[kernel]`, `#[kernels]` and `#[kernel_fns]`: tessel's attribute macros, a thin face over `tessel_compiler`.
 
 use proc_macro::TokenStream;
 
@@ -15,4 +15,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn kernels(attr: TokenStream, item: TokenStream) -> TokenStream {
     tessel_compiler::module::expand(attr.into(), item.into()).into()
+}
+
+/// Makes a module of kernel functions a library that `#[kernels]` modules of this crate and of
+/// others use: `#[kernels(uses(split_k))]` calls its `pub fn`s. See "Kernel functions" in the
+/// `tessel` crate documentation.
+#[proc_macro_attribute]
+pub fn kernel_fns(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tessel_compiler::module::library::expand(attr.into(), item.into()).into()
 }

@@ -21,7 +21,8 @@ pub struct KernelSource {
     attr: proc_macro2::TokenStream,
     item: proc_macro2::TokenStream,
     /// For a kernel of a `#[kernels]` module: the module (without the attribute), whose kernel
-    /// functions the kernel calls, and with which it is compiled.
+    /// functions the kernel calls, and with which it is compiled (`attr` is then the module's
+    /// attribute, with its libraries loaded).
     module: Option<proc_macro2::TokenStream>,
     /// Which instance (`tessel_compiler::compile_instances`); 0 for a plain kernel.
     instance: usize,
@@ -37,7 +38,7 @@ impl KernelSource {
     pub fn compiled(&self) -> Result<tessel_compiler::Compiled, String> {
         if let Some(module) = &self.module {
             let kernels =
-                tessel_compiler::module::compile(Default::default(), module.clone()).map_err(|e| render(&e))?;
+                tessel_compiler::module::compile(self.attr.clone(), module.clone()).map_err(|e| render(&e))?;
             let kernel = kernels.into_iter().find(|c| c.kernel.name == self.name);
             return kernel.ok_or_else(|| format!("the module has no kernel `{}`", self.name));
         }
@@ -87,23 +88,48 @@ pub fn kernels_in(path: &Path) -> Vec<KernelSource> {
 /// Every `#[kernel(..)]` function of a source text (`path` names it in messages).
 pub fn kernels_in_source(src: &str, path: &Path) -> Vec<KernelSource> {
     let file: syn::File = syn::parse_str(src).unwrap_or_else(|e| panic!("{} does not parse: {e}", path.display()));
+    let libraries = libraries_in(&file);
     let mut out = Vec::new();
     for item in file.items {
         match item {
             syn::Item::Fn(f) => out.extend(function_kernels(f, path)),
             syn::Item::Mod(mut m) => {
                 let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
-                m.attrs.remove(pos);
+                let attr = match m.attrs.remove(pos).meta {
+                    syn::Meta::List(l) => l.tokens,
+                    _ => Default::default(),
+                };
+                // The libraries of its `uses(..)`, loaded from the file as their macros load them.
+                let library = |p: &syn::Path| {
+                    let name = p.segments.last()?.ident.to_string();
+                    libraries.iter().find(|(n, _)| *n == name).map(|(_, item)| item.clone())
+                };
+                let attr = tessel_compiler::module::load(attr, library)
+                    .unwrap_or_else(|e| panic!("{}: `{}`: {e}", path.display(), m.ident));
                 out.extend(module_kernels(&m).into_iter().map(|name| KernelSource {
                     file: path.to_path_buf(),
                     name,
-                    attr: Default::default(),
+                    attr: attr.clone(),
                     item: Default::default(),
                     module: Some(quote::quote!(#m)),
                     instance: 0,
                 }));
             }
             _ => {}
+        }
+    }
+    out
+}
+
+/// The `#[kernel_fns]` libraries of a file: each one's name and its module without the attribute.
+fn libraries_in(file: &syn::File) -> Vec<(String, proc_macro2::TokenStream)> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        let syn::Item::Mod(m) = item else { continue };
+        if m.attrs.iter().any(|a| a.path().is_ident("kernel_fns")) {
+            let mut m = m.clone();
+            m.attrs.retain(|a| !a.path().is_ident("kernel_fns"));
+            out.push((m.ident.to_string(), quote::quote!(#m)));
         }
     }
     out

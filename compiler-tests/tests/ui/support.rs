@@ -1,6 +1,7 @@
-//! Reading the `#[kernel]` functions and `#[kernels]` modules of the `tests/ui` cases so that tests
-//! can hand them to `tessel_compiler` directly, the way rustc hands them to the macros: the
-//! attribute's tokens apart from the item, which no longer carries the attribute.
+//! Reading the `#[kernel]` functions, `#[kernels]` modules and `#[kernel_fns]` libraries of the
+//! `tests/ui` cases so that tests can hand them to `tessel_compiler` directly, the way rustc hands
+//! them to the macros: the attribute's tokens apart from the item, which no longer carries the
+//! attribute (a module's with its libraries loaded, as their macros load them).
 //!
 //! Shared by `tests/ui.rs`, `tests/mutation.rs` and `tests/compile_time.rs` (`#[path]` modules).
 
@@ -43,8 +44,10 @@ pub const FAIL_AREAS: &[&str] =
     &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "sync", "syntax", "functions", "generic"];
 
 /// The compile-fail cases whose kernels compile: rustc rejects a use of the kernel (a call of an
-/// instance the kernel does not declare), so `#[kernel]` reports no error of its own.
-pub const REJECTED_AT_A_CALL: &[&str] = &["generic/undeclared-instance.rs", "generic/own-signature-call.rs"];
+/// instance the kernel does not declare) or of a library (a path in `uses(..)` that names none), so
+/// `#[kernel]` reports no error of its own.
+pub const REJECTED_AT_A_CALL: &[&str] =
+    &["generic/undeclared-instance.rs", "generic/own-signature-call.rs", "functions/library-unknown.rs"];
 
 /// Every kernel of a file, in source order.
 pub fn kernels_of(path: &Path) -> Vec<Kernel> {
@@ -220,13 +223,14 @@ fn transcribe(body: TokenStream, bindings: &[Binding]) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// One `#[kernels] mod` of a case file.
+/// One `#[kernels] mod` of a case file, or one `#[kernel_fns] mod` (a library).
 pub struct Module {
     /// The module's name, for messages.
     pub name: String,
-    /// The tokens inside `#[kernels(..)]` (none, unless the case is about them).
+    /// The tokens inside `#[kernels(..)]` (none, unless the case is about them), with the libraries
+    /// of its `uses(..)` loaded as their macros load them.
     pub attr: TokenStream,
-    /// The module without its `#[kernels]` attribute.
+    /// The module without its attribute.
     pub item: TokenStream,
 }
 
@@ -236,20 +240,51 @@ pub fn modules_of(path: &Path) -> Vec<Module> {
     modules_in(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Every `#[kernels]` module of a source text.
+/// Every `#[kernels]` module of a source text whose libraries are modules of the same text (a
+/// module that uses another is left out: rustc rejects it at the library's path).
 pub fn modules_in(src: &str) -> Result<Vec<Module>, syn::Error> {
+    // One parse: a module's tokens and its libraries' share a source (mutation.rs tells them apart
+    // from a mutant's by it).
     let file = syn::parse_file(src)?;
+    let libraries = attributed_modules(&file, "kernel_fns");
+    let library = |path: &syn::Path| {
+        let name = path.segments.last()?.ident.to_string();
+        libraries.iter().find(|l| l.name == name).map(|l| l.item.clone())
+    };
     let mut out = Vec::new();
-    for item in file.items {
-        let syn::Item::Mod(mut m) = item else { continue };
-        let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident("kernels")) else { continue };
+    for m in attributed_modules(&file, "kernels") {
+        if let Ok(attr) = tessel_compiler::module::load(m.attr, library) {
+            out.push(Module { attr, ..m });
+        }
+    }
+    Ok(out)
+}
+
+/// Every `#[kernel_fns]` library of a file, in source order.
+pub fn libraries_of(path: &Path) -> Vec<Module> {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    libraries_in(&src).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every `#[kernel_fns]` library of a source text, in source order.
+pub fn libraries_in(src: &str) -> Result<Vec<Module>, syn::Error> {
+    Ok(attributed_modules(&syn::parse_file(src)?, "kernel_fns"))
+}
+
+/// The modules of a file with the attribute `name`.
+fn attributed_modules(file: &syn::File, name: &str) -> Vec<Module> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        let syn::Item::Mod(m) = item else { continue };
+        let mut m = m.clone();
+        let Some(pos) = m.attrs.iter().position(|a| a.path().is_ident(name)) else { continue };
         let attr = match m.attrs.remove(pos).meta {
             syn::Meta::List(list) => list.tokens,
             _ => TokenStream::new(),
         };
         out.push(Module { name: m.ident.to_string(), attr, item: m.to_token_stream() });
     }
-    Ok(out)
+    out
 }
 
 /// Whether a line of `describe` is a note at a call of a kernel function (which follows an error

@@ -8,20 +8,33 @@
 //! arguments describe one kernel (its grid, its warpgroups), which a module does not have, and
 //! inside the module each kernel keeps its `#[kernel(..)]` as written anywhere else.
 //!
-//! Reading the functions, in order:
-//! 1. each signature (`syntax::function::read`);
-//! 2. the calls between them, from which a recursive call is reported (an inlined function cannot
-//!    call itself) and an order in which every function comes after those it calls;
-//! 3. each body in that order (`syntax::function::check_body`), so that a function that calls a
-//!    function with errors is known to have errors too.
+//! Functions that the kernels of several modules share live in libraries, `#[kernel_fns]`
+//! modules (`library`), which a module names in `#[kernels(uses(..))]` and whose functions reach
+//! it through the library's macro (`uses`).
 //!
-//! A function with errors is reported once, here; each call of it in a kernel gets a note.
+//! Reading the functions, in order:
+//! 1. each signature (`syntax::function::read`), the libraries' too, each library's in a scope of
+//!    its own (`syntax::function::Functions`), and the names that two of them define;
+//! 2. the calls between them, from which a recursive call is reported (an inlined function cannot
+//!    call itself) and an order in which every function comes after those it calls (`order`);
+//! 3. each body in that order (`syntax::function::check_body`), the libraries' first, so that a
+//!    function that calls a function with errors is known to have errors too.
+//!
+//! A function with errors is reported once, where it is declared (a library's by the library);
+//! each call of it in a kernel gets a note.
 //!
 //! The module also gets `ALL_PTX`, every instance of its kernels with its PTX (`all_ptx`): a
 //! family's variants, listed once in the kernels' attributes, for the tools that go over them all.
 
+pub mod library;
+#[cfg(test)]
+mod library_tests;
+mod order;
 #[cfg(test)]
 mod tests;
+mod uses;
+
+pub use uses::load;
 
 use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
@@ -29,15 +42,22 @@ use crate::syntax::function::{self, tokens_loc, Function, Functions};
 use crate::Compiled;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 use syn::spanned::Spanned as _;
-use syn::visit_mut::{self, VisitMut};
 
 /// What `#[kernels]` expands to: the module with each kernel's expansion, the errors of the
-/// module's functions, and its `use` items.
+/// module's functions, and its `use` items; or, while a library of its `uses(..)` is not loaded,
+/// the call of that library's macro that loads it (`uses`).
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let module = match read(attr, item) {
+    let ctx = Ctxt::new();
+    let args = uses::read(&ctx, attr);
+    if !args.uses.is_empty() {
+        let errors = ctx.finish().err().map(|e| e.to_compile_error());
+        let next = uses::load_next(&args, item);
+        return quote!(#errors #next);
+    }
+    let module = match read(ctx, args, item) {
         Ok(m) => m,
         Err(e) => return e.to_compile_error(),
     };
@@ -101,9 +121,16 @@ fn all_ptx(kernels: &[KernelItem]) -> TokenStream {
 }
 
 /// Runs the front end on every kernel of a `#[kernels]` module: the checked kernels, or every
-/// error of the module (its functions' and its kernels') in one `syn::Error`.
+/// error of the module (its functions' and its kernels') in one `syn::Error`. Its libraries are
+/// loaded (`load` loads them from their sources).
 pub fn compile(attr: TokenStream, item: TokenStream) -> Result<Vec<Compiled>, syn::Error> {
-    let module = read(attr, item)?;
+    let ctx = Ctxt::new();
+    let args = uses::read(&ctx, attr);
+    if let Some(path) = args.uses.first() {
+        let text = format!("the library `{}` is loaded by its macro as the module expands", uses::path_text(path));
+        return Err(syn::Error::new_spanned(path, text));
+    }
+    let module = read(ctx, args, item)?;
     let mut compiled = Vec::new();
     let mut errors = Vec::new();
     for k in &module.kernels {
@@ -138,19 +165,12 @@ struct KernelItem {
     item: TokenStream,
 }
 
-fn read(attr: TokenStream, item: TokenStream) -> Result<Module, syn::Error> {
+/// Reads a module whose libraries (`args`) are loaded.
+fn read(ctx: Ctxt, args: uses::Args, item: TokenStream) -> Result<Module, syn::Error> {
     let mut item: syn::ItemMod = syn::parse2(item).map_err(|e| {
         let text = format!("{e} (`#[kernels]` goes on a module of kernels: `mod gemm {{ .. }}`)");
         syn::Error::new(e.span(), Code::ModuleItem.label(text))
     })?;
-    let ctx = Ctxt::new();
-    if let Some(loc) = tokens_loc(&attr) {
-        ctx.unsupported(
-            loc,
-            Code::ModuleItem,
-            "arguments of #[kernels] (each kernel takes its own, in `#[kernel(..)]`)",
-        );
-    }
     let items = match item.content.take() {
         Some((_, items)) => items,
         None => {
@@ -159,9 +179,9 @@ fn read(attr: TokenStream, item: TokenStream) -> Result<Module, syn::Error> {
             Vec::new()
         }
     };
-    let Items { uses, kernels, functions } = sort_items(&ctx, items);
-    let kernel_names = kernels.iter().map(|(name, _)| name.to_string()).collect();
-    let functions = read_functions(&ctx, &functions, kernel_names);
+    let Items { uses, kernels, functions } = sort_items(&ctx, items, "#[kernels]");
+    let kernel_names: Vec<syn::Ident> = kernels.iter().map(|(name, _)| name.clone()).collect();
+    let functions = read_functions(&ctx, &functions, &kernel_names, &args.loaded, item.ident.span());
     let kernels = kernels.into_iter().map(|(_, k)| k).collect();
     Ok(Module { item, uses, kernels, functions, ctx })
 }
@@ -173,8 +193,9 @@ struct Items {
     functions: Vec<syn::ItemFn>,
 }
 
-/// Sorts the items; a name defined twice and an item of another kind are reported.
-fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>) -> Items {
+/// Sorts the items of a `#[kernels]` module or a `#[kernel_fns]` library (`attribute`); a name
+/// defined twice and an item of another kind are reported.
+fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>, attribute: &str) -> Items {
     let mut out = Items { uses: Vec::new(), kernels: Vec::new(), functions: Vec::new() };
     let mut names = HashSet::new();
     for item in items {
@@ -189,16 +210,16 @@ fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>) -> Items {
                 None => out.functions.push(f),
             },
             other => {
-                let message = "a #[kernels] module holds kernels (`#[kernel(..)] fn`), the kernel functions they \
-                               call (plain `fn`s) and `use` items";
+                let (message, code) = if attribute == "#[kernels]" {
+                    let holds = "kernels (`#[kernel(..)] fn`), the kernel functions they call (plain `fn`s) and `use` \
+                                 items";
+                    (format!("a {attribute} module holds {holds}"), Code::ModuleItem)
+                } else {
+                    (format!("a {attribute} library holds kernel functions (`fn`s) and `use` items"), Code::LibraryItem)
+                };
                 let help = "move this item out of the module (a kernel function sees only its parameters and its \
                             own names, consts included)";
-                ctx.type_error(
-                    tokens_loc(&other).unwrap_or_else(|| Span::call_site().into()),
-                    Code::ModuleItem,
-                    message,
-                    help,
-                );
+                ctx.type_error(tokens_loc(&other).unwrap_or_else(|| Span::call_site().into()), code, message, help);
             }
         }
     }
@@ -206,18 +227,26 @@ fn sort_items(ctx: &Ctxt, items: Vec<syn::Item>) -> Items {
 }
 
 /// Reads the kernel functions (their signatures, then their bodies, each after the functions it
-/// calls) into the table the kernels' calls see.
-fn read_functions(ctx: &Ctxt, items: &[syn::ItemFn], kernels: HashSet<String>) -> Rc<Functions> {
+/// calls) and those of the libraries `loaded` (whose errors their own expansions report) into the
+/// table the kernels' calls see. `anchor` is a token of the module, whose hygiene the libraries'
+/// tokens take.
+fn read_functions(
+    ctx: &Ctxt,
+    items: &[syn::ItemFn],
+    kernels: &[syn::Ident],
+    loaded: &[uses::Loaded],
+    anchor: Span,
+) -> Rc<Functions> {
     let functions: Vec<Rc<Function>> = items.iter().map(|f| Rc::new(function::read(ctx, f))).collect();
-    let table = Rc::new(Functions::new(functions.iter().cloned(), kernels));
+    let libraries = uses::read_libraries(ctx, loaded, anchor);
+    let mut table = Functions::new(functions.iter().cloned(), kernels.iter().map(|k| k.to_string()).collect());
+    uses::add(ctx, &mut table, &functions, kernels, &libraries);
+    let table = Rc::new(table);
+    uses::check_libraries(&table, &libraries);
     ctx.calls.set_functions(table.clone());
     ctx.calls.set_reading_functions();
-    for f in order(ctx, &functions) {
-        function::check_body(ctx, &functions[f.index]);
-        // A function that calls a function with errors cannot be inlined either.
-        if f.callees.iter().any(|c| functions[*c].broken.get()) {
-            functions[f.index].broken.set(true);
-        }
+    for f in order::order(ctx, &functions) {
+        function::check_body(ctx, &functions[f]);
     }
     table
 }
@@ -249,111 +278,4 @@ fn kernel(ctx: &Ctxt, f: &syn::ItemFn) -> Option<(syn::Ident, KernelItem)> {
 fn is_kernel_attr(attr: &syn::Attribute) -> bool {
     let segs: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
     matches!(segs.iter().map(String::as_str).collect::<Vec<_>>()[..], ["kernel"] | ["tessel", "kernel"])
-}
-
-/// A function in the order its body is checked, with the functions it calls.
-struct Ordered {
-    index: usize,
-    callees: Vec<usize>,
-}
-
-/// The functions, each after the functions it calls; a call that closes a cycle is reported, and
-/// every function of the cycle is broken.
-fn order(ctx: &Ctxt, functions: &[Rc<Function>]) -> Vec<Ordered> {
-    let index: HashMap<String, usize> = functions.iter().enumerate().map(|(i, f)| (f.name.to_string(), i)).collect();
-    let calls: Vec<Vec<(usize, Span)>> = functions.iter().map(|f| calls_in(&f.body, &index)).collect();
-    let mut walk =
-        Walk { ctx, functions, calls: &calls, state: vec![State::New; functions.len()], path: vec![], out: vec![] };
-    for f in 0..functions.len() {
-        walk.visit(f);
-    }
-    walk.out
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum State {
-    New,
-    /// On the current path: a call of it closes a cycle.
-    Open,
-    Done,
-}
-
-/// A depth-first walk of the call graph.
-struct Walk<'a> {
-    ctx: &'a Ctxt,
-    functions: &'a [Rc<Function>],
-    calls: &'a [Vec<(usize, Span)>],
-    state: Vec<State>,
-    path: Vec<usize>,
-    out: Vec<Ordered>,
-}
-
-impl Walk<'_> {
-    fn visit(&mut self, f: usize) {
-        if self.state[f] != State::New {
-            return;
-        }
-        self.state[f] = State::Open;
-        self.path.push(f);
-        for &(callee, at) in &self.calls[f] {
-            match self.state[callee] {
-                State::New => self.visit(callee),
-                State::Open => self.recursion(f, callee, at),
-                State::Done => {}
-            }
-        }
-        self.path.pop();
-        self.state[f] = State::Done;
-        let callees = self.calls[f].iter().map(|(c, _)| *c).collect();
-        self.out.push(Ordered { index: f, callees });
-    }
-
-    /// `caller` calls `callee` at `at`, and `callee` is on the path to `caller`.
-    fn recursion(&self, caller: usize, callee: usize, at: Span) {
-        let start = self.path.iter().position(|&g| g == callee).unwrap_or(0);
-        let cycle = &self.path[start..];
-        for &g in cycle {
-            self.functions[g].broken.set(true);
-        }
-        let names: Vec<String> =
-            cycle.iter().chain([&callee]).map(|&g| format!("`{}`", self.functions[g].name)).collect();
-        let message = if caller == callee {
-            format!("`{}` calls itself", self.functions[callee].name)
-        } else {
-            let (first, rest) = names.split_first().map_or(("", &[][..]), |(f, r)| (f.as_str(), r));
-            format!(
-                "this call of `{}` is recursive: {first} calls {}",
-                self.functions[callee].name,
-                rest.join(", which calls ")
-            )
-        };
-        let help = "kernel functions are inlined at their calls, so none may call itself, directly or through \
-                    others: write the repetition as a loop";
-        self.ctx.type_error(at, Code::Inlining, message, help);
-    }
-}
-
-/// The calls of the module's functions in `body`, in source order: the callee and the name's token.
-fn calls_in(body: &syn::Block, index: &HashMap<String, usize>) -> Vec<(usize, Span)> {
-    struct Finder<'a> {
-        index: &'a HashMap<String, usize>,
-        found: Vec<(usize, Span)>,
-    }
-    impl VisitMut for Finder<'_> {
-        fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
-            if let syn::Expr::Path(p) = &*call.func {
-                let name = p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>();
-                if let ([name], None) = (&name[..], p.path.leading_colon) {
-                    if let Some(&f) = self.index.get(name) {
-                        let at = p.path.segments.first().map_or_else(Span::call_site, |s| s.ident.span());
-                        self.found.push((f, at));
-                    }
-                }
-            }
-            visit_mut::visit_expr_call_mut(self, call);
-        }
-    }
-    let mut finder = Finder { index, found: Vec::new() };
-    finder.visit_block_mut(&mut body.clone());
-    finder.found
 }

@@ -8,7 +8,7 @@
 //! its errors are reported once, at its own tokens. Types are checked at each call (`typeck::call`),
 //! with that call's arguments.
 
-use super::ast::{self, Block, Layout};
+use super::ast::{self, Layout};
 use super::types::{dtype_of, layout_path, path_parts};
 use crate::codes::Code;
 use crate::diag::{Ctxt, Loc};
@@ -22,10 +22,20 @@ use syn::{GenericArgument, Type};
 
 pub(crate) use crate::generic::decl::{Kind as GenericKind, Param as GenericParam, Value as GenericValue};
 
-/// The kernel functions of a module and the names of its kernels, as the calls in a body see them.
+/// The kernel functions of a module, by scope, and the names of its kernels, as the calls in a
+/// body see them.
+///
+/// Scope 0 is the module's: its own functions and the public (`pub fn`) functions of the
+/// libraries it uses (`#[kernels(uses(..))]`, `module::uses`). Each library has a scope of its
+/// own holding all its functions, private ones included, where its functions' bodies look up
+/// their calls: a body's calls resolve in its function's scope ([`Function::scope`]), so a
+/// library's functions call each other whatever the module names its own.
 #[derive(Default)]
 pub struct Functions {
-    functions: HashMap<String, Rc<Function>>,
+    scopes: Vec<HashMap<String, Rc<Function>>>,
+    /// The libraries' private functions that scope 0 does not see, with their library's name: what
+    /// a call of one from the module is told.
+    private: HashMap<String, String>,
     kernels: HashSet<String>,
 }
 
@@ -34,20 +44,55 @@ pub enum Callee {
     Function(Rc<Function>),
     /// A kernel of the module: launched from the host, never called.
     Kernel,
+    /// A function of a library the module uses that is not `pub`: the library's name.
+    Private(String),
 }
 
+/// The scope of a module's own functions and its kernels' bodies.
+pub const MODULE_SCOPE: usize = 0;
+
 impl Functions {
-    /// The table of a module's functions (read with [`read`]) and kernels.
+    /// The table of a module's functions (read with [`read`]) and kernels, without libraries.
     pub fn new(functions: impl IntoIterator<Item = Rc<Function>>, kernels: HashSet<String>) -> Functions {
-        let functions = functions.into_iter().map(|f| (f.name.to_string(), f)).collect();
-        Functions { functions, kernels }
+        let module = functions.into_iter().map(|f| (f.name.to_string(), f)).collect();
+        Functions { scopes: vec![module], private: HashMap::new(), kernels }
     }
 
-    pub fn get(&self, name: &str) -> Option<Callee> {
-        match self.functions.get(name) {
-            Some(f) => Some(Callee::Function(f.clone())),
-            None => self.kernels.contains(name).then_some(Callee::Kernel),
+    /// Adds a library's functions as the scope `scope` (which their [`Function::scope`] names):
+    /// its public ones also to the module's scope, unless the module has a function of that name
+    /// (a clash, which the caller reports).
+    pub fn add_library(&mut self, scope: usize, library: &str, functions: &[Rc<Function>]) {
+        if self.scopes.len() <= scope {
+            self.scopes.resize_with(scope + 1, HashMap::new);
         }
+        for f in functions {
+            let name = f.name.to_string();
+            self.scopes[scope].insert(name.clone(), f.clone());
+            if !f.public {
+                self.private.entry(name).or_insert_with(|| library.to_string());
+            } else {
+                self.scopes[MODULE_SCOPE].entry(name).or_insert_with(|| f.clone());
+            }
+        }
+    }
+
+    /// The function (or kernel) `name` in `scope`, if there is one.
+    pub fn get(&self, scope: usize, name: &str) -> Option<Callee> {
+        if let Some(f) = self.scopes.get(scope).and_then(|s| s.get(name)) {
+            return Some(Callee::Function(f.clone()));
+        }
+        if scope != MODULE_SCOPE {
+            return None;
+        }
+        if self.kernels.contains(name) {
+            return Some(Callee::Kernel);
+        }
+        self.private.get(name).map(|library| Callee::Private(library.clone()))
+    }
+
+    /// The function `name` that the module's scope sees, if any.
+    pub fn in_module(&self, name: &str) -> Option<&Rc<Function>> {
+        self.scopes.first().and_then(|s| s.get(name))
     }
 }
 
@@ -68,6 +113,12 @@ pub struct Function {
     /// for its parameters, for the errors that do not depend on them.
     pub(crate) generics: Vec<GenericParam>,
     pub declaration: Option<syn::ItemFn>,
+    /// Whether it is declared `pub fn`: a library's public functions are the ones the modules
+    /// that use it can call.
+    pub public: bool,
+    /// The scope its body's calls resolve in ([`Functions`]): [`MODULE_SCOPE`] for a module's own
+    /// function, its library's for a library's.
+    pub scope: usize,
 }
 
 impl Function {
@@ -222,7 +273,9 @@ pub(crate) fn instantiate(ctx: &Ctxt, f: &Function, values: &[GenericValue]) -> 
             return None;
         }
     };
-    let instance = read_plain(ctx, &item.func, before);
+    let mut instance = read_plain(ctx, &item.func, before);
+    // Its calls resolve where the declaration's do.
+    instance.scope = f.scope;
     (!instance.broken.get()).then_some(instance)
 }
 
@@ -270,6 +323,8 @@ fn read_plain(ctx: &Ctxt, item: &syn::ItemFn, before: usize) -> Function {
         broken,
         generics: Vec::new(),
         declaration: None,
+        public: matches!(item.vis, syn::Visibility::Public(_)),
+        scope: MODULE_SCOPE,
     }
 }
 
@@ -537,9 +592,11 @@ fn smem(ctx: &Ctxt, name: &syn::Ident, args: &[&GenericArgument]) -> Option<Decl
 /// it again, with fresh expression ids.
 pub fn check_body(ctx: &Ctxt, f: &Function) {
     let before = ctx.error_count();
-    let body: Block = ctx.isolated(|| super::expr::lower_function_body(ctx, f));
+    let (body, calls_broken) =
+        ctx.calls.reading_body(f.scope, || ctx.isolated(|| super::expr::lower_function_body(ctx, f)));
     super::hygiene::check(ctx, f, body);
-    if ctx.error_count() > before {
+    // A function that calls a function with errors cannot be inlined either.
+    if ctx.error_count() > before || calls_broken {
         f.broken.set(true);
     }
 }

@@ -52,6 +52,11 @@ pub struct Calls {
     /// (`module`): a call there of a function with errors gets no note, as the caller then has
     /// errors too, and each call of the caller gets one.
     reading_functions: Cell<bool>,
+    /// The scope the body being read resolves its calls in: the module's in a kernel, a
+    /// function's own in its body (`Functions`).
+    scope: Cell<usize>,
+    /// Whether the function body being read (`reading_body`) called a function with errors.
+    called_broken: Cell<bool>,
 }
 
 impl Calls {
@@ -88,6 +93,22 @@ impl Calls {
     pub fn open(&self) -> Vec<usize> {
         self.open.borrow().iter().rev().copied().collect()
     }
+
+    /// Runs `f` with the calls it reads resolved in `scope`.
+    fn in_scope<R>(&self, scope: usize, f: impl FnOnce() -> R) -> R {
+        let outer = self.scope.replace(scope);
+        let out = f();
+        self.scope.set(outer);
+        out
+    }
+
+    /// Reads a function's body where it is declared (`f`, in the function's `scope`): its value,
+    /// and whether it calls a function with errors.
+    pub fn reading_body<R>(&self, scope: usize, f: impl FnOnce() -> R) -> (R, bool) {
+        let outer = self.called_broken.replace(false);
+        let out = self.in_scope(scope, f);
+        (out, self.called_broken.replace(outer))
+    }
 }
 
 /// If `call` names a kernel function, the call inlined; `None` for anything else (the language's
@@ -98,7 +119,7 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
     if path.leading_colon.is_some() {
         return None;
     }
-    let callee = functions.get(&seg.ident.to_string())?;
+    let callee = functions.get(ctx.calls.scope.get(), &seg.ident.to_string())?;
     let at = Loc::new(seg.ident.span(), call.paren_token.span.close());
     // The arguments are the caller's: read (and their errors reported) whatever becomes of the call.
     let args: Vec<Expr> = call.args.iter().map(|a| lower_expr(ctx, a)).collect();
@@ -111,6 +132,20 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
                 seg.ident.span(),
                 Code::UnknownOperation,
                 format!("`{}` is a kernel, which cannot be called", seg.ident),
+                help,
+            );
+            return Some(ExprKind::Invalid);
+        }
+        Callee::Private(library) => {
+            let help = format!(
+                "only a library's `pub fn`s are called from the modules that use it: make `{}` public in \
+                 `{library}`, or call a public function of it that calls `{}`",
+                seg.ident, seg.ident
+            );
+            ctx.type_error(
+                seg.ident.span(),
+                Code::PrivateFunction,
+                format!("`{}` is a private function of the kernel-function library `{library}`", seg.ident),
                 help,
             );
             return Some(ExprKind::Invalid);
@@ -135,7 +170,9 @@ pub fn call(ctx: &Ctxt, call: &syn::ExprCall, path: &syn::Path) -> Option<ExprKi
         return Some(ExprKind::Invalid);
     }
     if f.broken.get() {
-        if !ctx.calls.reading_functions.get() {
+        if ctx.calls.reading_functions.get() {
+            ctx.calls.called_broken.set(true);
+        } else {
             ctx.error(at, Diag::InCall { function: f.name.to_string(), broken: true });
         }
         return Some(ExprKind::Invalid);
@@ -179,7 +216,8 @@ fn inline(
     if let Stmt::Let { init, .. } = &binding {
         ctx.calls.bindings.borrow_mut().insert(init.id, site);
     }
-    let mut body = ctx.calls.within(site, || ctx.isolated(|| lower_function_body(ctx, &f)));
+    let mut body =
+        ctx.calls.within(site, || ctx.calls.in_scope(f.scope, || ctx.isolated(|| lower_function_body(ctx, &f))));
     super::hygiene::rename_consts(ctx, &mut body, site);
     body.stmts.insert(0, binding);
     ExprKind::RunScoped { collective_axes: None, params: Vec::new(), body }
