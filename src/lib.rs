@@ -2,9 +2,9 @@
 
 pub use tessel_macros::{kernel, kernels};
 pub use tessel_runtime::{
-    bf16, cudarc, f16, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Device, DeviceTensor, DeviceView,
-    DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, Result, Swizzle, TensorMap, F8E4M3, F8E5M2,
-    RAGGED_MAX, VIEW_ALIGN,
+    bf16, cudarc, f16, nccl_version, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Collectives, Device,
+    DeviceGroup, DeviceTensor, DeviceView, DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, ReduceOp,
+    Result, Swizzle, SymmetricTensor, TensorMap, F8E4M3, F8E5M2, RAGGED_MAX, VIEW_ALIGN,
 };
 
 pub use plan::LaunchPlan;
@@ -24,14 +24,14 @@ pub type f8e4m3 = F8E4M3;
 pub type f8e5m2 = F8E5M2;
 
 /// What `use tessel::prelude::*;` brings into scope: the attributes, devices, tensors and views
-/// (with the traits that let a launch take either), the host element types (the fp8 ones also
-/// under their dtype names), the error type and `Result`, whose error type defaults to it:
-/// `Result<()>` is `Result<(), tessel::Error>`, and `Result<(), Box<dyn std::error::Error>>` keeps
-/// its own.
+/// (with the traits that let a launch take either), device groups with their symmetric tensors and
+/// NCCL collectives, the host element types (the fp8 ones also under their dtype names), the error
+/// type and `Result`, whose error type defaults to it: `Result<()>` is `Result<(), tessel::Error>`,
+/// and `Result<(), Box<dyn std::error::Error>>` keeps its own.
 pub mod prelude {
     pub use crate::{
-        bf16, f16, f8e4m3, f8e5m2, kernel, kernels, AsDeviceView, AsDeviceViewMut, Device, DeviceTensor, DeviceView,
-        DeviceViewMut, Error, HostTensor, Result, F8E4M3, F8E5M2,
+        bf16, f16, f8e4m3, f8e5m2, kernel, kernels, AsDeviceView, AsDeviceViewMut, Collectives, Device, DeviceGroup,
+        DeviceTensor, DeviceView, DeviceViewMut, Error, HostTensor, ReduceOp, Result, SymmetricTensor, F8E4M3, F8E5M2,
     };
 }
 

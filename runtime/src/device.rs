@@ -108,26 +108,33 @@ impl Device {
 /// name and compute capability. Never calls cudarc before libcuda is known to load, because
 /// cudarc's dynamic loading panics when the library is missing.
 fn probe(ordinal: usize) -> Result<(String, i32, i32)> {
-    if !driver::library_present() {
-        return Err(Error::NoDriver);
-    }
-    let no_device = |count| Error::NoDevice { ordinal, count };
-    let version = driver::init().map_err(|err| match err {
-        DriverError(CUresult::CUDA_ERROR_NO_DEVICE) => no_device(0),
-        other => Error::from(other),
-    })?;
-    if version < MIN_DRIVER_VERSION {
-        return Err(Error::DriverTooOld { version });
-    }
-    let count = driver::device_count()?;
+    let count = visible_devices()?;
     if ordinal >= count {
-        return Err(no_device(count));
+        return Err(Error::NoDevice { ordinal, count });
     }
     let (name, major, minor) = driver::device_identity(ordinal)?;
     if (major, minor) != REQUIRED_CAPABILITY {
         return Err(Error::UnsupportedDevice { ordinal, name, major, minor });
     }
     Ok((name, major, minor))
+}
+
+/// How many CUDA devices the driver sees (0 when it sees none), after checking that libcuda loads
+/// and is new enough. Never calls cudarc before libcuda is known to load, because cudarc's dynamic
+/// loading panics when the library is missing.
+pub(crate) fn visible_devices() -> Result<usize> {
+    if !driver::library_present() {
+        return Err(Error::NoDriver);
+    }
+    let version = match driver::init() {
+        Ok(version) => version,
+        Err(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => return Ok(0),
+        Err(other) => return Err(Error::from(other)),
+    };
+    if version < MIN_DRIVER_VERSION {
+        return Err(Error::DriverTooOld { version });
+    }
+    Ok(driver::device_count()?)
 }
 
 /// Anything that names a stream to queue work on: a [`Device`] (its default stream) or a cudarc

@@ -9,6 +9,9 @@
 //! the library is missing. [`library_present`] must therefore return `true` before anything here
 //! (or in cudarc) is called; [`crate::Device::new`] is the gate.
 
+pub(crate) mod multicast;
+pub(crate) mod vmm;
+
 use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 

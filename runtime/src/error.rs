@@ -189,6 +189,73 @@ pub enum Error {
         /// Its device address.
         address: u64,
     },
+    /// A device group needs more GPUs than the driver sees.
+    NotEnoughDevices {
+        /// How many GPUs the group needs.
+        needed: usize,
+        /// How many CUDA devices the driver sees.
+        found: usize,
+    },
+    /// Two devices of a group cannot map each other's memory (`cuDeviceCanAccessPeer`), or a
+    /// device cannot map memory with CUDA virtual memory management at all (then `from == to`).
+    NoPeerAccess {
+        /// The device that would read or write.
+        from: usize,
+        /// The device whose memory it would reach.
+        to: usize,
+    },
+    /// A per-rank argument has a different number of values than the group has ranks.
+    RankCount {
+        /// The argument, e.g. `SymmetricTensor::from_host` or `all_gather send`.
+        argument: &'static str,
+        /// The number of ranks of the group.
+        expected: usize,
+        /// The number of values given.
+        got: usize,
+    },
+    /// One rank's tensor has a different shape than rank 0's, where every rank's must agree.
+    RankShape {
+        /// The argument concerned.
+        argument: &'static str,
+        /// The rank whose tensor disagrees.
+        rank: usize,
+        /// Rank 0's shape (or the shape the operation needs).
+        expected: Vec<usize>,
+        /// This rank's shape.
+        got: Vec<usize>,
+    },
+    /// One rank's tensor lives on another device than the group's device of that rank.
+    RankDevice {
+        /// The argument concerned.
+        argument: &'static str,
+        /// The rank.
+        rank: usize,
+        /// The ordinal of the device holding the tensor.
+        tensor_device: usize,
+        /// The ordinal of the group's device of this rank.
+        rank_device: usize,
+    },
+    /// A symmetric tensor was allocated for another device group than the one it is used with.
+    WrongGroup {
+        /// The argument concerned.
+        argument: &'static str,
+    },
+    /// The NCCL library (`libnccl.so.2`) could not be loaded.
+    NoNccl,
+    /// The loaded NCCL is older than tessel's collectives need.
+    NcclTooOld {
+        /// `ncclGetVersion`'s code, e.g. `21805` for 2.18.5.
+        version: i32,
+    },
+    /// An NCCL call failed.
+    Nccl {
+        /// The NCCL call, e.g. `ncclCommInitAll`.
+        call: &'static str,
+        /// The result's name, e.g. `ncclInvalidUsage`.
+        result: String,
+        /// NCCL's own description of the last error (`ncclGetLastError`), when it has one.
+        detail: String,
+    },
     /// A kernel launch was refused before it reached the driver (a bad configuration).
     Launch(String),
     /// The driver refused to prepare or queue a kernel launch (`cuModuleGetFunction`,
@@ -306,6 +373,57 @@ impl fmt::Display for Error {
                 "`{view}`: a view must start at a 16-byte aligned address (kernels read global \
                  arrays with TMA and paired loads), but element {start} is at {address:#x}"
             ),
+            Error::NotEnoughDevices { needed, found } => {
+                write!(f, "this needs {needed} GPU{}, but the driver sees {found}", if *needed == 1 { "" } else { "s" })
+            }
+            Error::NoPeerAccess { from, to } if from == to => write!(
+                f,
+                "device {from} does not support CUDA virtual memory management (cuMemCreate, \
+                 cuMemMap), which symmetric tensors need"
+            ),
+            Error::NoPeerAccess { from, to } => write!(
+                f,
+                "device {from} cannot access the memory of device {to} (cuDeviceCanAccessPeer \
+                 says no: they share no NVLink or PCIe peer path), so they cannot be in one \
+                 device group"
+            ),
+            Error::RankCount { argument, expected, got } => write!(
+                f,
+                "`{argument}`: the group has {expected} rank(s), so it takes one value per rank, \
+                 but {got} were given"
+            ),
+            Error::RankShape { argument, rank, expected, got } => write!(
+                f,
+                "`{argument}`: rank {rank}'s tensor has shape {got:?}, but every rank's must be \
+                 {expected:?}"
+            ),
+            Error::RankDevice { argument, rank, tensor_device, rank_device } => write!(
+                f,
+                "`{argument}`: rank {rank}'s tensor lives on device {tensor_device}, but rank \
+                 {rank} of the group is device {rank_device}"
+            ),
+            Error::WrongGroup { argument } => {
+                write!(f, "`{argument}` was allocated for another device group than the one it is used with")
+            }
+            Error::NoNccl => f.write_str(
+                "the NCCL library (libnccl.so.2) could not be loaded: install NCCL (e.g. the \
+                 `libnccl2` package or the `nvidia-nccl-cu12` wheel) and put it on the library \
+                 path; collectives need it, symmetric tensors and kernels do not",
+            ),
+            Error::NcclTooOld { version } => write!(
+                f,
+                "the loaded NCCL is version {}, but tessel's collectives need {} or newer",
+                crate::group::nccl_version_text(*version),
+                crate::group::nccl_version_text(crate::group::MIN_NCCL_VERSION)
+            ),
+            Error::Nccl { call, result, detail } => {
+                write!(f, "NCCL error in {call}: {result}")?;
+                if detail.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, " ({detail})")
+                }
+            }
             Error::Launch(msg) => write!(f, "kernel launch failed: {msg}"),
             Error::LaunchRejected { reason, source } => {
                 write!(f, "kernel launch failed: {reason}: {}", describe(*source))

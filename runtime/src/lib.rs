@@ -12,6 +12,7 @@
 //! | [`TensorMap`] | TMA descriptors, validated before encoding and cached per tensor |
 //! | [`launch`], [`Dims`] | argument checks and `cuLaunchKernel`, for generated launch functions |
 //! | [`interp`] | the CPU interpreter behind generated `interpret` functions, and the semantics reference |
+//! | [`DeviceGroup`], [`SymmetricTensor`], [`Collectives`] | several GPUs of one process: ranks, memory every rank can reach (CUDA virtual memory, multicast), NCCL collectives |
 //!
 //! Every failure is an [`Error`], never a panic. Without an NVIDIA driver the runtime still
 //! builds and loads: [`Device::new`] returns [`Error::NoDriver`], [`Device::is_available`] says
@@ -29,13 +30,15 @@
 //! ```
 //!
 //! cudarc is built with `dynamic-loading`, so no CUDA toolkit is needed to build; libcuda is
-//! loaded at run time. All raw driver calls live in one private module, `driver`.
+//! loaded at run time, and so is libnccl, only by [`Collectives`] ([`Error::NoNccl`] without it).
+//! All raw driver calls live in one private module, `driver`.
 
 mod device;
 mod dims;
 mod driver;
 mod element;
 mod error;
+mod group;
 pub mod interp;
 mod launch;
 mod module;
@@ -47,6 +50,7 @@ pub use device::{AsStream, Device};
 pub use dims::{check_divisible, check_ragged, check_rank, launches_nothing, to_u32, Dims, RAGGED_MAX};
 pub use element::Element;
 pub use error::{Error, Result};
+pub use group::{nccl_version, Collectives, DeviceGroup, ReduceOp, SymmetricTensor};
 pub use interp::{interpret, with_race_check, Arg, Embedded, HostArray};
 pub use launch::{launch, KernelArg, LaunchConfig};
 pub use module::{Module, DEFAULT_DYNAMIC_SMEM, MAX_DYNAMIC_SMEM};
@@ -63,7 +67,7 @@ pub use half::{bf16, f16};
 pub mod __private {
     pub use crate::{
         check_divisible, check_ragged, check_rank, launch, launches_nothing, to_u32, AccessGuard, AsDeviceView,
-        AsDeviceViewMut, AsStream, DeviceTensor, Dims, Element, Error, HostTensor, KernelArg, LaunchConfig, Module,
-        Result, Swizzle, TensorMap,
+        AsDeviceViewMut, AsStream, DeviceGroup, DeviceTensor, Dims, Element, Error, HostTensor, KernelArg,
+        LaunchConfig, Module, Result, Swizzle, SymmetricTensor, TensorMap,
     };
 }
