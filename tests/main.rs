@@ -6,7 +6,8 @@
 //! - `interpreter`, `interp`: the CPU interpreter, its errors and its race detector;
 //! - `generic`, `kernel_fns`: generic kernels and `#[kernels]` modules;
 //! - `launch_errors`, `interop`: what a launch checks, and cudarc interoperation;
-//! - `gpu_ops`, `gpu_gemm`, `gpu_atomics`: the GPU against the interpreter.
+//! - `gpu_ops`, `gpu_gemm`, `gpu_atomics`: the GPU against the interpreter;
+//! - `group`: kernels of several devices (`devices = W`), on simulated devices and on GPUs.
 
 // Shared by the suites, loaded once.
 mod accumulating;
@@ -18,6 +19,7 @@ mod generic;
 mod gpu_atomics;
 mod gpu_gemm;
 mod gpu_ops;
+mod group;
 mod interop;
 mod interp;
 #[path = "interpreter/main.rs"]

@@ -236,6 +236,18 @@ pub enum Arg<'a> {
 }
 
 impl Arg<'_> {
+    /// A scalar argument's copy (`None` for a tensor).
+    fn copy_scalar<'b>(&self) -> Option<Arg<'b>> {
+        Some(match *self {
+            Arg::I32(v) => Arg::I32(v),
+            Arg::U32(v) => Arg::U32(v),
+            Arg::I64(v) => Arg::I64(v),
+            Arg::U64(v) => Arg::U64(v),
+            Arg::F32(v) => Arg::F32(v),
+            Arg::Tensor(_) | Arg::TensorMut(_) => return None,
+        })
+    }
+
     /// What the argument is, for messages.
     fn describe(&self) -> String {
         match self {
@@ -293,8 +305,80 @@ pub fn interpret(embedded: &'static Embedded, args: &mut [Arg<'_>]) -> Result<()
     catch_unwind(AssertUnwindSafe(|| {
         let Some(launch) = bind::bind(prog, args)? else { return Ok(()) };
         schedule::run(prog, &launch)?;
-        bind::write_back(prog, &launch, args);
+        bind::write_back(prog, &launch, 0, args);
         Ok(())
     }))
     .unwrap_or_else(|_| Err(Error::Internal(format!("the interpreter panicked running `{}`", prog.name))))
+}
+
+/// One argument of [`interpret_group`], in parameter order: a tensor per device of the group for
+/// a global array (`#[peers]` or not), or a scalar, the same on every device.
+pub enum GroupArg<'a> {
+    /// Device `d`'s tensor at `d`, for a `Gmem` parameter.
+    Tensors(Vec<&'a dyn HostArray>),
+    /// Device `d`'s tensor at `d`, for a `GmemMut` parameter; written back on success.
+    TensorsMut(Vec<&'a mut dyn HostArray>),
+    /// A scalar (`Arg::I32`, ..), passed to every device.
+    Scalar(Arg<'a>),
+}
+
+/// Runs a kernel of several devices (`devices = W`) on the CPU: every device's grid in one
+/// schedule, each device with its own arguments (one tensor per device for each global array),
+/// a `#[peers]` array's copies reachable from every device through `remote(..)`. Each device's
+/// arguments are checked as a launch checks them, each tensor must have one shape on every
+/// device ([`Error::RankShape`]), and a global array needs exactly `W` tensors
+/// ([`Error::RankCount`]); then the devices run, and their `GmemMut` tensors are written back once
+/// every program of every device has finished without error.
+pub fn interpret_group(embedded: &'static Embedded, args: Vec<GroupArg<'_>>) -> Result<()> {
+    let prog = embedded.program()?;
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut ranks = split_ranks(prog, args)?;
+        let views: Vec<&[Arg<'_>]> = ranks.iter().map(Vec::as_slice).collect();
+        let Some(launch) = bind::bind_group(prog, &views)? else { return Ok(()) };
+        schedule::run(prog, &launch)?;
+        for (device, args) in ranks.iter_mut().enumerate() {
+            bind::write_back(prog, &launch, device, args);
+        }
+        Ok(())
+    }))
+    .unwrap_or_else(|_| Err(Error::Internal(format!("the interpreter panicked running `{}`", prog.name))))
+}
+
+/// Each device's arguments (`Arg`s in parameter order) from the group's; a global array with other
+/// than one tensor per device is an [`Error::RankCount`].
+fn split_ranks<'a>(prog: &'static Program, args: Vec<GroupArg<'a>>) -> Result<Vec<Vec<Arg<'a>>>> {
+    let w = prog.device_count();
+    if args.len() != prog.params.len() {
+        return Err(Error::Interpreter(format!(
+            "`{}` takes {} arguments, but {} were given",
+            prog.name,
+            prog.params.len(),
+            args.len()
+        )));
+    }
+    let mut ranks: Vec<Vec<Arg<'a>>> = (0..w).map(|_| Vec::with_capacity(args.len())).collect();
+    for (p, a) in prog.params.iter().zip(args) {
+        let count = |got: usize| match got == w {
+            true => Ok(()),
+            false => Err(Error::RankCount { argument: p.name.as_str(), expected: w, got }),
+        };
+        match a {
+            GroupArg::Tensors(ts) => {
+                count(ts.len())?;
+                ranks.iter_mut().zip(ts).for_each(|(r, t)| r.push(Arg::Tensor(t)));
+            }
+            GroupArg::TensorsMut(ts) => {
+                count(ts.len())?;
+                ranks.iter_mut().zip(ts).for_each(|(r, t)| r.push(Arg::TensorMut(t)));
+            }
+            GroupArg::Scalar(s) => {
+                for r in &mut ranks {
+                    r.push(s.copy_scalar().ok_or_else(|| {
+                        Error::Internal(format!("`{}`: a tensor passed as the scalar `{}`", prog.name, p.name))
+                    })?);
+                }
+            }
+        }
+    }
+    Ok(ranks)
 }
