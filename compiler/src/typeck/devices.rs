@@ -76,7 +76,12 @@ pub(super) fn check_device_count(ck: &mut Checker, e: &Expr) -> Ty {
 /// parameter bound to one), and `rank` a 32-bit integer, a constant one in `0..W`. The view is
 /// `buf`'s type, another device's copy.
 pub(super) fn check_remote(ck: &mut Checker, e: &Expr, gmem: &Expr, rank: &Expr) -> Ty {
-    let w = needs_devices(ck, e, "`remote(..)`");
+    let Some(w) = needs_devices(ck, e, "`remote(..)`") else {
+        // Its operands report nothing more: without a group, nothing else about it is wrong.
+        ck.check_expr(gmem);
+        ck.check_expr(rank);
+        return Ty::Error;
+    };
     let base = ck.check_expr(gmem);
     let rank_ok = check_rank(ck, rank, w);
     let g = match base {
@@ -123,14 +128,14 @@ pub(super) fn check_remote(ck: &mut Checker, e: &Expr, gmem: &Expr, rank: &Expr)
             return Ty::Error;
         }
     };
-    match (w, rank_ok) {
-        (Some(_), true) => Ty::Gmem(GmemTy { remote: true, ..g }),
-        _ => Ty::Error,
+    match rank_ok {
+        true => Ty::Gmem(GmemTy { remote: true, ..g }),
+        false => Ty::Error,
     }
 }
 
 /// A device rank is a 32-bit integer (like `program_id`), and a constant one lies in the group.
-fn check_rank(ck: &mut Checker, rank: &Expr, w: Option<u32>) -> bool {
+fn check_rank(ck: &mut Checker, rank: &Expr, w: u32) -> bool {
     let ty = ck.check_expr(rank);
     match ty {
         Ty::Scalar(DType::I32 | DType::U32) => {}
@@ -145,8 +150,8 @@ fn check_rank(ck: &mut Checker, rank: &Expr, w: Option<u32>) -> bool {
             return false;
         }
     }
-    match (scalar::eval_const(ck, rank), w) {
-        (Some(r), Some(w)) if !(0..i64::from(w)).contains(&r) => {
+    match scalar::eval_const(ck, rank) {
+        Some(r) if !(0..i64::from(w)).contains(&r) => {
             ck.ctx.type_error(
                 rank,
                 Code::DeviceRank,
