@@ -168,7 +168,12 @@ impl ParamInfo {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamKind {
     /// A global array; `peers` for a `#[peers]` one.
-    Gmem { dtype: DType, shape: Vec<DimSpec>, mutable: bool, peers: bool },
+    Gmem {
+        dtype: DType,
+        shape: Vec<DimSpec>,
+        mutable: bool,
+        peers: bool,
+    },
     Scalar(DType),
 }
 

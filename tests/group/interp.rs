@@ -20,7 +20,11 @@ fn counters(n: usize, len: usize) -> Vec<HostTensor<u32>> {
 
 /// Runs `ring_all_gather` on `w` devices of `tiles` tiles each, checks every device's result and
 /// that the counters are back at zero.
-fn check_all_gather(w: usize, tiles: usize, run: impl Fn(&[HostTensor<f32>], &mut [HostTensor<f32>], &mut [HostTensor<u32>]) -> Result<()>) {
+fn check_all_gather(
+    w: usize,
+    tiles: usize,
+    run: impl Fn(&[HostTensor<f32>], &mut [HostTensor<f32>], &mut [HostTensor<u32>]) -> Result<()>,
+) {
     let mut rng = Rng::new(30 + w as u64);
     let x = normal(&mut rng, w, [64 * tiles, 64]);
     let mut out = zeros::<f32>(w, [64 * tiles * w, 64]);
@@ -56,7 +60,12 @@ fn check_reduce_scatter(
     let xs: Vec<Vec<f64>> = x.iter().map(values).collect();
     for (d, got) in y.iter().enumerate() {
         // f32 sums of w terms, in the kernel's order: within a few ulp of the f64 sum.
-        assert_close(&format!("device {d}'s reduce-scatter on {w} devices"), &values(got), &reduce_scatter_ref(&xs, d, rows), 1e-6);
+        assert_close(
+            &format!("device {d}'s reduce-scatter on {w} devices"),
+            &values(got),
+            &reduce_scatter_ref(&xs, d, rows),
+            1e-6,
+        );
     }
     assert!(ready.iter().all(|r| r.data().iter().all(|&c| c == 0)), "the counters balance");
 }

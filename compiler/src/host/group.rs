@@ -185,7 +185,11 @@ fn swizzle(s: Swizzle) -> TokenStream {
 
 /// The third pass: per rank, the pointers (and their guards), the arguments in ABI order, the
 /// launch on the rank's device; the guards go once it is queued.
-fn launches(program: &Program, params: &[HostParam], (group, plans, prepared): (&syn::Ident, &syn::Ident, &syn::Ident)) -> TokenStream {
+fn launches(
+    program: &Program,
+    params: &[HostParam],
+    (group, plans, prepared): (&syn::Ident, &syn::Ident, &syn::Ident),
+) -> TokenStream {
     let pointers = tensors(params).filter(|(_, _, peers)| !peers).map(|(p, mutable, _)| {
         let (name, ptr, guard) = (p.name, local(&format!("ptr_{}", p.name)), local(&format!("guard_{}", p.name)));
         let take = if mutable { quote!(device_ptr_mut) } else { quote!(device_ptr) };

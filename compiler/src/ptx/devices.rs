@@ -51,7 +51,8 @@ pub fn emit_remote(g: &mut Gen, gmem: &Expr, rank: &Expr) -> Val {
     let outside = g.w.reg(Class::Pred);
     g.w.ins(format!("setp.ge.u32 {outside}, {r}, {w}"));
     g.w.ins(format!("@{outside} trap"));
-    let (table, entry, raw, addr) = (g.w.reg(Class::B64), g.w.reg(Class::B64), g.w.reg(Class::B64), g.w.reg(Class::B64));
+    let (table, entry, raw, addr) =
+        (g.w.reg(Class::B64), g.w.reg(Class::B64), g.w.reg(Class::B64), g.w.reg(Class::B64));
     g.w.ins(format!("mov.u64 {table}, {}", peers_param(&name)));
     g.w.ins(format!("mad.wide.u32 {entry}, {r}, 8, {table}"));
     g.w.ins(format!("ld.param.u64 {raw}, [{entry}]"));

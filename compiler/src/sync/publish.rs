@@ -45,12 +45,8 @@ impl Walker<'_> {
         if !matches!(&sems.ty, Ty::Gmem(g) if g.peers) {
             return;
         }
-        let pending: Vec<(String, u32)> = self
-            .state
-            .writes
-            .iter()
-            .filter_map(|g| g.what.clone().map(|place| (place, g.younger.0)))
-            .collect();
+        let pending: Vec<(String, u32)> =
+            self.state.writes.iter().filter_map(|g| g.what.clone().map(|place| (place, g.younger.0))).collect();
         for (place, wait) in pending {
             self.report(signal, Diag::PeerStoreNotComplete { place, wait });
         }

@@ -166,7 +166,11 @@ fn check_rank(ck: &mut Checker, rank: &Expr, w: u32) -> bool {
 
 /// The entry's parameters fit the parameter space: the peer addresses (8 bytes a device per
 /// `#[peers]` parameter) and the peer tensor maps (128 bytes a device per map) grow with `W`.
-pub(crate) fn check_param_space(ctx: &crate::diag::Ctxt, kernel: &crate::syntax::ast::Kernel, program: &tessel_ir::Program) {
+pub(crate) fn check_param_space(
+    ctx: &crate::diag::Ctxt,
+    kernel: &crate::syntax::ast::Kernel,
+    program: &tessel_ir::Program,
+) {
     let bytes = program.param_bytes();
     if bytes <= MAX_PARAM_BYTES {
         return;

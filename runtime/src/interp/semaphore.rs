@@ -97,7 +97,11 @@ impl<'a> Warpgroup<'a> {
             let n = self.prog.params.len().max(1);
             let short = &self.prog.params[param % n].name;
             let name = self.array_name(param);
-            error(format!("`{}({short}, {i})`: index {i} is outside the {} semaphores of {name}", op.name(), cells.len()))
+            error(format!(
+                "`{}({short}, {i})`: index {i} is outside the {} semaphores of {name}",
+                op.name(),
+                cells.len()
+            ))
         })
     }
 

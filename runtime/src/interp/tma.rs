@@ -101,7 +101,8 @@ impl Warpgroup<'_> {
         self.record_smem(self.rank, &view, op.as_ref().map(|o| o.actor(false)).as_ref())?;
         // The writes of global memory are the stores' other unit's, complete at a
         // `wait_smem_to_gmem(n, complete = true)` (`legality::GLOBAL_WRITES`).
-        let writes = |what| op.as_ref().zip(self.race.as_ref()).map(|(o, r)| Op { agent: r.store_writes, what, ..o.clone() });
+        let writes =
+            |what| op.as_ref().zip(self.race.as_ref()).map(|(o, r)| Op { agent: r.store_writes, what, ..o.clone() });
         let global = self.global(tile.param)?;
         match reduce {
             None => {
