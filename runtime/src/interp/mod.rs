@@ -66,8 +66,9 @@
 //!   `wait` make it on the GPU), so the bytes never land in memory an earlier scope of the peer
 //!   still uses; a rank outside the cluster is an `Error::Interpreter`.
 //! - `copy_smem_to_gmem(src, tile)` writes when issued, dropping elements outside the array; for
-//!   the race detector it reads `src` and writes the tile at some point before the
-//!   `wait_smem_to_gmem(n)` that covers it (all but the latest `n` stores). `commit_smem` is the
+//!   the race detector it reads `src` at some point before the `wait_smem_to_gmem(n)` that covers
+//!   it (all but the latest `n` stores), and writes the tile at some point before the
+//!   `wait_smem_to_gmem(n, complete = true)` that covers it. `commit_smem` is the
 //!   async-proxy fence the detector checks; `set_max_registers` does nothing.
 //! - `copy_smem_to_gmem(src, tile, reduce = Reduce::Op)` is the same store, but combines each
 //!   element into the tile's (`add` rounding to the array's dtype, integers wrapping; `min`, `max`,
@@ -135,6 +136,21 @@
 //! for programs that can be resident while it waits: a grid's programs are not all resident at
 //! once.)
 //!
+//! **Several devices.** A kernel with `devices = W` runs through [`interpret_group`]: each device's
+//! arguments are checked as a launch checks them, each tensor has one shape on every device, and
+//! every device's grid runs in the one schedule, clusters claimed device by device within each
+//! cluster index (so the programs that a ring's neighbours wait for run at once, as the devices of
+//! a group run their grids at once), as many programs at once as `W` H200s for a kernel that waits
+//! on semaphores. Each device has its own copy of every global array; `device_id()` is its rank,
+//! and `remote(buf, rank)` is device `rank`'s copy of a `#[peers]` array (a rank outside the group
+//! is an error). Signals and waits on a `#[peers]` array's counters are the same release and
+//! acquire as any semaphore's, across devices; a wait that nothing will signal fails as any wait
+//! does (its message names the device), so devices that wait for each other are an error, never a
+//! hang. The race detector treats each device's memory apart and names the device in its
+//! messages: a write into another device's memory that the peer reads without a signal after it,
+//! or a TMA store whose writes were not completed (`wait_smem_to_gmem(n, complete = true)`)
+//! before that signal, is a race.
+//!
 //! # Races
 //!
 //! The interpreter is a race detector, on by default: two accesses to shared or global memory, at
@@ -145,8 +161,9 @@
 //! clocks whatever the order the host threads ran in, so a race is found on every run, not only on
 //! an unlucky one:
 //! - program order within a warpgroup; a TMA load or peer copy is ordered before whoever waits
-//!   for the phase it arrives in (`barrier_wait`), a wgmma before its `wgmma_wait`, a TMA store
-//!   before its `wait_smem_to_gmem`: until then their bytes are in flight;
+//!   for the phase it arrives in (`barrier_wait`), a wgmma before its `wgmma_wait`, a TMA store's
+//!   read of shared memory before its `wait_smem_to_gmem` and its write of global memory before
+//!   its `wait_smem_to_gmem(n, complete = true)`: until then their bytes are in flight;
 //! - `barrier_arrive` (also `cluster = true`) before the waits that see its phase complete; the
 //!   program- and cluster-wide barriers of `run_scoped` between every warpgroup they join;
 //!   `semaphore_signal` before the `semaphore_wait` that takes from its counter;
