@@ -57,8 +57,11 @@
 //! | wait on a `#[peers]` counter | `ld.acquire.sys.global.u32` polls, `atom.acquire.sys.global.cas.b32`, `bar.sync`, `fence.proxy.async.global` |
 //! | `.atomic_add` into a `#[peers]` array | `red.relaxed.sys.global.add` |
 //!
-//! A module whose parameters take more than 4352 bytes (the peers' tensor maps of a large group)
-//! is PTX ISA 8.1; at most 32764 bytes (T0150).
+//! The parameters grow with `W`: 8 bytes per device for each `#[peers]` array, 128 per device for
+//! each tensor map of peers' tiles (one per array, box and swizzle that a TMA copy of a
+//! `remote(..)` tile uses). A module whose parameters take more than 4352 bytes is PTX ISA 8.1
+//! (which drivers from CUDA 12.1 on load), and at most 32764 bytes fit (T0150): on 8 devices, two
+//! arrays and three maps of peers' tiles take 3.2 KiB; on 72, three maps take 27 KiB.
 //!
 //! # Launch and interpreter
 //!

@@ -72,22 +72,14 @@ fn collectives_on(
 #[ignore = "needs an NVIDIA GPU"]
 fn collectives_on_a_group_of_one_gpu() {
     let group = group(1).expect("a GPU");
-    collectives_on(
-        &group,
-        |g, x, out, ready| ring_all_gather::<1>::launch(g, x, out, ready),
-        |g, x, parts, ready, y| reduce_scatter::<1>::launch(g, x, parts, ready, y),
-    );
+    collectives_on(&group, ring_all_gather::<1>::launch, reduce_scatter::<1>::launch);
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn collectives_on_two_gpus() {
     let Some(group) = group(2) else { return };
-    collectives_on(
-        &group,
-        |g, x, out, ready| ring_all_gather::<2>::launch(g, x, out, ready),
-        |g, x, parts, ready, y| reduce_scatter::<2>::launch(g, x, parts, ready, y),
-    );
+    collectives_on(&group, ring_all_gather::<2>::launch, reduce_scatter::<2>::launch);
 }
 
 #[test]

@@ -39,9 +39,9 @@ fn check_all_gather(
 
 #[test]
 fn ring_all_gather_on_one_two_and_four_devices() {
-    check_all_gather(1, 2, |x, out, ready| ring_all_gather::<1>::interpret(x, out, ready));
-    check_all_gather(2, 3, |x, out, ready| ring_all_gather::<2>::interpret(x, out, ready));
-    check_all_gather(4, 2, |x, out, ready| ring_all_gather::<4>::interpret(x, out, ready));
+    check_all_gather(1, 2, ring_all_gather::<1>::interpret);
+    check_all_gather(2, 3, ring_all_gather::<2>::interpret);
+    check_all_gather(4, 2, ring_all_gather::<4>::interpret);
 }
 
 /// Runs `reduce_scatter` on `w` devices of `tiles` tiles of the result each.
@@ -72,13 +72,16 @@ fn check_reduce_scatter(
 
 #[test]
 fn reduce_scatter_on_one_two_and_four_devices() {
-    check_reduce_scatter(1, 2, |x, p, r, y| reduce_scatter::<1>::interpret(x, p, r, y));
-    check_reduce_scatter(2, 2, |x, p, r, y| reduce_scatter::<2>::interpret(x, p, r, y));
-    check_reduce_scatter(4, 3, |x, p, r, y| reduce_scatter::<4>::interpret(x, p, r, y));
+    check_reduce_scatter(1, 2, reduce_scatter::<1>::interpret);
+    check_reduce_scatter(2, 2, reduce_scatter::<2>::interpret);
+    check_reduce_scatter(4, 3, reduce_scatter::<4>::interpret);
 }
 
-/// Inputs of the two-device kernels: `x` on device 0 (N(0,1)), zeros elsewhere.
-fn pair(rng: &mut Rng) -> (Vec<HostTensor<f32>>, Vec<HostTensor<f32>>, Vec<HostTensor<u32>>, Vec<HostTensor<f32>>) {
+/// Per-device host tensors.
+type Ranks<T> = Vec<HostTensor<T>>;
+
+/// Inputs of the two-device kernels: `x` (N(0,1)), `buf`, `ready` and `y` (zeros).
+fn pair(rng: &mut Rng) -> (Ranks<f32>, Ranks<f32>, Ranks<u32>, Ranks<f32>) {
     (normal(rng, 2, [64, 64]), zeros(2, [64, 64]), counters(2, 1), zeros(2, [64, 64]))
 }
 

@@ -16,6 +16,7 @@
 //!    copies of `remote(..)` tiles) and the module on the rank's device;
 //! 3. launch, per rank on its device's stream: the pointers (holding their guards), the arguments
 //!    in the ABI's order (`Program::abi`: the rank and every `#[peers]` array's copies last).
+//!
 //! Like a one-device launch it is asynchronous: `group.synchronize()` (or reading a tensor back)
 //! waits for every rank.
 

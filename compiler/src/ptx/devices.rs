@@ -9,9 +9,10 @@
 //! `128 * r`. The local view of a `#[peers]` parameter is its own `.param .u64`, as for any array.
 //!
 //! A kernel parameter's address in the `.param` space is taken with `mov` and read with `ld.param`
-//! at a computed offset (PTX ISA #kernel-function-parameters: "the address of a kernel parameter
-//! may be moved into a register"); a tensor map is the generic address of its bytes
-//! (`cvta.param`), as every tensor map is.
+//! at a computed offset (PTX ISA #kernel-function-parameters: the address of a kernel parameter
+//! may be moved into a register, and kernel parameters are read through `ld.param`, directly or
+//! through such an address, as LLVM's NVPTX back end notes in `NVPTXLowerArgs.cpp`); a tensor map
+//! is the generic address of its bytes (`cvta.param`), as every tensor map is.
 
 use super::gen::Gen;
 use super::value::Val;
