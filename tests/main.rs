@@ -6,8 +6,10 @@
 //! - `interpreter`, `interp`: the CPU interpreter, its errors and its race detector;
 //! - `generic`, `kernel_fns`: generic kernels and `#[kernels]` modules;
 //! - `launch_errors`, `interop`: what a launch checks, and cudarc interoperation;
+//! - `group`: device groups and NCCL where no GPU is needed (clear errors);
 //! - `gpu_ops`, `gpu_gemm`, `gpu_atomics`: the GPU against the interpreter;
-//! - `group`: kernels of several devices (`devices = W`), on simulated devices and on GPUs.
+//! - `gpu_group`: symmetric tensors and NCCL collectives on 1, 2, 4 and 8 GPUs;
+//! - `devices`: kernels of several devices (`devices = W`), on simulated devices and on GPUs.
 
 // Shared by the suites, loaded once.
 mod accumulating;
@@ -15,9 +17,11 @@ mod common;
 mod kernels;
 mod semaphores;
 
+mod devices;
 mod generic;
 mod gpu_atomics;
 mod gpu_gemm;
+mod gpu_group;
 mod gpu_ops;
 mod group;
 mod interop;

@@ -24,8 +24,11 @@
 //! (`attention_train_*`) leaves O and the row log-sum-exps, dO is N(0,1), and the timed launch is
 //! `attention_backward::launch` alone (its preparation, dK/dV and dQ kernels, and workspaces);
 //! dQ, dK and dV, written over NaN, are compared on 64 rows each with the f64 gradients of the
-//! same inputs (taking the GPU's O and lse as the forward's, as the backward does). One set of Q, K and V (192 MiB in bf16)
-//! exceeds the L2 many times over, so no launch finds its inputs left there by the one before.
+//! same inputs (taking the GPU's O and lse as the forward's, as the backward does); a row whose
+//! terms cancel (causal query 0's dQ is 0 exactly) is measured against a thousandth of its terms'
+//! size instead (`kernels/examples/support/attention_grad_ref.rs`). One set of Q, K and V (192 MiB
+//! in bf16) exceeds the L2 many times over, so no launch finds its inputs left there by the one
+//! before.
 //!
 //! The baselines (cuDNN and FlashAttention-2 through PyTorch, Pallas's Mosaic GPU attention) are
 //! measured by `bench/attention_baselines.py` on the same shapes, with the same columns.

@@ -145,6 +145,43 @@ fn gradients_match_finite_differences() {
     }
 }
 
+/// Causal query 0 sees key 0 only, so its dQ is 0 exactly: its one dS is P (dP - delta), and
+/// delta = dO . O = dO . V_0 = dP. The kernels compute dP and delta apart in f32 (on the GPU, dP on
+/// the tensor cores and delta in the preparation's sum), so that row holds their rounding noise,
+/// of dP's size, which the comparison measures against a thousandth of the size of the row's
+/// terms (scale P (|dP| + |delta|) |K_0|): a dP - delta of 2^-17 |dP| (64 f32 ulps) passes, one
+/// of 2^-8 |dP| (delta 0.4% off) does not. dO's row 0 is V_0, so that dP (|V_0|^2, about 128) is
+/// large against the other rows of dQ, as on the GPU (|dP| 38 where those rows were at most 0.34).
+#[test]
+fn causal_query_zero_is_measured_against_its_terms() {
+    let (s, d) = (128, 128);
+    let mut x = tensors::<f16>(1, 1, s, s, d);
+    let mut d_o = x[3].data().to_vec();
+    d_o[..d].copy_from_slice(&x[2].data()[..d]);
+    x[3] = HostTensor::new(vec![1, s, d], d_o).unwrap();
+    let scale = 1.0 / (d as f32).sqrt();
+    let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, true);
+    let mut forward = problem.forward();
+    let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
+    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, true, None, DqPath::Separate);
+    let first = |t: &HostTensor<f16>| t.data()[..d].iter().map(|e| e.to_f64()).collect::<Vec<f64>>();
+    let (k0, v0, do0) = (first(&x[1]), first(&x[2]), first(&x[3]));
+    let dp: f64 = do0.iter().zip(&v0).map(|(a, b)| a * b).sum();
+    // The kernels' dQ with row 0 as a dP - delta of `off` leaves it: scale off K_0.
+    let error_with = |off: f64| {
+        let mut data = dq.data().to_vec();
+        for (e, k) in data.iter_mut().zip(&k0) {
+            *e = f16::from_f64(scale as f64 * off * k);
+        }
+        let dq = HostTensor::new(dq.shape().to_vec(), data).unwrap();
+        reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX)[0]
+    };
+    let (noise, wrong) = (error_with(dp * 2f64.powi(-17)), error_with(dp * 2f64.powi(-8)));
+    println!("dP = {dp:.3}: dQ's error with 2^-17 dP of noise in row 0 {noise:.1e}, with 2^-8 dP {wrong:.1e}");
+    assert!(noise <= TOLERANCE, "rounding noise in a row that is 0 exactly measured {noise:.1e}");
+    assert!(wrong > TOLERANCE, "an error of 2^-8 dP in row 0 measured {wrong:.1e}");
+}
+
 #[test]
 fn the_launch_checks_what_the_kernels_cannot() {
     let plan = |q: &[usize], k: &[usize], lse: &[usize], causal| backward::plan(q, k, lse, 0.125, causal);

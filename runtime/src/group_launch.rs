@@ -4,8 +4,10 @@
 //!
 //! A group launch checks every rank's arguments before any rank launches: the group's size
 //! against the kernel's `W`, one tensor per rank for each global array, one shape on every rank,
-//! each symmetric tensor of this group; then each rank's own launch checks (devices, shapes,
-//! divisibility, grid) as a one-device launch makes them.
+//! each symmetric tensor of this group (`DeviceGroup::check_symmetric`); then each rank's own
+//! launch checks (devices, shapes, divisibility, grid) as a one-device launch makes them. (Views
+//! are taken as well as tensors, so the per-rank checks here take shapes, where
+//! `DeviceGroup::check_per_rank` takes `DeviceTensor`s.)
 
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -40,15 +42,6 @@ pub fn check_rank_shape(argument: &'static str, rank: usize, first: &[usize], go
     match first == got {
         true => Ok(()),
         false => Err(Error::RankShape { argument, rank, expected: first.to_vec(), got: got.to_vec() }),
-    }
-}
-
-/// A `#[peers]` argument is a symmetric tensor of this group: its copies live on the group's
-/// devices, at the addresses the kernel is given.
-pub fn check_symmetric<T: Element>(argument: &'static str, t: &SymmetricTensor<T>, group: &DeviceGroup) -> Result<()> {
-    match t.group_id() == group.id() {
-        true => Ok(()),
-        false => Err(Error::WrongGroup { argument }),
     }
 }
 

@@ -67,8 +67,7 @@ pub use half::{bf16, f16};
 #[doc(hidden)]
 pub mod __private {
     pub use crate::group_launch::{
-        check_group, check_rank_count, check_rank_shape, check_symmetric, peer_ptrs, symmetric_tensor_map,
-        symmetric_tensor_maps,
+        check_group, check_rank_count, check_rank_shape, peer_ptrs, symmetric_tensor_map, symmetric_tensor_maps,
     };
     pub use crate::{
         check_divisible, check_ragged, check_rank, launch, launches_nothing, to_u32, AccessGuard, AsDeviceView,

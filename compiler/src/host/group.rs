@@ -91,7 +91,7 @@ fn whole_group_checks(params: &[HostParam], group: &syn::Ident) -> Vec<TokenStre
         .map(|(p, mutable, peers)| {
             let (name, text) = (p.name, p.name.to_string());
             match (peers, mutable) {
-                (true, _) => quote!(::tessel::__private::check_symmetric(#text, &*#name, #group)?;),
+                (true, _) => quote!(#group.check_symmetric(#text, &*#name)?;),
                 (false, false) => quote! {
                     ::tessel::__private::check_rank_count(#text, #group, #name.len())?;
                     let #name: ::std::vec::Vec<_> =

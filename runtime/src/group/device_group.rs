@@ -4,9 +4,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::device::{visible_devices, Device};
 use crate::driver::{multicast, vmm};
+use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::tensor::DeviceTensor;
 
-use super::check;
+use super::{check, SymmetricTensor};
 
 /// Source of [`DeviceGroup::id`]: unique for the life of the process.
 static NEXT_GROUP_ID: AtomicU64 = AtomicU64::new(1);
@@ -51,11 +53,13 @@ impl DeviceGroup {
     /// GPUs `0..n`. Fails with [`Error::NotEnoughDevices`] ("this needs 2 GPUs, but the driver sees
     /// 1") when the driver sees fewer than `n`, otherwise as [`new`](Self::new).
     pub fn first(n: usize) -> Result<DeviceGroup> {
+        let ordinals: Vec<usize> = (0..n).collect();
+        check::ordinals(&ordinals)?;
         let found = visible_devices()?;
         if found < n {
             return Err(Error::NotEnoughDevices { needed: n, found });
         }
-        Self::new(&(0..n).collect::<Vec<_>>())
+        Self::new(&ordinals)
     }
 
     /// A group of devices already opened (e.g. on streams of your own, [`Device::from_stream`]),
@@ -102,6 +106,44 @@ impl DeviceGroup {
     /// a [`SymmetricTensor`](crate::SymmetricTensor) belongs to this group.
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Checks a per-rank tensor argument, as collectives and multi-device launches do before
+    /// anything is queued: one tensor per rank ([`Error::RankCount`]), all of rank 0's shape
+    /// ([`Error::RankShape`]), rank `r`'s on [`device(r)`](Self::device) ([`Error::RankDevice`]).
+    /// Returns the shape. `argument` names the argument in the error.
+    pub fn check_per_rank<'a, T: Element>(
+        &self,
+        argument: &'static str,
+        tensors: &'a [DeviceTensor<T>],
+    ) -> Result<&'a [usize]> {
+        let shapes: Vec<&[usize]> = tensors.iter().map(DeviceTensor::shape).collect();
+        let shape = check::uniform_shapes(argument, self.len(), &shapes)?;
+        self.check_devices(argument, tensors)?;
+        Ok(shape)
+    }
+
+    /// Checks that `tensor` was allocated for this group ([`Error::WrongGroup`] otherwise).
+    pub fn check_symmetric<T: Element>(&self, argument: &'static str, tensor: &SymmetricTensor<T>) -> Result<()> {
+        if tensor.group_id() == self.id {
+            return Ok(());
+        }
+        Err(Error::WrongGroup { argument })
+    }
+
+    /// Rank `r`'s tensor lives in the context of device `r` (of at most `len` tensors).
+    pub(super) fn check_devices<T: Element>(&self, argument: &'static str, tensors: &[DeviceTensor<T>]) -> Result<()> {
+        for (rank, (tensor, device)) in tensors.iter().zip(&self.devices).enumerate() {
+            if tensor.stream().context() != device.context() {
+                return Err(Error::RankDevice {
+                    argument,
+                    rank,
+                    tensor_device: tensor.ordinal(),
+                    rank_device: device.ordinal(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Whether every device supports multicast objects (`CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED`:
@@ -160,6 +202,7 @@ mod tests {
         assert!(matches!(DeviceGroup::new(&[]), Err(Error::InvalidArgument { argument: "ordinals", .. })));
         assert!(matches!(DeviceGroup::new(&[1, 1]), Err(Error::InvalidArgument { argument: "ordinals", .. })));
         assert!(matches!(DeviceGroup::from_devices(Vec::new()), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(DeviceGroup::first(0), Err(Error::InvalidArgument { argument: "ordinals", .. })));
     }
 
     #[test]

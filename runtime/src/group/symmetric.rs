@@ -100,6 +100,9 @@ impl<T: Element> SymmetricTensor<T> {
             .map(|rank| {
                 let device = self.group.device(rank);
                 let mut data = vec![T::default(); self.len];
+                if self.is_empty() {
+                    return HostTensor::new(self.shape.clone(), data);
+                }
                 vmm::copy_to_host(device.context(), device.stream().cu_stream(), self.peer_ptr(rank), &mut data)?;
                 HostTensor::new(self.shape.clone(), data)
             })
@@ -188,6 +191,9 @@ impl<T: Element> SymmetricTensor<T> {
 
     /// Copies `per_rank[r]` (already checked) to rank `r`'s copy.
     fn write_ranks(&mut self, per_rank: &[HostTensor<T>]) -> Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
         for (rank, host) in per_rank.iter().enumerate() {
             let device = self.group.device(rank);
             vmm::copy_to_device(device.context(), device.stream().cu_stream(), host.data(), self.peer_ptr(rank))?;

@@ -121,7 +121,7 @@ impl Collectives {
     /// d0` (`ncclAllGather`).
     pub fn all_gather<T: Element>(&self, send: &[DeviceTensor<T>], recv: &mut [DeviceTensor<T>]) -> Result<()> {
         let dtype = dtype::of::<T>("all_gather")?;
-        let shape = self.check_inputs("all_gather send", send)?;
+        let shape = self.group.check_per_rank("all_gather send", send)?;
         let gathered = check::gathered_shape(shape, self.ranks())?;
         self.check_outputs("all_gather recv", recv, &gathered)?;
         let count = send[0].len();
@@ -146,7 +146,7 @@ impl Collectives {
         op: ReduceOp,
     ) -> Result<()> {
         let dtype = dtype::of::<T>("reduce_scatter")?;
-        let shape = self.check_inputs("reduce_scatter send", send)?;
+        let shape = self.group.check_per_rank("reduce_scatter send", send)?;
         let part = check::scattered_shape("reduce_scatter send", shape, self.ranks())?;
         self.check_outputs("reduce_scatter recv", recv, &part)?;
         let count = recv[0].len();
@@ -168,7 +168,7 @@ impl Collectives {
         op: ReduceOp,
     ) -> Result<()> {
         let dtype = dtype::of::<T>("all_reduce")?;
-        let shape = self.check_inputs("all_reduce send", send)?.to_vec();
+        let shape = self.group.check_per_rank("all_reduce send", send)?.to_vec();
         self.check_outputs("all_reduce recv", recv, &shape)?;
         let count = send[0].len();
         self.with_buffers(send, recv, |src, dst| {
@@ -182,9 +182,7 @@ impl Collectives {
     /// All-reduce in place: every rank's tensor is replaced by the combination of all ranks'.
     pub fn all_reduce_in_place<T: Element>(&self, buffers: &mut [DeviceTensor<T>], op: ReduceOp) -> Result<()> {
         let dtype = dtype::of::<T>("all_reduce_in_place")?;
-        let shapes: Vec<&[usize]> = buffers.iter().map(DeviceTensor::shape).collect();
-        check::uniform_shapes("all_reduce_in_place", self.ranks(), &shapes)?;
-        self.check_devices("all_reduce_in_place", buffers)?;
+        self.group.check_per_rank("all_reduce_in_place", buffers)?;
         let count = buffers[0].len();
         let (addresses, _guards) = self.write_addresses(buffers);
         self.run("ncclAllReduce", count, |rank, comm, stream| {
@@ -196,12 +194,13 @@ impl Collectives {
     }
 
     /// All-reduce of a symmetric tensor in place: every rank's copy is replaced by the combination
-    /// of all ranks' copies. The tensor must belong to this group ([`Error::WrongGroup`]).
+    /// of all ranks' copies. The tensor must belong to this group ([`Error::WrongGroup`]). Waits for
+    /// the work queued on every rank first, since a peer's kernel may still be writing a rank's copy
+    /// (symmetric tensors are not tracked across streams).
     pub fn all_reduce_symmetric<T: Element>(&self, tensor: &mut SymmetricTensor<T>, op: ReduceOp) -> Result<()> {
         let dtype = dtype::of::<T>("all_reduce_symmetric")?;
-        if tensor.group_id() != self.group.id() {
-            return Err(Error::WrongGroup { argument: "all_reduce_symmetric" });
-        }
+        self.group.check_symmetric("all_reduce_symmetric", tensor)?;
+        self.group.synchronize()?;
         let count = tensor.len();
         self.run("ncclAllReduce", count, |rank, comm, stream| {
             let buffer = tensor.peer_ptr(rank) as *mut c_void;
@@ -209,18 +208,6 @@ impl Collectives {
             // borrowed mutably for the call; its memory outlives queued work (dropping it waits).
             unsafe { result::all_reduce(buffer, buffer, count, dtype, op.nccl(), comm, stream) }
         })
-    }
-
-    /// One tensor per rank, all of rank 0's shape, each on its rank's device; returns the shape.
-    fn check_inputs<'a, T: Element>(
-        &self,
-        argument: &'static str,
-        tensors: &'a [DeviceTensor<T>],
-    ) -> Result<&'a [usize]> {
-        let shapes: Vec<&[usize]> = tensors.iter().map(DeviceTensor::shape).collect();
-        let shape = check::uniform_shapes(argument, self.ranks(), &shapes)?;
-        self.check_devices(argument, tensors)?;
-        Ok(shape)
     }
 
     /// One tensor per rank, each of `expected` shape and on its rank's device.
@@ -232,22 +219,7 @@ impl Collectives {
     ) -> Result<()> {
         check::rank_count(argument, self.ranks(), tensors.len())?;
         check::rank_shapes(argument, expected, tensors.iter().map(DeviceTensor::shape))?;
-        self.check_devices(argument, tensors)
-    }
-
-    /// Rank `r`'s tensor lives in the context of the group's device `r`.
-    fn check_devices<T: Element>(&self, argument: &'static str, tensors: &[DeviceTensor<T>]) -> Result<()> {
-        for (rank, (tensor, device)) in tensors.iter().zip(self.group.devices()).enumerate() {
-            if tensor.stream().context() != device.context() {
-                return Err(Error::RankDevice {
-                    argument,
-                    rank,
-                    tensor_device: tensor.ordinal(),
-                    rank_device: device.ordinal(),
-                });
-            }
-        }
-        Ok(())
+        self.group.check_devices(argument, tensors)
     }
 
     /// Takes every source's address for reading and every destination's for writing on its rank's

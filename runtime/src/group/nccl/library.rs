@@ -38,7 +38,11 @@ pub(crate) fn loaded_version() -> Result<i32> {
     if !library_present() {
         return Err(Error::NoNccl);
     }
-    let version = result::get_nccl_version().map_err(|err| nccl_error("ncclGetVersion", err, None))?;
+    let version = result::get_nccl_version().map_err(|err| {
+        // Safety: `ncclGetErrorString` (in every NCCL 2) returns a static string or null.
+        let detail = unsafe { text(sys::ncclGetErrorString(err.0)) };
+        Error::Nccl { call: "ncclGetVersion", result: format!("{:?}", err.0), detail }
+    })?;
     if version < MIN_NCCL_VERSION {
         return Err(Error::NcclTooOld { version });
     }
@@ -56,7 +60,8 @@ pub fn nccl_version() -> Result<(u32, u32, u32)> {
 
 /// [`Error::Nccl`] for a failed `call`: the result's name and NCCL's own text, the last error of
 /// `comm` when there is one (`ncclGetLastError`) or else the result's description
-/// (`ncclGetErrorString`). Needs [`loaded_version`] to have succeeded.
+/// (`ncclGetErrorString`). Needs [`loaded_version`] to have succeeded (`ncclGetLastError` is
+/// NCCL 2.13's).
 pub(super) fn nccl_error(call: &'static str, err: NcclError, comm: Option<sys::ncclComm_t>) -> Error {
     let result = format!("{:?}", err.0);
     // Safety: both return a static, NUL-terminated string owned by NCCL (or null); a null `comm`

@@ -1,6 +1,6 @@
 //! The collectives of `kernels` on a group of GPUs, against their f64 references and the
 //! interpreter: on one GPU (a group of one, `W = 1`), and on two, which skips, saying so, where
-//! fewer are present. `.gpu/tests/tessel-test --ignored --nocapture group::gpu::`.
+//! fewer are present. `.gpu/tests/tessel-test --ignored --nocapture devices::gpu::`.
 
 use super::kernels::*;
 use crate::common::{assert_close, values, Rng};
