@@ -42,7 +42,7 @@ pub mod prelude {
 pub mod __private {
     /// The CPU interpreter, as generated `interpret` functions call it.
     pub mod interp {
-        pub use tessel_runtime::interp::{interpret, Arg, Embedded, HostArray};
+        pub use tessel_runtime::interp::{interpret, interpret_group, Arg, Embedded, GroupArg, HostArray};
     }
     pub use crate::plan::{bind_shape, dim_i32, grid_extent, GridValue, LaunchPlan};
     pub use crate::signature::{Dim, Param, ParamKind, Signature};

@@ -15,6 +15,8 @@ pub struct Signature {
     pub cluster: [u32; 3],
     /// Peak dynamic shared memory in bytes, alignment padding included.
     pub smem_bytes: u32,
+    /// The devices it runs on at once: `W` of `devices = W`, 1 for a kernel of one device.
+    pub devices: u32,
 }
 
 /// One kernel parameter.
@@ -37,6 +39,8 @@ pub enum ParamKind {
         shape: &'static [Dim],
         /// Whether the kernel writes the array (`GmemMut`).
         mutable: bool,
+        /// Whether it is `#[peers]`: a `SymmetricTensor`, one copy per device of the group.
+        peers: bool,
     },
     /// A scalar passed by value.
     Scalar {

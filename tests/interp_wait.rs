@@ -34,6 +34,13 @@ fn waits_alone(sems: GmemMut<u32, 1>) {
     semaphore_wait(sems, 0);
 }
 
+/// Two devices, each waiting for the other's signal before it sends its own: neither ever does.
+#[kernel(grid = (1,), devices = 2)]
+fn wait_for_each_other(#[peers] sems: GmemMut<u32, 1>) {
+    semaphore_wait(sems, 0);
+    semaphore_signal(remote(sems, 1 - device_id()), 0);
+}
+
 /// Runs `slow_then_signal` on `x` (64 x `cols`, every element 1), checks both outputs and the
 /// semaphore, and returns how long it took.
 fn run_slow(x: &HostTensor<f32>, cols: usize) -> Duration {
@@ -80,6 +87,14 @@ fn the_wait_limit_counts_time_without_progress() {
     let after = format!("after {} ms in which no program of the launch made progress", limit.as_millis());
     assert!(msg.contains(&after), "{msg}");
     assert!(msg.contains("semaphore 0 of `sems`, which holds 0 of the 1 it waits for"), "{msg}");
+
+    // Devices that wait for each other deadlock: reported the same way, naming the device.
+    let mut pair = vec![HostTensor::<u32>::zeros([1]).unwrap(), HostTensor::<u32>::zeros([1]).unwrap()];
+    let start = Instant::now();
+    let msg = wait_for_each_other::interpret(&mut pair).unwrap_err().to_string();
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
+    assert!(msg.contains(&after), "{msg}");
+    assert!(msg.contains("semaphore 0 of `sems` of device "), "{msg}");
 
     // A limit that is not a number of milliseconds is an error at launch.
     set_limit("ten seconds");

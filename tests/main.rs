@@ -8,7 +8,8 @@
 //! - `launch_errors`, `interop`: what a launch checks, and cudarc interoperation;
 //! - `group`: device groups and NCCL where no GPU is needed (clear errors);
 //! - `gpu_ops`, `gpu_gemm`, `gpu_atomics`: the GPU against the interpreter;
-//! - `gpu_group`: symmetric tensors and NCCL collectives on 1, 2, 4 and 8 GPUs.
+//! - `gpu_group`: symmetric tensors and NCCL collectives on 1, 2, 4 and 8 GPUs;
+//! - `devices`: kernels of several devices (`devices = W`), on simulated devices and on GPUs.
 
 // Shared by the suites, loaded once.
 mod accumulating;
@@ -16,6 +17,7 @@ mod common;
 mod kernels;
 mod semaphores;
 
+mod devices;
 mod generic;
 mod gpu_atomics;
 mod gpu_gemm;

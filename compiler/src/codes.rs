@@ -352,6 +352,22 @@ codes! {
     OverwrittenUnderTmaStore = 119 in Diag,
     /// S7: a shared buffer written by one warpgroup and read by another with no barrier between.
     UnorderedWarpgroups = 120 in Diag,
+    /// S8: a TMA store into another device's memory not complete at a signal that publishes it.
+    PeerStoreNotComplete = 149 in Diag,
+
+    // ---- M. several devices (`devices = W`) ------------------------------------------------------
+    /// `#[peers]`, `remote(..)`, `device_id()` or `device_count()` in a kernel without `devices`.
+    NeedsDevices = 144,
+    /// `#[peers]` on what is not a global array, or written in a form it does not have.
+    PeersParam = 145,
+    /// `remote(..)` of what is not a `#[peers]` parameter.
+    RemoteOperand = 146,
+    /// A device rank that is not a 32-bit integer, or a constant one outside the group.
+    DeviceRank = 147,
+    /// `semaphore_wait` on another device's counter.
+    WaitOnPeer = 148,
+    /// More kernel parameters (peer addresses and tensor maps among them) than an entry takes.
+    ParamSpace = 150,
 
     // ---- Z. bugs ---------------------------------------------------------------------------------
     /// A bug in tessel ("internal tessel error: ..").

@@ -153,6 +153,10 @@ pub enum Diag {
     OverwrittenUnderTmaStore { place: String, writer: &'static str, wait: u32 },
     /// S7: a shared buffer written by one warpgroup and read by another with no barrier between.
     UnorderedWarpgroups { place: String, writer: usize, write: &'static str, reader: usize },
+    /// S8: a TMA store into another device's memory whose writes may not be complete at a
+    /// `semaphore_signal` that publishes them (`wait`: the `n` of a `wait_smem_to_gmem(n, complete
+    /// = true)` that completes it).
+    PeerStoreNotComplete { place: String, wait: u32 },
 
     // ---- tessel's own rules ----------------------------------------------------------------------
     /// `v.max(x)` with an axis that is no integer literal: `.max(axis)` reduces, and `max(x, y)`
@@ -365,6 +369,10 @@ impl Diag {
             UnorderedWarpgroups { place, writer, write, reader } => format!(
                 "`{place}` is written by warpgroup {writer} ({write}) and read here by warpgroup {reader}, \
                  with no barrier between them"
+            ),
+            PeerStoreNotComplete { place, .. } => format!(
+                "this signal publishes a TMA store into another device's `{place}` whose writes may not be \
+                 complete: that device may see the signal before the data"
             ),
             Unsupported { what, .. } => format!("unsupported in a tessel kernel: {what}"),
             Type { message, .. } => message.clone(),
@@ -593,6 +601,10 @@ impl Diag {
                  (`barrier_arrive(bar)`, or its TMA copy completes on `bar`) and warpgroup {reader} waits on \
                  it (`barrier_wait(bar)`) before reading"
             ),
+            PeerStoreNotComplete { wait, .. } => format!(
+                "wait for the store's writes first: `wait_smem_to_gmem({wait}, complete = true);` before this \
+                 signal (`wait_smem_to_gmem({wait})` waits only for the store to read shared memory)"
+            ),
             Unsupported { .. } => {
                 "see the language reference in tessel's crate documentation for what kernels may use".into()
             }
@@ -768,6 +780,9 @@ pub struct Ctxt {
     fragments: RefCell<Option<Fragments>>,
     /// The kernel functions the body may call, and the calls inlined (`syntax::inline`).
     pub calls: crate::syntax::inline::Calls,
+    /// The `W` of the kernel's `devices = W`, once its attribute is read: what `device_count()`
+    /// is where a value must be known when the kernel is read (an `#[unroll]` loop's bounds).
+    devices: std::cell::Cell<Option<u32>>,
 }
 
 /// The fragments (`$t:ty`, `$e:expr`, ..) that a `macro_rules!` substituted into a kernel: rustc
@@ -933,6 +948,16 @@ impl Ctxt {
     }
 
     /// The value of the const `name`, if `syntax` could compute it (the latest definition).
+    /// Records the kernel's `devices = W` (`None` without it).
+    pub fn set_devices(&self, w: Option<u32>) {
+        self.devices.set(w);
+    }
+
+    /// The kernel's `W`, once its attribute is read and if it has `devices = W`.
+    pub fn devices(&self) -> Option<u32> {
+        self.devices.get()
+    }
+
     pub fn known_const(&self, name: &syn::Ident) -> Option<i64> {
         self.known_consts.borrow().iter().rev().find(|(n, _)| name == n).map(|(_, v)| *v)
     }

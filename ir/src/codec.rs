@@ -17,7 +17,7 @@ use std::fmt;
 pub const MAGIC: &[u8; 4] = b"TSL\0";
 
 /// The format's version: bumped whenever an encoded type changes.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// Why bytes are not a program of this version of tessel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -381,14 +381,15 @@ codec_struct!(Program {
     body,
     tensor_maps,
     waits_on_semaphores,
+    devices,
     files,
     sites,
 });
 codec_struct!(SourceLoc { file, line, column });
 codec_struct!(ParamInfo { name, kind });
-codec_enum!(ParamKind { 0 => Gmem { dtype, shape, mutable }, 1 => Scalar(dtype) });
+codec_enum!(ParamKind { 0 => Gmem { dtype, shape, mutable, peers }, 1 => Scalar(dtype) });
 codec_enum!(DimSpec { 0 => Static(extent), 1 => Runtime(dim) });
-codec_struct!(TensorMapUse { param, box_shape, swizzle, dtype });
+codec_struct!(TensorMapUse { param, box_shape, swizzle, dtype, peers });
 codec_struct!(Alloc { name, kind, offset, bytes });
 codec_enum!(AllocKind {
     0 => Smem { dtype, stored, swizzle, transposed },
@@ -439,7 +440,7 @@ codec_enum!(ExprKind {
     25 => CopyOut { src, dst, map, reduce },
     26 => CopyToPeer { src, dst, barrier, rank },
     27 => CommitSmem,
-    28 => WaitSmemToGmem(n),
+    28 => WaitSmemToGmem { n, complete },
     29 => Arrive { barrier, cluster },
     30 => Wait { barrier, waiters },
     31 => Semaphore { op, sems, index, end, count },
@@ -456,6 +457,8 @@ codec_enum!(ExprKind {
     42 => ToLayout(value),
     43 => LayoutCast(value),
     44 => AtomicAdd { dst, value },
+    45 => DeviceId,
+    46 => Remote { gmem, rank },
 });
 codec_enum!(Ty {
     0 => Unit,
@@ -471,7 +474,7 @@ codec_enum!(Ty {
     10 => Regs(regs),
 });
 codec_enum!(DimVal { 0 => Static(extent), 1 => Runtime(name) });
-codec_struct!(GmemTy { param, name, dtype, shape, mutable });
+codec_struct!(GmemTy { param, name, dtype, shape, mutable, peers, remote });
 codec_struct!(SmemTy { alloc, dtype, stored, transposed, swizzle, sliced });
 codec_struct!(BarrierTy { alloc, arrivals, array });
 codec_struct!(AccTy { dtype, shape, sliced });

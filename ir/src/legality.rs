@@ -4,6 +4,10 @@
 //! three can never disagree. Each table cites the PTX ISA section it transcribes
 //! (NVIDIA PTX ISA 9.x, `docs.nvidia.com/cuda/parallel-thread-execution/#<anchor>`).
 
+mod devices;
+
+pub use devices::*;
+
 use crate::ops::GmemReduce;
 use crate::types::{DType, Swizzle};
 

@@ -13,6 +13,9 @@ pub struct TensorMapUse {
     pub box_shape: Vec<i64>,
     pub swizzle: Swizzle,
     pub dtype: DType,
+    /// A map per device of the group over each rank's copy of a `#[peers]` parameter, for the
+    /// copies of `remote(..)` tiles (`AbiParam::TensorMap`); else one map over this device's array.
+    pub peers: bool,
 }
 
 /// One allocation of a `run_scoped`.

@@ -53,6 +53,10 @@ pub struct Program {
     /// Whether a program may wait on a semaphore another program signals: then the interpreter
     /// runs the programs as many at once as the GPU would.
     pub waits_on_semaphores: bool,
+    /// `devices = W`: the kernel runs on a group of `W` devices at once, one grid per device,
+    /// each program knowing its device's rank (`device_id()`) and reaching the other devices'
+    /// copies of its `#[peers]` parameters (`remote(..)`); `None` for a kernel of one device.
+    pub devices: Option<u32>,
     /// The source files the kernel's operations are written in ([`SourceLoc::file`]).
     pub files: Vec<String>,
     /// Where each memory and synchronization operation is written ([`Expr::site`]), so that the
@@ -79,18 +83,58 @@ pub enum AbiParam {
     Param(usize),
     /// Runtime dimension `i`, as an `s32`.
     Dim(usize),
-    /// Tensor map `i`, by value (128 bytes, 64-aligned).
+    /// Tensor map `i`, by value (128 bytes, 64-aligned); a peers map (`TensorMapUse::peers`) is
+    /// one map per device of the group, `128 * W` bytes, the map over rank `r`'s copy at `128 * r`.
     TensorMap(usize),
+    /// A kernel of several devices (`Program::devices`): this device's rank in the group, a `u32`.
+    DeviceRank,
+    /// The `#[peers]` parameter `i`: the global address of every rank's copy, `W` `u64`s in rank
+    /// order.
+    Peers(usize),
 }
 
 impl Program {
     /// The entry's parameters in ABI order: the kernel's parameters, then its runtime dimensions,
-    /// then its tensor maps. Written once, here: the PTX writer declares them in this order, and
-    /// the launch wrapper passes them in it.
+    /// then its tensor maps, then, for a kernel of several devices, the device's rank and the
+    /// peer addresses of each `#[peers]` parameter. Written once, here: the PTX writer declares
+    /// them in this order, and the launch wrapper passes them in it.
     pub fn abi(&self) -> impl Iterator<Item = AbiParam> + '_ {
         let params = (0..self.params.len()).map(AbiParam::Param);
         let dims = (0..self.runtime_dims.len()).map(AbiParam::Dim);
-        params.chain(dims).chain((0..self.tensor_maps.len()).map(AbiParam::TensorMap))
+        let maps = (0..self.tensor_maps.len()).map(AbiParam::TensorMap);
+        let rank = self.devices.map(|_| AbiParam::DeviceRank);
+        let peers = self.params.iter().enumerate().filter(|(_, p)| p.is_peers()).map(|(i, _)| AbiParam::Peers(i));
+        params.chain(dims).chain(maps).chain(rank).chain(peers)
+    }
+
+    /// The bytes of the entry's parameters, each at its alignment in ABI order, as ptxas counts
+    /// them against the parameter space (`legality::MAX_PARAM_BYTES`).
+    pub fn param_bytes(&self) -> u64 {
+        let w = self.device_count() as u64;
+        let size_align = |p: AbiParam| -> (u64, u64) {
+            match p {
+                AbiParam::Param(i) => match self.params.get(i).map(|p| &p.kind) {
+                    Some(ParamKind::Scalar(d)) if d.bits() == 64 => (8, 8),
+                    Some(ParamKind::Scalar(_)) => (4, 4),
+                    _ => (8, 8),
+                },
+                AbiParam::Dim(_) | AbiParam::DeviceRank => (4, 4),
+                AbiParam::TensorMap(i) => match self.tensor_maps.get(i).is_some_and(|m| m.peers) {
+                    true => (128 * w, 64),
+                    false => (128, 64),
+                },
+                AbiParam::Peers(_) => (8 * w, 8),
+            }
+        };
+        self.abi().fold(0, |end, p| {
+            let (size, align) = size_align(p);
+            end.div_ceil(align) * align + size
+        })
+    }
+
+    /// The devices a launch runs on: `W` of `devices = W`, else 1.
+    pub fn device_count(&self) -> usize {
+        self.devices.map_or(1, |w| w as usize)
     }
 
     /// Programs per cluster.
@@ -113,9 +157,23 @@ pub struct ParamInfo {
     pub kind: ParamKind,
 }
 
+impl ParamInfo {
+    /// Whether the parameter is declared `#[peers]`: a symmetric array, one copy per device of
+    /// the group, every copy reachable from every device.
+    pub fn is_peers(&self) -> bool {
+        matches!(self.kind, ParamKind::Gmem { peers: true, .. })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamKind {
-    Gmem { dtype: DType, shape: Vec<DimSpec>, mutable: bool },
+    /// A global array; `peers` for a `#[peers]` one.
+    Gmem {
+        dtype: DType,
+        shape: Vec<DimSpec>,
+        mutable: bool,
+        peers: bool,
+    },
     Scalar(DType),
 }
 
@@ -265,6 +323,14 @@ pub enum ExprKind {
     NumPrograms(usize),
     WarpgroupId,
     ClusterRank,
+    /// `device_id()`: this device's rank in the group, an `i32` in `0..W`.
+    DeviceId,
+    /// `remote(param, rank)`: device `rank`'s copy of the `#[peers]` parameter `param` (a
+    /// `Local`), typed as the parameter with `GmemTy::remote`.
+    Remote {
+        gmem: Box<Expr>,
+        rank: Box<Expr>,
+    },
     /// `g.tile([i, j])`, with its block shape when written or implied (`Ty::Tile`).
     Tile {
         gmem: Box<Expr>,
@@ -350,8 +416,13 @@ pub enum ExprKind {
     },
     /// `commit_smem()`.
     CommitSmem,
-    /// `wait_smem_to_gmem(n)`.
-    WaitSmemToGmem(u32),
+    /// `wait_smem_to_gmem(n)`: all but the `n` most recent TMA stores have read their shared
+    /// memory; with `complete` (`wait_smem_to_gmem(n, complete = true)`), their writes to global
+    /// memory are complete and ordered before the warpgroup's later operations too.
+    WaitSmemToGmem {
+        n: u32,
+        complete: bool,
+    },
     /// `barrier_arrive`; with `cluster`, on the barrier of every program of the cluster.
     Arrive {
         barrier: Box<Expr>,

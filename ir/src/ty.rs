@@ -41,6 +41,10 @@ pub struct GmemTy {
     pub dtype: DType,
     pub shape: Vec<DimVal>,
     pub mutable: bool,
+    /// The parameter is `#[peers]`: one copy per device of the group.
+    pub peers: bool,
+    /// This is another device's copy (`remote(param, rank)`), not this device's.
+    pub remote: bool,
 }
 
 /// A shared-memory buffer or a view of one.
@@ -133,7 +137,11 @@ impl fmt::Display for Ty {
                 let parts: Vec<String> = ts.iter().map(Ty::to_string).collect();
                 write!(f, "({})", parts.join(", "))
             }
+            Ty::Gmem(g) if g.remote => write!(f, "a peer's {}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g)),
             Ty::Gmem(g) => write!(f, "{}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g)),
+            Ty::Tile(g, _) if g.remote => {
+                write!(f, "a tile of a peer's {}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g))
+            }
             Ty::Tile(g, _) => write!(f, "a tile of {}<{}, {}>", gmem_kind(g), g.dtype, gmem_shape(g)),
             Ty::Smem(s) => {
                 write!(f, "Smem<{}, {}", s.dtype, dims(&s.shape()))?;

@@ -61,10 +61,11 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | K::NumPrograms(_)
         | K::WarpgroupId
         | K::ClusterRank
+        | K::DeviceId
         | K::Iota { .. }
         | K::WgmmaWait(_)
         | K::CommitSmem
-        | K::WaitSmemToGmem(_)
+        | K::WaitSmemToGmem { .. }
         | K::SetMaxRegisters(_) => {}
         K::Tuple(items) => exprs(items, f),
         K::If { cond, then, otherwise } => {
@@ -94,6 +95,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             exprs(index, f);
         }
         K::At { base, index } => exprs([&**base, &**index], f),
+        K::Remote { gmem, rank } => exprs([&**gmem, &**rank], f),
         K::Store { dst, value } | K::AtomicAdd { dst, value } => exprs([&**dst, &**value], f),
         K::Wgmma { acc, a, b, accumulate } => {
             exprs([&**acc, &**a, &**b], f);

@@ -15,7 +15,7 @@ use crate::module::Module;
 use crate::tensor_map::TensorMap;
 
 /// One kernel parameter, passed by value as the PTX declares it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum KernelArg {
     /// A global-memory address (`.param .u64`).
     Ptr(u64),
@@ -30,6 +30,13 @@ pub enum KernelArg {
     /// A TMA descriptor (`.param .align 64 .b8 tmap[128]`): the 128 bytes are copied into the
     /// kernel's parameter space.
     TensorMap(TensorMap),
+    /// An array of global-memory addresses (`.param .align 8 .b8 peers[8 * n]`): a `#[peers]`
+    /// parameter's copy on every device of the group, in rank order.
+    Ptrs(Vec<u64>),
+    /// An array of TMA descriptors (`.param .align 64 .b8 tmap[128 * n]`): one per device of the
+    /// group, in rank order, each 128 bytes (`TensorMap` is 128 bytes, 128-aligned, so a `Vec`
+    /// of them is the array).
+    TensorMaps(Vec<TensorMap>),
 }
 
 impl KernelArg {
@@ -43,6 +50,8 @@ impl KernelArg {
             KernelArg::I32(v) => (v as *const i32).cast(),
             KernelArg::F32(v) => (v as *const f32).cast(),
             KernelArg::TensorMap(map) => (map as *const TensorMap).cast(),
+            KernelArg::Ptrs(ptrs) => ptrs.as_ptr().cast(),
+            KernelArg::TensorMaps(maps) => maps.as_ptr().cast(),
         };
         ptr.cast_mut()
     }
@@ -171,5 +180,11 @@ mod tests {
         }
         let map = KernelArg::TensorMap(TensorMap::zeroed_for_tests());
         assert_eq!(map.param_ptr().addr() % 128, 0);
+        let ptrs = KernelArg::Ptrs(vec![0x1000, 0x2000]);
+        // Safety: the vector holds two `u64`s.
+        unsafe { assert_eq!(*ptrs.param_ptr().cast::<u64>().add(1), 0x2000) };
+        let maps = KernelArg::TensorMaps(vec![TensorMap::zeroed_for_tests(); 3]);
+        assert_eq!(maps.param_ptr().addr() % 128, 0);
+        assert_eq!(std::mem::size_of::<TensorMap>(), 128, "one map per 128 bytes, as the PTX indexes them");
     }
 }

@@ -99,11 +99,13 @@ pub fn copy_gmem_to_smem<T, S, X, const ARRIVALS: u32>(src: Tile<T, S>, dst: Sme
 ///
 /// # Rules
 ///
-/// As [`copy_gmem_to_smem`], with `dst` a tile of a `GmemMut` array; the part of the box outside
-/// the array (a ragged dimension's last tile) is not written. A TMA store is not ordered by a
-/// later [`semaphore_signal`](super::semaphore_signal): store a tile that another program waits
-/// for with [`Tile::store`](super::Tile::store). A reducing store's array has a dtype its operation
-/// combines (PTX ISA, `cp.reduce.async.bulk.tensor`):
+/// As [`copy_gmem_to_smem`], with `dst` a tile of a `GmemMut` array (also another device's,
+/// `remote(buf, rank).tile(..)`: see [`devices`](super::devices)); the part of the box outside
+/// the array (a ragged dimension's last tile) is not written. A TMA store's writes are ordered by
+/// a later [`semaphore_signal`](super::semaphore_signal) only once they are complete,
+/// [`wait_smem_to_gmem`]`(n, complete = true)`; into another device's memory that is checked
+/// (T0149). A reducing store's array has a dtype its operation combines (PTX ISA,
+/// `cp.reduce.async.bulk.tensor`):
 ///
 /// | `reduce =` | dtypes |
 /// |---|---|
@@ -197,7 +199,18 @@ pub mod Reduce {
 }
 
 /// Waits until at most `n` of the warpgroup's TMA stores ([`copy_smem_to_gmem`]) are still
-/// reading shared memory, so that their buffers may be written again.
+/// reading shared memory, so that their buffers may be written again; with `complete = true`,
+/// until at most `n` are still writing global memory, so that a later
+/// [`semaphore_signal`](super::semaphore_signal) publishes what they wrote.
+///
+/// # Forms
+///
+/// - `wait_smem_to_gmem(n)`: the stores' reads of shared memory (Pallas's
+///   `plgpu.wait_smem_to_gmem(n, wait_read_only=True)`).
+/// - `wait_smem_to_gmem(n, complete = true)`: their writes of global memory too
+///   (`wait_read_only=False`), what a store into another device's memory needs before the signal
+///   that publishes it (see [`devices`](super::devices)); the flag may be a condition known when
+///   the kernel is read.
 ///
 /// # Rules
 ///
@@ -206,12 +219,16 @@ pub mod Reduce {
 /// # PTX
 ///
 /// `cp.async.bulk.wait_group.read n` by the thread that issued the stores, then a warpgroup
-/// barrier (`bar.sync`), so that no thread rewrites a buffer early.
+/// barrier (`bar.sync`), so that no thread rewrites a buffer early. With `complete = true`,
+/// `cp.async.bulk.wait_group n` (without `.read`: the writes are complete and visible to the
+/// issuing thread), then `fence.proxy.async.global`, which orders the writes, made through the
+/// async proxy, before that thread's later operations, the release of a signal among them.
 ///
 /// # Interpreter
 ///
-/// Completes the TMA stores it covers, for the race detector: their buffers may be rewritten
-/// after it.
+/// Completes the reads of the TMA stores it covers, for the race detector: their buffers may be
+/// rewritten after it; with `complete = true`, their writes too: a load of what they wrote, in
+/// this warpgroup or (after a signal) another program or device, is ordered after them.
 ///
 /// # Example
 ///

@@ -38,13 +38,14 @@
 //! | loads and stores | [`Acc::load`], [`Acc::store`], [`Smem::load`], [`Smem::store`], [`Tile::load`], [`Tile::store`], [`Tile::atomic_add`] |
 //! | copies (TMA and bulk) | [`copy_gmem_to_smem`], [`copy_smem_to_gmem`] (also reducing: [`Reduce`]), [`wait_smem_to_gmem`], [`copy_smem_to_peer`], [`commit_smem`] |
 //! | synchronization | [`barrier_arrive`], [`barrier_wait`], [`pipeline_produce`], [`pipeline_consume`], [`semaphore_signal`], [`semaphore_wait`] |
+//! | several devices ([`devices`]: `devices = W`, `#[peers]`) | [`device_id`], [`device_count`], [`remote`] |
 //! | matrix products | [`wgmma`], [`wgmma_wait`], [`mma`] |
 //! | register arrays | [`Regs`], [`splat`], [`iota`], operators (`+ - * / % << >> & \| ^`, comparisons), [`Regs::cast`], [`Regs::bitcast`], [`Regs::sum`], [`Regs::max`], [`Regs::min`], [`Regs::broadcast`], [`Regs::to_layout`], [`Regs::layout_cast`] |
 //! | math | [`exp2`], [`exp`], [`log2`], [`log`], [`sqrt`], [`rsqrt`], [`recip`], [`tanh`], [`abs`], [`floor`], [`ceil`], [`round`], [`trunc`], [`max`], [`min`], [`fma`], [`cdiv`] |
 //! | dtypes | [`DType`] (all sixteen), [`tf32`], [`i4`], [`Float`], [`Int`], [`Accumulator`], [`WgmmaOperand`], [`MmaOperand`] |
 //! | layouts | [`Layout`]: [`Wgmma`](Layout::Wgmma), [`WgmmaRow`](Layout::WgmmaRow), [`WgmmaCol`](Layout::WgmmaCol), [`Strided`](Layout::Strided), [`Splat`](Layout::Splat), [`MmaLhs`](Layout::MmaLhs), [`MmaRhs`](Layout::MmaRhs), [`MmaAcc`](Layout::MmaAcc) |
 //! | shared-memory transforms | [`Swizzle128`], [`Swizzle64`], [`Swizzle32`], [`Swizzle`], [`NoSwizzle`], [`Tiled`], [`Transposed`] |
-//! | traits that state the typing | [`Numeric`], [`MathFloat`], [`Signed`], [`WgmmaA`], [`WgmmaB`], [`Allocation`], [`Scope`], [`SemaphoreIndex`], [`RegisterLayout`], [`InKernel`] |
+//! | traits that state the typing | [`Numeric`], [`MathFloat`], [`Signed`], [`WgmmaA`], [`WgmmaB`], [`Allocation`], [`Scope`], [`SemaphoreIndex`], [`RegisterLayout`], [`PeersArray`], [`InKernel`] |
 //!
 //! The kernel attribute (`grid`, `warpgroups`, `cluster`, `consts`, `ragged`, ..), generic
 //! kernels and kernel functions are described in the [crate documentation](crate#kernels-and-programs).
@@ -98,6 +99,7 @@
 //! | T0118 | a TMA store, peer copy or wgmma of register stores comes after a [`commit_smem`] |
 //! | T0119 | a shared buffer is not overwritten while a TMA store that reads it may be in flight: a [`wait_smem_to_gmem`] covers it first |
 //! | T0120 | a shared buffer written by one warpgroup and read by another has a barrier between them |
+//! | T0149 | a TMA store into another device's memory is complete (`wait_smem_to_gmem(n, complete = true)`) before the next [`semaphore_signal`] on a `#[peers]` counter, which publishes it (see [`devices`]) |
 //!
 //! Where the answer depends on run-time data (an `.at(s)` at a run-time index, a branch on
 //! run-time data) the check says nothing rather than guess; a loop is taken to turn (what is wrong
@@ -140,6 +142,7 @@
 use std::marker::PhantomData;
 
 mod copies;
+pub mod devices;
 mod dtype;
 mod layouts;
 mod math;
@@ -152,6 +155,7 @@ mod scopes;
 mod sync;
 
 pub use copies::{commit_smem, copy_gmem_to_smem, copy_smem_to_gmem, copy_smem_to_peer, wait_smem_to_gmem, Reduce};
+pub use devices::{device_count, device_id, remote, PeersArray};
 pub use dtype::{i4, tf32, Accumulator, DType, Float, Int, MmaOperand, WgmmaOperand};
 // The prelude's host types are the dtypes' names here too: the same items, so that globbing both
 // `tessel::prelude` and `tessel::lang` is no ambiguity.

@@ -162,19 +162,23 @@ impl SemaphoreIndex for Range<u32> {}
 /// # Semantics
 ///
 /// A semaphore is a `u32` counter in a kernel parameter `sems: GmemMut<u32, N>`, which the
-/// programs of one launch hand work to each other through ([`semaphore_wait`] takes from it).
+/// programs of one launch hand work to each other through ([`semaphore_wait`] takes from it). In
+/// a kernel of several devices, a `#[peers]` array's counters are signalled across devices:
+/// `semaphore_signal(remote(sems, rank), i)` adds to device `rank`'s counter `i`, a release of
+/// system scope that publishes to that device what the warpgroup wrote into its memory before (see
+/// [`devices`](super::devices)).
 /// Signals are per warpgroup, like [`barrier_arrive`](super::barrier_arrive): each warpgroup that
 /// executes one adds `n`. A signal orders the warpgroup's register stores
-/// ([`Tile::store`](super::Tile::store)), not its TMA stores
-/// ([`copy_smem_to_gmem`](super::copy_smem_to_gmem)), which are asynchronous: store a tile that
-/// another program waits for with `.store`. Signals and waits that balance leave every counter as
+/// ([`Tile::store`](super::Tile::store)) and atomic adds, and its TMA stores
+/// ([`copy_smem_to_gmem`](super::copy_smem_to_gmem)), which are asynchronous, once a
+/// `wait_smem_to_gmem(n, complete = true)` has completed them. Signals and waits that balance leave every counter as
 /// it was, so the host zeroes the array once (`DeviceTensor::zeros`) and passes it to launch after
 /// launch.
 ///
 /// # Rules
 ///
 /// - `sems` is a kernel parameter declared `GmemMut<u32, N>` itself (1-D, `u32`, written; not a
-///   tile of it).
+///   tile of it), or `remote(sems, rank)` of a `#[peers]` one.
 /// - The index (and a range's end) is an `i32` or `u32`; a constant one lies in the array (a
 ///   range's end may be its length), and a range ends after it starts.
 /// - The count is an `i32` or `u32`; a constant count is at least 1.
@@ -183,7 +187,8 @@ impl SemaphoreIndex for Range<u32> {}
 ///
 /// `bar.sync` over the warpgroup, then by one thread `red.release.gpu.global.add.u32` of `n` at
 /// `sems + 4 * i`; for a range, one `fence.acq_rel.gpu` and a `red.relaxed.gpu.global.add.u32` to
-/// each counter. An index outside the array does nothing.
+/// each counter. On a `#[peers]` array (its own counters or another device's) every scope is
+/// `.sys`. An index outside the array does nothing.
 ///
 /// # Interpreter
 ///
@@ -233,7 +238,8 @@ pub fn semaphore_signal<I: SemaphoreIndex, S>(sems: GmemMut<u32, S>, i: I) {
 /// # Rules
 ///
 /// - As for [`semaphore_signal`]: `sems` a `GmemMut<u32, N>` parameter, `i` and `n` 32-bit
-///   integers, a constant `n` at least 1.
+///   integers, a constant `n` at least 1. A wait is on this device's counters: on a `#[peers]`
+///   array, `sems` itself, never `remote(sems, rank)` (T0148).
 /// - Waits are per warpgroup: each warpgroup that executes one takes `n`.
 /// - A program may wait only for programs that can run while it waits: the GPU does not promise
 ///   that every program of a grid is resident at once, and the interpreter promises that every
@@ -248,7 +254,8 @@ pub fn semaphore_signal<I: SemaphoreIndex, S>(sems: GmemMut<u32, S>, i: I) {
 ///
 /// One thread polls with `ld.acquire.gpu.global.u32` (and `nanosleep.u32`) until the counter holds
 /// `n`, takes it with `atom.acquire.gpu.global.cas.b32` (polling again if it lost a race), then
-/// `bar.sync` over the warpgroup. An index outside the array does nothing.
+/// `bar.sync` over the warpgroup; on a `#[peers]` array, `ld.acquire.sys` and `atom.acquire.sys`.
+/// An index outside the array does nothing.
 ///
 /// # Interpreter
 ///

@@ -40,8 +40,20 @@ pub fn case_files(dir: &str) -> Vec<PathBuf> {
 }
 
 /// The compile-fail areas of `tests/ui`, as `tests/ui.rs` registers them with trybuild.
-pub const FAIL_AREAS: &[&str] =
-    &["alloc", "acc", "layout", "mma", "wgmma", "memory", "semaphore", "sync", "syntax", "functions", "generic"];
+pub const FAIL_AREAS: &[&str] = &[
+    "alloc",
+    "acc",
+    "layout",
+    "mma",
+    "wgmma",
+    "memory",
+    "semaphore",
+    "sync",
+    "syntax",
+    "functions",
+    "generic",
+    "devices",
+];
 
 /// The compile-fail cases whose kernels compile: rustc rejects a use of the kernel (a call of an
 /// instance the kernel does not declare) or of a library (a path in `uses(..)` that names none), so

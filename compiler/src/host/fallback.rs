@@ -21,12 +21,24 @@ pub fn fallback(kernel: &Kernel, facts: &Facts, input: &Input) -> TokenStream {
         .map(|(i, arg)| param(kernel, i, arg))
         .filter(|p| !kernel.left_out.contains(&p.name))
         .collect();
+    // A kernel of several devices launches on a group, with per-rank arguments (`host::group`).
+    let group = kernel.attr.devices.is_some();
     let shapes = declare(&params, |p| p.shape_type());
-    let devices = declare(&params, |p| p.device_type());
-    let hosts = declare(&params, |p| p.host_type());
+    let devices = declare(&params, |p| if group { p.group_type() } else { p.device_type() });
+    let hosts = declare(&params, |p| if group { p.group_host_type() } else { p.host_type() });
     let n_dims = facts.runtime_dims.len();
     let signature = super::signature::placeholder(name);
-    let (entry, stream) = (name.to_string(), super::local("stream"));
+    let entry = name.to_string();
+    let target = match group {
+        true => {
+            let group = super::local("group");
+            quote!(#group: &::tessel::__private::DeviceGroup)
+        }
+        false => {
+            let stream = super::local("stream");
+            quote!(#stream: &impl ::tessel::__private::AsStream)
+        }
+    };
     let failed = quote! {
         ::core::result::Result::Err(::tessel::__private::Error::Internal(
             ::std::string::String::from(concat!("the kernel `", #entry, "` did not compile"))
@@ -39,7 +51,7 @@ pub fn fallback(kernel: &Kernel, facts: &Facts, input: &Input) -> TokenStream {
         #[allow(unused_variables, clippy::too_many_arguments)]
         pub fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> { #failed }
         #[allow(unused_variables, clippy::too_many_arguments)]
-        pub fn launch(#stream: &impl ::tessel::__private::AsStream, #(#devices),*) -> ::tessel::Result<()> { #failed }
+        pub fn launch(#target, #(#devices),*) -> ::tessel::Result<()> { #failed }
         #[allow(unused_variables, clippy::too_many_arguments)]
         pub fn interpret(#(#hosts),*) -> ::tessel::Result<()> { #failed }
     };

@@ -63,6 +63,17 @@ pub(crate) enum Shape {
 pub(crate) struct HostSig {
     pub(super) params: Vec<HostParam>,
     pub(super) n_dims: usize,
+    /// A kernel of several devices (`devices = W`, in every instance alike): `launch` takes a
+    /// `DeviceGroup` and per-rank arguments (`host::group`).
+    pub(super) group: bool,
+}
+
+impl HostSig {
+    /// The first parameter of `launch` (`stream`, or `group` for a kernel of several devices), as
+    /// its forwarders name it.
+    pub(super) fn target(&self) -> Ident {
+        local(if self.group { "group" } else { "stream" })
+    }
 }
 
 pub(super) struct HostParam {
@@ -74,7 +85,7 @@ pub(super) struct HostParam {
 
 #[derive(Clone, Copy)]
 enum HostKind {
-    Tensor { elem: Elem, mutable: bool, span: Span },
+    Tensor { elem: Elem, mutable: bool, peers: bool, span: Span },
     Scalar { elem: Elem, span: Span },
 }
 
@@ -149,7 +160,8 @@ fn host_sig(func: &syn::ItemFn, generics: &[Param], models: &[Model]) -> (HostSi
         })
         .collect();
     let n_dims = models.first().map_or(0, |(_, facts, _)| facts.runtime_dims.len());
-    (HostSig { params, n_dims }, problem)
+    let group = models.first().is_some_and(|(k, _, _)| k.attr.devices.is_some());
+    (HostSig { params, n_dims, group }, problem)
 }
 
 /// How the parameter `name` (written with type `ty`) crosses from the host, from its type in each
@@ -192,9 +204,17 @@ fn host_kind(
         *problem = Some(format!("the parameter `{name}` is a tensor in some instances and a scalar in others"));
     }
     Some(match first {
-        ParamTy::Gmem { mutable, span, .. } => HostKind::Tensor { elem, mutable: *mutable, span: *span },
+        ParamTy::Gmem { mutable, span, .. } => {
+            HostKind::Tensor { elem, mutable: *mutable, peers: peers_in(name, models), span: *span }
+        }
         ParamTy::Scalar(dtype) => HostKind::Scalar { elem, span: dtype.span },
     })
+}
+
+/// Whether the parameter `name` is `#[peers]` (in every instance that reads it, as the attribute
+/// is written once).
+fn peers_in(name: &Ident, models: &[Model]) -> bool {
+    models.iter().flat_map(|(k, _, _)| k.params.iter().find(|p| p.name == *name)).any(|p| p.peers.is_some())
 }
 
 /// The type parameter a parameter's type names as its dtype, as written: `T` in `Gmem<T, M, K>`,
@@ -231,12 +251,15 @@ pub(super) enum Bind<'a> {
     Instance(&'a Instance),
 }
 
-/// The three views of a parameter (`check_args`, `launch`, `interpret`), as in `host::params`.
+/// The views of a parameter (`check_args`, `launch`, `interpret`, and the last two of a kernel of
+/// several devices), as in `host::params`.
 #[derive(Clone, Copy)]
 pub(super) enum View {
     Shape,
     Device,
     Host,
+    GroupDevice,
+    GroupHost,
 }
 
 impl HostParam {
@@ -251,17 +274,31 @@ impl HostParam {
 fn ty(kind: HostKind, view: View, bind: Bind) -> Option<TokenStream> {
     Some(match (kind, view) {
         (HostKind::Tensor { span, .. }, View::Shape) => quote_spanned!(span=> &[::core::primitive::usize]),
-        (HostKind::Tensor { elem, mutable, span }, View::Device) => {
+        (HostKind::Tensor { elem, mutable, span, .. }, View::Device) => {
             let elem = elem_type(elem, bind, span, true)?;
             match mutable {
                 false => quote_spanned!(span=> &impl ::tessel::__private::AsDeviceView<#elem>),
                 true => quote_spanned!(span=> &mut impl ::tessel::__private::AsDeviceViewMut<#elem>),
             }
         }
-        (HostKind::Tensor { elem, mutable, span }, View::Host) => {
+        (HostKind::Tensor { elem, mutable, span, .. }, View::Host) => {
             let elem = elem_type(elem, bind, span, true)?;
             let mutable = mutable.then(|| quote_spanned!(span=> mut));
             quote_spanned!(span=> & #mutable ::tessel::__private::HostTensor<#elem>)
+        }
+        (HostKind::Tensor { elem, mutable, peers, span }, View::GroupDevice) => {
+            let elem = elem_type(elem, bind, span, true)?;
+            match (peers, mutable) {
+                (false, false) => quote_spanned!(span=> &[impl ::tessel::__private::AsDeviceView<#elem>]),
+                (false, true) => quote_spanned!(span=> &mut [impl ::tessel::__private::AsDeviceViewMut<#elem>]),
+                (true, false) => quote_spanned!(span=> &::tessel::__private::SymmetricTensor<#elem>),
+                (true, true) => quote_spanned!(span=> &mut ::tessel::__private::SymmetricTensor<#elem>),
+            }
+        }
+        (HostKind::Tensor { elem, mutable, span, .. }, View::GroupHost) => {
+            let elem = elem_type(elem, bind, span, true)?;
+            let mutable = mutable.then(|| quote_spanned!(span=> mut));
+            quote_spanned!(span=> & #mutable [::tessel::__private::HostTensor<#elem>])
         }
         (HostKind::Scalar { elem, span }, _) => elem_type(elem, bind, span, false)?,
     })
@@ -462,12 +499,17 @@ fn instance_trait(func: &syn::ItemFn, generics: &[Param], shared: Option<&HostSi
 /// The signatures of `check_args`, `launch` and `interpret` with the types of `bind`.
 pub(super) fn signatures(shape: &HostSig, bind: Bind) -> [TokenStream; 3] {
     let shapes = shape.params.iter().map(|p| p.declare(View::Shape, bind));
-    let devices = shape.params.iter().map(|p| p.declare(View::Device, bind));
-    let hosts = shape.params.iter().map(|p| p.declare(View::Host, bind));
-    let (n_dims, stream) = (shape.n_dims, local("stream"));
+    let (device, host) = if shape.group { (View::GroupDevice, View::GroupHost) } else { (View::Device, View::Host) };
+    let devices = shape.params.iter().map(|p| p.declare(device, bind));
+    let hosts = shape.params.iter().map(|p| p.declare(host, bind));
+    let (n_dims, target) = (shape.n_dims, shape.target());
+    let target_ty = match shape.group {
+        true => quote!(&::tessel::__private::DeviceGroup),
+        false => quote!(&impl ::tessel::__private::AsStream),
+    };
     [
         quote!(fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>>),
-        quote!(fn launch(#stream: &impl ::tessel::__private::AsStream, #(#devices),*) -> ::tessel::Result<()>),
+        quote!(fn launch(#target: #target_ty, #(#devices),*) -> ::tessel::Result<()>),
         quote!(fn interpret(#(#hosts),*) -> ::tessel::Result<()>),
     ]
 }
@@ -489,7 +531,7 @@ fn instance_impl(
     let functions = shared.map(|sig| {
         let [check_args, launch, interpret] = signatures(sig, Bind::Instance(instance));
         let names: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
-        let stream = local("stream");
+        let stream = sig.target();
         quote! {
             #[allow(clippy::too_many_arguments)]
             #check_args { self::#module::check_args(#(#names),*) }
@@ -519,7 +561,7 @@ fn inherent(func: &syn::ItemFn, generics: &[Param], shared: Option<&HostSig>) ->
     let functions = shared.map(|sig| {
         let [check_args, launch, interpret] = signatures(sig, Bind::Generic(generics));
         let names: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
-        let stream = local("stream");
+        let stream = sig.target();
         let (doc_check, doc_launch, doc_interpret) = (DOC_CHECK_ARGS, DOC_LAUNCH, DOC_INTERPRET);
         quote! {
             impl<#(#decls),*> self::#name<#(#args),*> {

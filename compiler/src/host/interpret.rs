@@ -26,10 +26,9 @@ pub(crate) fn interpret(params: &[HostParam], program: &[u8]) -> TokenStream {
             HostKind::Scalar { scalar, .. } => scalar.interp_arg(name),
         }
     });
-    let bytes = Literal::byte_string(program);
+    let program = program_static(program);
     quote! {
-        /// The kernel's program, encoded: what the interpreter runs.
-        static PROGRAM: ::tessel::__private::interp::Embedded = ::tessel::__private::interp::Embedded::new(#bytes);
+        #program
 
         /// Runs the kernel on the CPU: the same program as the PTX, on host tensors, one host
         /// thread per warpgroup (so barriers and producer/consumer code behave), TMA copies
@@ -43,5 +42,14 @@ pub(crate) fn interpret(params: &[HostParam], program: &[u8]) -> TokenStream {
             self::check_args(#(#shapes),*)?;
             ::tessel::__private::interp::interpret(&self::PROGRAM, &mut [#(#args),*])
         }
+    }
+}
+
+/// `static PROGRAM`: the kernel's program, encoded.
+pub(super) fn program_static(program: &[u8]) -> TokenStream {
+    let bytes = Literal::byte_string(program);
+    quote! {
+        /// The kernel's program, encoded: what the interpreter runs.
+        static PROGRAM: ::tessel::__private::interp::Embedded = ::tessel::__private::interp::Embedded::new(#bytes);
     }
 }

@@ -273,6 +273,8 @@ fn abi_args(program: &Program, params: &[HostParam], plan: &syn::Ident, maps: &[
         },
         AbiParam::Dim(i) => quote!(::tessel::__private::KernelArg::I32(#plan.dims[#i])),
         AbiParam::TensorMap(i) => maps.get(i).cloned().unwrap_or_default(),
+        // A kernel of several devices is launched on a group (`group`), never through here.
+        AbiParam::DeviceRank | AbiParam::Peers(_) => TokenStream::new(),
     };
     program.abi().map(arg).collect()
 }

@@ -21,6 +21,7 @@ mod fallback;
 pub(crate) mod generic;
 mod generic_fallback;
 pub(crate) mod grid;
+mod group;
 mod interpret;
 mod launch;
 mod params;
@@ -59,8 +60,12 @@ pub(crate) fn items(kernel: &Kernel, program: &Program, ptx: &str) -> Result<Tok
     let params = params::host_params(&ctx, kernel);
     let signature = signature::signature(kernel, program);
     let check_args = launch::check_args(&ctx, kernel, program, &params);
-    let launch = launch::launch(&ctx, kernel, program, &params);
-    let interpret = interpret::interpret(&params, &tessel_ir::codec::to_bytes(program));
+    let bytes = tessel_ir::codec::to_bytes(program);
+    // A kernel of several devices runs on a group (`group`); `check_args` is each rank's.
+    let (launch, interpret) = match program.devices {
+        None => (launch::launch(&ctx, kernel, program, &params), interpret::interpret(&params, &bytes)),
+        Some(_) => (group::launch(&ctx, kernel, program, &params), group::interpret(&params, &bytes)),
+    };
     ctx.finish()?;
     let entry = kernel.name.to_string();
     let items = quote! {

@@ -17,8 +17,9 @@ pub(crate) struct HostParam<'k> {
 }
 
 pub(crate) enum HostKind {
-    /// `Gmem<T, ..>` / `GmemMut<T, ..>`: a tensor of the element type `elem`.
-    Tensor { elem: TokenStream, mutable: bool, span: Span },
+    /// `Gmem<T, ..>` / `GmemMut<T, ..>`: a tensor of the element type `elem`; `peers` for a
+    /// `#[peers]` one (a `SymmetricTensor` in a group launch).
+    Tensor { elem: TokenStream, mutable: bool, peers: bool, span: Span },
     /// A scalar passed by value.
     Scalar { scalar: Scalar, span: Span },
 }
@@ -132,7 +133,7 @@ pub(crate) fn host_param<'k>(ctx: Option<&Ctxt>, p: &'k Param) -> Option<HostPar
     };
     let kind = match &p.ty {
         ParamTy::Gmem { dtype, mutable, span, .. } => match element_type(dtype.value, dtype.span) {
-            Some(elem) => HostKind::Tensor { elem, mutable: *mutable, span: *span },
+            Some(elem) => HostKind::Tensor { elem, mutable: *mutable, peers: p.peers.is_some(), span: *span },
             None => {
                 report(dtype.span, format!("global arrays of {} (no host tensor holds them yet)", dtype.value));
                 return None;
@@ -177,6 +178,41 @@ impl HostParam<'_> {
             }
             HostKind::Tensor { elem, mutable: true, span, .. } => {
                 quote_spanned!(*span=> &mut ::tessel::__private::HostTensor<#elem>)
+            }
+            HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
+        }
+    }
+
+    /// The parameter's type in a group `launch` (a kernel of several devices): a tensor per rank
+    /// (`&[impl AsDeviceView<T>]`, `&mut [impl AsDeviceViewMut<T>]`), a `#[peers]` array's
+    /// `&SymmetricTensor<T>` (`&mut` where written), or the scalar, the same for every rank.
+    pub fn group_type(&self) -> TokenStream {
+        match &self.kind {
+            HostKind::Tensor { elem, mutable: false, peers: false, span } => {
+                quote_spanned!(*span=> &[impl ::tessel::__private::AsDeviceView<#elem>])
+            }
+            HostKind::Tensor { elem, mutable: true, peers: false, span } => {
+                quote_spanned!(*span=> &mut [impl ::tessel::__private::AsDeviceViewMut<#elem>])
+            }
+            HostKind::Tensor { elem, mutable: false, peers: true, span } => {
+                quote_spanned!(*span=> &::tessel::__private::SymmetricTensor<#elem>)
+            }
+            HostKind::Tensor { elem, mutable: true, peers: true, span } => {
+                quote_spanned!(*span=> &mut ::tessel::__private::SymmetricTensor<#elem>)
+            }
+            HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
+        }
+    }
+
+    /// The parameter's type in a group `interpret`: a host tensor per rank (`&[HostTensor<T>]`,
+    /// `&mut [HostTensor<T>]` where written, `#[peers]` or not), or the scalar.
+    pub fn group_host_type(&self) -> TokenStream {
+        match &self.kind {
+            HostKind::Tensor { elem, mutable: false, span, .. } => {
+                quote_spanned!(*span=> &[::tessel::__private::HostTensor<#elem>])
+            }
+            HostKind::Tensor { elem, mutable: true, span, .. } => {
+                quote_spanned!(*span=> &mut [::tessel::__private::HostTensor<#elem>])
             }
             HostKind::Scalar { scalar, span } => scalar.rust_type(*span),
         }

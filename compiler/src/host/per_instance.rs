@@ -6,7 +6,6 @@
 //! accepts a function of the same name in each.)
 
 use super::generic::{arguments, signatures, Bind, HostSig, Shape, DOC_CHECK_ARGS, DOC_INTERPRET, DOC_LAUNCH};
-use super::local;
 use crate::generic::decl::{Instance, Param};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{quote, quote_spanned};
@@ -41,7 +40,7 @@ pub(super) fn methods(
     let args = arguments(generics, bind);
     let [check_args, launch, interpret] = signatures(sig, bind).map(|s| named_at(s, instance.loc.start));
     let names: Vec<&Ident> = sig.params.iter().map(|p| &p.name).collect();
-    let stream = local("stream");
+    let stream = sig.target();
     let [check_body, launch_body, interpret_body] = match body {
         Body::Forward(module) => [
             quote!(self::#module::check_args(#(#names),*)),

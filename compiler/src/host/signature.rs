@@ -12,11 +12,16 @@ pub(crate) fn signature(kernel: &Kernel, program: &Program) -> TokenStream {
     let params = kernel.params.iter().zip(&program.params).map(|(p, info)| {
         let pname = &info.name;
         let kind = match &info.kind {
-            ParamKind::Gmem { dtype, mutable, shape } => {
+            ParamKind::Gmem { dtype, mutable, shape, peers } => {
                 let dtype = dtype.name();
                 let shape = shape.iter().map(|d| dim(program, *d));
                 quote! {
-                    ::tessel::__private::ParamKind::Gmem { dtype: #dtype, shape: &[#(#shape),*], mutable: #mutable }
+                    ::tessel::__private::ParamKind::Gmem {
+                        dtype: #dtype,
+                        shape: &[#(#shape),*],
+                        mutable: #mutable,
+                        peers: #peers,
+                    }
                 }
             }
             ParamKind::Scalar(d) => {
@@ -30,6 +35,7 @@ pub(crate) fn signature(kernel: &Kernel, program: &Program) -> TokenStream {
     let warpgroups = program.warpgroups as u32;
     let [cx, cy, cz] = program.cluster.map(|c| c as u32);
     let smem = u32::try_from(program.smem_bytes).unwrap_or(u32::MAX);
+    let devices = program.device_count() as u32;
     quote! {
         ::tessel::__private::Signature {
             name: #name,
@@ -38,6 +44,7 @@ pub(crate) fn signature(kernel: &Kernel, program: &Program) -> TokenStream {
             warpgroups: #warpgroups,
             cluster: [#cx, #cy, #cz],
             smem_bytes: #smem,
+            devices: #devices,
         }
     }
 }
@@ -69,6 +76,7 @@ pub(crate) fn placeholder(name: &syn::Ident) -> TokenStream {
             warpgroups: 1,
             cluster: [1, 1, 1],
             smem_bytes: 0,
+            devices: 1,
         }
     }
 }

@@ -320,3 +320,91 @@ fn constants_fold_wrapping_to_their_width_without_a_panic() {
     assert!(ptx.contains(", 7;"), "{ptx}");
     assert!(!ptx.contains("4294967303"), "{ptx}");
 }
+
+/// A kernel of several devices: a per-rank array, a `#[peers]` array copied by TMA from a peer,
+/// `#[peers]` counters and a scalar.
+fn ring() -> (TokenStream, TokenStream) {
+    let attr = quote!(grid = (M / 64), devices = 4);
+    let item = quote! {
+        fn ring(x: Gmem<f32, M, 64>, #[peers] buf: GmemMut<f32, S, 64>, #[peers] sems: GmemMut<u32, T>, alpha: f32) {
+            let i = program_id(0);
+            let next = (device_id() + 1) % 4;
+            run_scoped(|t: Smem<f32, 64, 64>, bar: Barrier| {
+                copy_gmem_to_smem(remote(buf, next).tile([i, 0]), t, bar);
+                barrier_wait(bar);
+                remote(buf, next).tile([i, 0], [64, 64]).store(t.load(Layout::Strided) * alpha);
+                semaphore_signal(remote(sems, next), i);
+                semaphore_wait(sems, i);
+            });
+        }
+    };
+    (attr, item)
+}
+
+#[test]
+fn a_kernel_of_several_devices_launches_on_a_group() {
+    let (attr, item) = ring();
+    let file = expand(attr, item);
+    assert_eq!(errors(&file), Vec::<String>::new());
+    let items = module(&file, "ring");
+    let p = quote!(::tessel::__private);
+    let (f32, u32) = (quote!(::core::primitive::f32), quote!(::core::primitive::u32));
+    let expected = quote! {
+        fn launch(group: &#p::DeviceGroup, x: &[impl #p::AsDeviceView<#f32>], buf: &mut #p::SymmetricTensor<#f32>,
+            sems: &mut #p::SymmetricTensor<#u32>, alpha: #f32) -> ::tessel::Result<()>
+    };
+    assert_eq!(signature(function(items, "launch")), normalized(expected));
+    let expected = quote! {
+        fn interpret(x: &[#p::HostTensor<#f32>], buf: &mut [#p::HostTensor<#f32>], sems: &mut [#p::HostTensor<#u32>],
+            alpha: #f32) -> ::tessel::Result<()>
+    };
+    assert_eq!(signature(function(items, "interpret")), normalized(expected));
+    let body = function(items, "launch").block.to_token_stream().to_string();
+    // Every rank is checked, and prepared, before the loop that launches.
+    let order = [
+        "check_group (\"ring\" , group , 4usize)",
+        "check_rank_count (\"x\" , group , x . len ())",
+        "group . check_symmetric (\"buf\" , & * buf)",
+        "check_rank_shape (\"x\" , rank",
+        "self :: check_args (x [rank] . shape () , buf . shape () , sems . shape () , alpha)",
+        "symmetric_tensor_maps (& * buf , \"buf\"",
+        "Module :: load (device",
+        "unsafe { :: tessel :: __private :: launch (device",
+    ];
+    let positions: Vec<usize> =
+        order.iter().map(|needle| body.find(needle).unwrap_or_else(|| panic!("no `{needle}` in {body}"))).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "out of order: {body}");
+    // The ABI's order: parameters, dimensions, tensor maps, the rank, each `#[peers]` array's copies.
+    let args = body.split("let args = [").nth(1).expect("an argument array");
+    let args = args.split("] ;").next().unwrap_or_default();
+    let order = [
+        "Ptr (ptr_x)",
+        "Ptr (buf . peer_ptr (rank))",
+        "Ptr (sems . peer_ptr (rank))",
+        "F32 (alpha)",
+        "dims [0usize]",
+        "maps [0usize]",
+        "U32 (rank as",
+        "Ptrs (peers_1 . clone ())",
+        "Ptrs (peers_2 . clone ())",
+    ];
+    let positions: Vec<usize> =
+        order.iter().map(|needle| args.find(needle).unwrap_or_else(|| panic!("no `{needle}` in {args}"))).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "out of ABI order: {args}");
+}
+
+#[test]
+fn a_rejected_kernel_of_several_devices_keeps_the_group_signatures() {
+    let attr = quote!(grid = (M / 64), devices = 2);
+    let item = quote! {
+        fn broken(x: Gmem<f32, M, 64>, #[peers] buf: GmemMut<f32, M, 64>) {
+            remote(buf, 2).tile([0, 0], [64, 64]).store(x.tile([0, 0], [64, 64]).load(Layout::Strided));
+        }
+    };
+    let file = expand(attr, item);
+    assert_eq!(errors(&file).len(), 1);
+    let launch = signature(function(module(&file, "broken"), "launch"));
+    assert!(launch.contains("group : & :: tessel :: __private :: DeviceGroup"), "{launch}");
+    assert!(launch.contains("buf : & mut :: tessel :: __private :: SymmetricTensor"), "{launch}");
+    assert!(launch.contains("x : & [impl :: tessel :: __private :: AsDeviceView"), "{launch}");
+}

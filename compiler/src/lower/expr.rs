@@ -39,9 +39,14 @@ impl<'a> Lowerer<'a> {
             K::NumPrograms(axis) => ExprKind::NumPrograms(axis.value as usize),
             K::WarpgroupId => ExprKind::WarpgroupId,
             K::ClusterRank => ExprKind::ClusterRank,
+            K::DeviceId => ExprKind::DeviceId,
+            K::DeviceCount => {
+                ExprKind::Const(self.devices.map(i64::from).ok_or_else(|| internal("device_count() without devices"))?)
+            }
+            K::Remote { gmem, rank } => ExprKind::Remote { gmem: self.boxed(gmem)?, rank: self.boxed(rank)? },
             K::WgmmaWait(n) => ExprKind::WgmmaWait(n.value),
             K::CommitSmem => ExprKind::CommitSmem,
-            K::WaitSmemToGmem(n) => ExprKind::WaitSmemToGmem(n.value),
+            K::WaitSmemToGmem { n, complete } => ExprKind::WaitSmemToGmem { n: n.value, complete: complete.is_some() },
             K::SetMaxRegisters(n) => ExprKind::SetMaxRegisters(n.value),
             K::RunScoped { collective_axes, params, body } => {
                 self.run_scoped(e, collective_axes.is_some(), params, body)?

@@ -59,6 +59,8 @@ enum Binding {
 
 struct Lowerer<'a> {
     facts: &'a Facts,
+    /// The kernel's `W` of `devices = W`: the value of `device_count()`.
+    devices: Option<u32>,
     /// The syntax node of each expression lowered so far, in the order entered (`Origins`).
     origins: Vec<&'a ast::Expr>,
     scopes: Vec<HashMap<String, Binding>>,
@@ -74,8 +76,9 @@ struct Lowerer<'a> {
 fn program<'k>(k: &'k Kernel, facts: &'k Facts) -> Result<(Program, Origins<'k>)> {
     let clustered = k.attr.cluster_size() > 1;
     let sites = site::Sites::default();
-    let mut l =
-        Lowerer { facts, origins: Vec::new(), scopes: vec![HashMap::new()], slots: 0, waits: false, clustered, sites };
+    let devices = k.attr.devices.as_ref().map(|d| d.value);
+    let scopes = vec![HashMap::new()];
+    let mut l = Lowerer { facts, devices, origins: Vec::new(), scopes, slots: 0, waits: false, clustered, sites };
     for def in &k.attr.consts {
         l.define_const(def)?;
     }
@@ -112,6 +115,7 @@ fn program<'k>(k: &'k Kernel, facts: &'k Facts) -> Result<(Program, Origins<'k>)
         body,
         tensor_maps: facts.tensor_maps.clone(),
         waits_on_semaphores: l.waits,
+        devices: k.attr.devices.as_ref().map(|d| d.value),
         files,
         sites,
     };
@@ -151,7 +155,7 @@ impl<'a> Lowerer<'a> {
         let kind = match &p.ty {
             ParamTy::Gmem { dtype, shape, mutable, .. } => {
                 let dims = shape.iter().map(|d| self.dim_spec(d)).collect::<Result<_>>()?;
-                ParamKind::Gmem { dtype: dtype.value, shape: dims, mutable: *mutable }
+                ParamKind::Gmem { dtype: dtype.value, shape: dims, mutable: *mutable, peers: p.peers.is_some() }
             }
             ParamTy::Scalar(d) => ParamKind::Scalar(d.value),
         };
@@ -192,6 +196,7 @@ impl<'a> Lowerer<'a> {
     fn eval_const(&self, e: &ast::Expr) -> Option<i64> {
         match &e.kind {
             ast::ExprKind::Int(v, _) => Some(*v),
+            ast::ExprKind::DeviceCount => self.devices.map(i64::from),
             ast::ExprKind::Var(n) => match self.lookup(&n.to_string()) {
                 Some(Binding::Const(v)) => Some(v),
                 Some(Binding::Slot(_)) => None,

@@ -30,7 +30,7 @@ fn has_site(kind: &ExprKind) -> bool {
         | K::CopyOut { .. }
         | K::CopyToPeer { .. }
         | K::CommitSmem
-        | K::WaitSmemToGmem(_)
+        | K::WaitSmemToGmem { .. }
         | K::Arrive { .. }
         | K::Wait { .. }
         | K::Semaphore { .. }
@@ -48,6 +48,8 @@ fn has_site(kind: &ExprKind) -> bool {
         | K::NumPrograms(_)
         | K::WarpgroupId
         | K::ClusterRank
+        | K::DeviceId
+        | K::Remote { .. }
         | K::Tile { .. }
         | K::At { .. }
         | K::Slice { .. }

@@ -16,7 +16,7 @@ use super::value::Val;
 use super::writer::Class;
 use crate::typeck::{RegsTy, Ty};
 use crate::types::Layout;
-use tessel_ir::legality::{atomic_add_row, AtomicAddRow, PairAdd};
+use tessel_ir::legality::{atomic_add_row, sync_scope, AtomicAddRow, PairAdd};
 use tessel_ir::program::Expr;
 
 /// `dst.atomic_add(value)` into a tile of a global array.
@@ -24,7 +24,11 @@ pub fn emit_atomic_add(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
     let Ty::Regs(vt) = value.ty.clone() else {
         return g.internal(format!("an atomic add of a value typed {}", value.ty));
     };
-    let Val::Tile { addr, param, index } = g.expr(dst) else {
+    let red = match &dst.ty {
+        Ty::Tile(t, _) if t.peers => format!("red.relaxed.{}.global.add", sync_scope(true).ptx()),
+        _ => "red.global.add".to_string(),
+    };
+    let Val::Tile { addr, param, index, .. } = g.expr(dst) else {
         return g.internal("an atomic add into something other than a global tile");
     };
     let Val::Regs { regs, .. } = g.expr(value) else {
@@ -49,10 +53,10 @@ pub fn emit_atomic_add(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
         (Some(w), Some(param), Some(pair)) => gmem_pairs::by_parity(
             g,
             param,
-            |g| add_pairs(g, w, &frag, &regs, pair),
-            |g| add_elements(g, &place, Some(w), &frag, &vt, &regs, row),
+            |g| add_pairs(g, &red, (w, &frag), &regs, pair),
+            |g| add_elements(g, &red, (&place, Some(w), &frag), &vt, &regs, row),
         ),
-        _ => add_elements(g, &place, walk.as_ref(), &frag, &vt, &regs, row),
+        _ => add_elements(g, &red, (&place, walk.as_ref(), &frag), &vt, &regs, row),
     }
     Val::Unit
 }
@@ -60,9 +64,8 @@ pub fn emit_atomic_add(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
 /// Adds the fragment's elements one by one (those that exist and lie inside the array).
 fn add_elements(
     g: &mut Gen,
-    place: &Place,
-    walk: Option<&Walk>,
-    frag: &Frag,
+    red: &str,
+    (place, walk, frag): (&Place, Option<&Walk>, &Frag),
     vt: &RegsTy,
     regs: &[String],
     row: &AtomicAddRow,
@@ -71,13 +74,13 @@ fn add_elements(
         let (addr, _, inside) = elem_address(g, place, walk, frag, el, &vt.shape, vt.dtype);
         let ex = exists(g, frag, el);
         let guard = guard(g, ex, inside).map(|p| format!("@{p} ")).unwrap_or_default();
-        g.w.ins(format!("{guard}red.global.add{} [{addr}], {r}", row.single));
+        g.w.ins(format!("{guard}{red}{} [{addr}], {r}", row.single));
     }
 }
 
 /// Adds the fragment's side-by-side pairs with one instruction each: a vector of two registers, or
 /// one `.b32` packing two 16-bit halves (the first element low).
-fn add_pairs(g: &mut Gen, walk: &Walk, frag: &Frag, regs: &[String], pair: PairAdd) {
+fn add_pairs(g: &mut Gen, red: &str, (walk, frag): (&Walk, &Frag), regs: &[String], pair: PairAdd) {
     for (offsets, two) in frag.offsets.iter().step_by(2).zip(regs.chunks(2)) {
         let (addr, inside) = walk.pair(g, offsets);
         let operand = if pair.vector {
@@ -87,6 +90,6 @@ fn add_pairs(g: &mut Gen, walk: &Walk, frag: &Frag, regs: &[String], pair: PairA
             g.w.ins(format!("mov.b32 {packed}, {{{}, {}}}", two[0], two[1]));
             packed
         };
-        g.w.ins(format!("@{inside} red.global.add{} [{addr}], {operand}", pair.suffix));
+        g.w.ins(format!("@{inside} {red}{} [{addr}], {operand}", pair.suffix));
     }
 }

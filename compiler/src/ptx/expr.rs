@@ -2,7 +2,7 @@
 
 use super::gen::Gen;
 use super::value::Val;
-use super::{atomic, memory, mma, regs, scalar, semaphore, sync, tma, wgmma};
+use super::{atomic, devices, memory, mma, regs, scalar, semaphore, sync, tma, wgmma};
 use crate::typeck::Ty;
 use crate::types::DType;
 use tessel_ir::ops::{BinOp, UnOp};
@@ -41,6 +41,8 @@ impl Gen<'_> {
             K::NumPrograms(axis) => self.special(&format!("%nctaid.{}", xyz(*axis))),
             K::WarpgroupId => Val::Scalar { reg: self.lanes.wg.clone(), dtype: DType::I32 },
             K::ClusterRank => self.special("%cluster_ctarank"),
+            K::DeviceId => devices::emit_device_id(self),
+            K::Remote { gmem, rank } => devices::emit_remote(self, gmem, rank),
             K::Tile { gmem, index, .. } => memory::emit_tile(self, gmem, index),
             K::At { base, index } => memory::emit_at(self, base, index),
             K::Slice { base, starts, .. } => memory::emit_slice(self, e, base, starts),
@@ -62,7 +64,7 @@ impl Gen<'_> {
             K::CopyOut { src, dst, map, reduce } => tma::emit_store(self, *map, src, dst, *reduce),
             K::CopyToPeer { src, dst, barrier, rank } => tma::emit_to_peer(self, src, dst, barrier, rank),
             K::CommitSmem => sync::emit_commit_smem(self),
-            K::WaitSmemToGmem(n) => sync::emit_wait_smem_to_gmem(self, *n),
+            K::WaitSmemToGmem { n, complete } => sync::emit_wait_smem_to_gmem(self, *n, *complete),
             K::Arrive { barrier, cluster } => sync::emit_arrive(self, barrier, *cluster),
             K::Wait { barrier, waiters } => sync::emit_wait(self, barrier, *waiters),
             K::Semaphore { op, sems, index, end, count } => {

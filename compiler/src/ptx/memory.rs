@@ -14,11 +14,11 @@ use crate::types::{DType, Layout};
 use tessel_ir::program::{DimSpec, Expr, ParamKind};
 
 pub fn emit_tile(g: &mut Gen, gmem: &Expr, index: &[Expr]) -> Val {
-    let Val::Gmem { param, addr } = g.expr(gmem) else {
+    let Val::Gmem { param, addr, peer } = g.expr(gmem) else {
         return g.internal("a tile of something other than a global array");
     };
     let index = index.iter().map(|i| g.scalar_reg(i)).collect();
-    Val::Tile { param, addr, index }
+    Val::Tile { param, addr, index, peer }
 }
 
 /// The allocation's stored shape: strides come from it, whatever view is taken.
@@ -319,7 +319,7 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
     let place = match g.expr(src) {
         Val::Acc { regs, ty } => return Val::Regs { regs: acc_to_regs(g, &ty, &regs), ty: rt },
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
-        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(src, &rt.shape) },
+        Val::Tile { addr, param, index, .. } => Place::Gmem { addr, param, index, tile: tile_shape(src, &rt.shape) },
         other => return g.internal(format!("a load from {other:?}")),
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
@@ -408,7 +408,7 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
             return Val::Unit;
         }
         Val::Smem { addr, ty } => Place::Smem { addr, ty },
-        Val::Tile { addr, param, index } => Place::Gmem { addr, param, index, tile: tile_shape(dst, &vt.shape) },
+        Val::Tile { addr, param, index, .. } => Place::Gmem { addr, param, index, tile: tile_shape(dst, &vt.shape) },
         other => return g.internal(format!("a store into {other:?}")),
     };
     if vt.layout == Layout::Splat {

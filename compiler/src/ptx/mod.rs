@@ -22,6 +22,7 @@
 //! such error instead of incomplete PTX.
 
 mod atomic;
+mod devices;
 mod expr;
 mod gen;
 mod gmem_pairs;
@@ -63,8 +64,22 @@ pub const PTX_VERSION_FP8_MMA: &str = "8.4";
 /// needs 8.1, `legality::ATOMIC_ADD`).
 pub const PTX_VERSION_VECTOR_RED: &str = "8.1";
 
-/// The module's `.version`: [`PTX_VERSION`] unless an instruction needs a later one.
+/// The PTX ISA version of a module whose entry takes more than 4352 bytes of parameters (peer
+/// addresses and tensor maps of a kernel of several devices; `legality::PARAM_BYTES_PTX_8_0`).
+pub const PTX_VERSION_LARGE_PARAMS: &str = "8.1";
+
+/// The module's `.version`: [`PTX_VERSION`] unless an instruction or the entry's parameters need a
+/// later one.
 fn ptx_version(prog: &Program) -> &'static str {
+    let needed = instructions_version(prog);
+    if prog.param_bytes() > tessel_ir::legality::PARAM_BYTES_PTX_8_0 && needed == PTX_VERSION {
+        return PTX_VERSION_LARGE_PARAMS;
+    }
+    needed
+}
+
+/// The version the module's instructions need.
+fn instructions_version(prog: &Program) -> &'static str {
     let fp8 = |t: &Ty| matches!(t, Ty::Regs(r) if matches!(r.dtype, DType::F8E4M3 | DType::F8E5M2));
     let vector_red = |t: &Ty| {
         let pair = |r: &tessel_ir::ty::RegsTy| tessel_ir::legality::atomic_add_row(r.dtype).and_then(|row| row.pair);
@@ -130,7 +145,15 @@ fn entry_param(prog: &Program, p: AbiParam) -> String {
             }
         }
         AbiParam::Dim(i) => format!(".param .s32 dim_{}", prog.runtime_dims[i]),
-        AbiParam::TensorMap(i) => format!(".param .align 64 .b8 tmap_{i}[128]"),
+        AbiParam::TensorMap(i) => {
+            let copies = if prog.tensor_maps[i].peers { prog.device_count() } else { 1 };
+            format!(".param .align 64 .b8 tmap_{i}[{}]", 128 * copies)
+        }
+        AbiParam::DeviceRank => format!(".param .u32 {}", devices::DEVICE_RANK),
+        AbiParam::Peers(i) => {
+            let name = devices::peers_param(&prog.params[i].name);
+            format!(".param .align 8 .b8 {name}[{}]", 8 * prog.device_count())
+        }
     }
 }
 
@@ -184,7 +207,7 @@ fn load_params(g: &mut Gen) {
                 let (raw, addr) = (g.w.reg(Class::B64), g.w.reg(Class::B64));
                 g.w.ins(format!("ld.param.u64 {raw}, [{}]", p.name));
                 g.w.ins(format!("cvta.to.global.u64 {addr}, {raw}"));
-                g.bind(slot, Val::Gmem { param: slot, addr }, false);
+                g.bind(slot, Val::Gmem { param: slot, addr, peer: None }, false);
             }
             ParamKind::Scalar(d) => {
                 let r = g.w.reg_for(*d);

@@ -10,6 +10,15 @@
 //! its later TMA copies from global memory (the async proxy) after it too. A signal of a range
 //! `i..end` releases once for all its semaphores: `fence.acq_rel.gpu`, then a relaxed add to each.
 //!
+//! A `#[peers]` array's counters are signalled by other devices: every operation on them is of
+//! system scope (`.sys` for `.gpu` above), so that a signal from another device synchronizes with
+//! the wait here (a release and an acquire synchronize when each one's scope includes the other's
+//! thread: PTX ISA #memory-consistency-model, morally strong operations). A wait only ever reads
+//! this device's copy (`remote(..)` is for signals); what the signalling device stored here
+//! before its signal, by register stores or by TMA stores it completed
+//! (`wait_smem_to_gmem(n, complete = true)`), is then seen by this warpgroup's loads and, after
+//! the proxy fence, its TMA copies.
+//!
 //! A counter outside the array is left alone: the leader skips the operation (as global register
 //! loads and stores skip elements outside their arrays), so a bad index cannot write past the
 //! buffer; the interpreter reports it instead.
@@ -19,8 +28,10 @@ use super::memory::gmem_dims;
 use super::sync::sync_warpgroup;
 use super::value::Val;
 use super::writer::Class;
+use tessel_ir::legality::sync_scope;
 use tessel_ir::ops::SemaphoreOp;
 use tessel_ir::program::Expr;
+use tessel_ir::ty::Ty;
 
 /// How long (ns) the polling thread sleeps between reads of a semaphore that does not hold its count
 /// yet: a hint that keeps the poll from flooding the memory system (PTX ISA, `nanosleep`).
@@ -36,6 +47,8 @@ struct Semaphore {
     count: String,
     /// The number of semaphores in the array, a `.b32` register or an immediate.
     len: String,
+    /// `gpu`, or `sys` for a `#[peers]` array (`legality::sync_scope`).
+    scope: &'static str,
 }
 
 /// `semaphore_signal(sems, i, n)`, `semaphore_wait(sems, i, n)`, or a signal of `i..end`.
@@ -63,11 +76,12 @@ pub fn emit_semaphore(
 
 /// The operands of the operation.
 fn operands(g: &mut Gen, sems: &Expr, index: &Expr, count: Option<&Expr>) -> Option<Semaphore> {
-    let Val::Gmem { param, addr: base } = g.expr(sems) else { return None };
+    let Val::Gmem { param, addr: base, .. } = g.expr(sems) else { return None };
     let index = g.scalar_reg(index);
     let count = count.map_or_else(|| "1".to_string(), |n| g.scalar_reg(n));
     let len = gmem_dims(g, param).into_iter().next()?;
-    Some(Semaphore { base, index, count, len })
+    let peers = matches!(&sems.ty, Ty::Gmem(t) if t.peers);
+    Some(Semaphore { base, index, count, len, scope: sync_scope(peers).ptx() })
 }
 
 /// True when `index` is inside the array. Unsigned, so a negative index is outside too.
@@ -101,7 +115,7 @@ fn emit_signal(g: &mut Gen, sem: &Semaphore) {
     let done = g.w.label("signalled");
     g.w.ins(format!("@!{issue} bra {done}"));
     let addr = address(g, sem, &sem.index);
-    g.w.ins(format!("red.release.gpu.global.add.u32 [{addr}], {}", sem.count));
+    g.w.ins(format!("red.release.{}.global.add.u32 [{addr}], {}", sem.scope, sem.count));
     g.w.put_label(&done);
 }
 
@@ -114,7 +128,7 @@ fn emit_signal_range(g: &mut Gen, sem: &Semaphore, end: &str) {
     sync_warpgroup(g);
     let (next, done) = (g.w.label("signal_next"), g.w.label("signalled"));
     g.w.ins(format!("@!{} bra {done}", g.lanes.leader));
-    g.w.ins("fence.acq_rel.gpu");
+    g.w.ins(format!("fence.acq_rel.{}", sem.scope));
     let (i, past) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));
     g.w.ins(format!("mov.b32 {i}, {}", sem.index));
     g.w.put_label(&next);
@@ -122,7 +136,7 @@ fn emit_signal_range(g: &mut Gen, sem: &Semaphore, end: &str) {
     g.w.ins(format!("@{past} bra {done}"));
     let inside = inside(g, sem, &i);
     let addr = address(g, sem, &i);
-    g.w.ins(format!("@{inside} red.relaxed.gpu.global.add.u32 [{addr}], {}", sem.count));
+    g.w.ins(format!("@{inside} red.relaxed.{}.global.add.u32 [{addr}], {}", sem.scope, sem.count));
     g.w.ins(format!("add.s32 {i}, {i}, 1"));
     g.w.ins(format!("bra {next}"));
     g.w.put_label(&done);
@@ -141,14 +155,14 @@ fn emit_wait(g: &mut Gen, sem: &Semaphore) {
     let (seen, left, found) = (g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32));
     let (ready, lost) = (g.w.reg(Class::Pred), g.w.reg(Class::Pred));
     g.w.put_label(&poll);
-    g.w.ins(format!("ld.acquire.gpu.global.u32 {seen}, [{addr}]"));
+    g.w.ins(format!("ld.acquire.{}.global.u32 {seen}, [{addr}]", sem.scope));
     g.w.ins(format!("setp.ge.u32 {ready}, {seen}, {}", sem.count));
     g.w.ins(format!("@{ready} bra {take}"));
     g.w.ins(format!("nanosleep.u32 {POLL_SLEEP_NS}"));
     g.w.ins(format!("bra {poll}"));
     g.w.put_label(&take);
     g.w.ins(format!("sub.u32 {left}, {seen}, {}", sem.count));
-    g.w.ins(format!("atom.acquire.gpu.global.cas.b32 {found}, [{addr}], {seen}, {left}"));
+    g.w.ins(format!("atom.acquire.{}.global.cas.b32 {found}, [{addr}], {seen}, {left}", sem.scope));
     g.w.ins(format!("setp.ne.u32 {lost}, {found}, {seen}"));
     g.w.ins(format!("@{lost} bra {poll}"));
     g.w.put_label(&done);

@@ -262,8 +262,21 @@ pub fn emit_set_max_registers(g: &mut Gen, n: u32) -> Val {
 /// `wait_smem_to_gmem(n)`: the thread that issued the TMA stores waits until at most `n` of them are
 /// still reading shared memory (`.read`), then the warpgroup synchronizes so no thread rewrites the
 /// buffers early. Bulk groups belong to the issuing thread (PTX ISA, cp.async.bulk.wait_group).
-pub fn emit_wait_smem_to_gmem(g: &mut Gen, n: u32) -> Val {
-    g.w.ins(format!("@{} cp.async.bulk.wait_group.read {n}", g.lanes.leader));
+///
+/// With `complete` (`legality::Completion::WaitComplete`): until at most `n` are still writing
+/// global memory (`cp.async.bulk.wait_group n`, without `.read`: the writes are complete and
+/// visible to the issuing thread), then `fence.proxy.async.global`, a proxy fence that orders those
+/// writes, made through the async proxy, before the thread's later generic-proxy operations: the
+/// release of a later `semaphore_signal`, issued by the same thread, then publishes them, to
+/// another device too at system scope.
+pub fn emit_wait_smem_to_gmem(g: &mut Gen, n: u32, complete: bool) -> Val {
+    let leader = g.lanes.leader.clone();
+    if complete {
+        g.w.ins(format!("@{leader} cp.async.bulk.wait_group {n}"));
+        g.w.ins(format!("@{leader} fence.proxy.async.global"));
+    } else {
+        g.w.ins(format!("@{leader} cp.async.bulk.wait_group.read {n}"));
+    }
     sync_warpgroup(g);
     Val::Unit
 }

@@ -26,7 +26,8 @@ struct Copy {
 }
 
 fn plan(g: &mut Gen, map: usize, tile: Val, buffer: Val) -> Option<(Copy, SmemTy)> {
-    let (Val::Tile { index, .. }, Val::Smem { addr, ty }) = (tile, buffer) else { return None };
+    let (Val::Tile { index, peer, .. }, Val::Smem { addr, ty }) = (tile, buffer) else { return None };
+    let tmap = super::devices::tensor_map(g, map, peer.as_deref());
     let stored = ty.stored.clone();
     let rank = stored.len();
     let mut coords = Vec::new();
@@ -40,7 +41,7 @@ fn plan(g: &mut Gen, map: usize, tile: Val, buffer: Val) -> Option<(Copy, SmemTy
     let width = if ty.swizzle.is_some() { legality::swizzle_elems(ty.swizzle, ty.dtype).min(cols) } else { cols };
     let rows: i64 = stored[..rank - 1].iter().product();
     let blocks = (0..cols / width).map(|kb| (kb * width, kb * width * rows * bytes / 8)).collect();
-    Some((Copy { tmap: g.tmaps[map].clone(), coords, smem: addr, blocks, rank }, ty))
+    Some((Copy { tmap, coords, smem: addr, blocks, rank }, ty))
 }
 
 fn coord_list(g: &mut Gen, c: &Copy, inner_offset: i64, row_offset: Option<&str>) -> String {

@@ -15,16 +15,19 @@ pub enum Val {
     /// A compile-time integer that has no register yet (literals and consts).
     Const(i64),
     Tuple(Vec<Val>),
-    /// A global parameter: its index and the `.b64` register with its address.
+    /// A global parameter: its index and the `.b64` register with its address; for another
+    /// device's copy (`remote(..)`), the `.b32` register of that device's rank.
     Gmem {
         param: usize,
         addr: String,
+        peer: Option<String>,
     },
-    /// `a.tile([i, k], [..])`: block indices (`.b32` registers).
+    /// `a.tile([i, k], [..])`: block indices (`.b32` registers), and the peer's rank as `Gmem`'s.
     Tile {
         param: usize,
         addr: String,
         index: Vec<String>,
+        peer: Option<String>,
     },
     /// A shared-memory view: the `.b32` shared address of the buffer's first element (of the view's
     /// slab), plus what typeck knows.

@@ -1,6 +1,6 @@
 //! `sync`: the synchronization check. It reads a checked kernel's program (`tessel_ir::Program`)
 //! and reports, at the token, the ways asynchronous hardware can race or hang (codes T0114 to
-//! T0120, in `docs/errors.md`):
+//! T0120 and T0149, in `docs/errors.md`):
 //!
 //! - S1: a shared buffer read (a wgmma operand, a register load, the source of a TMA store or a
 //!   peer copy) while a TMA load into it has not been waited for (`barrier_wait` on its barrier);
@@ -13,7 +13,9 @@
 //!   `commit_smem()` between;
 //! - S6: a shared buffer overwritten while a TMA store (reducing or not) that reads it may be in
 //!   flight (no `wait_smem_to_gmem` covers it);
-//! - S7: a shared buffer written by one warpgroup and read by another with no barrier between.
+//! - S7: a shared buffer written by one warpgroup and read by another with no barrier between;
+//! - S8: a TMA store into another device's memory whose writes may not be complete at a
+//!   `semaphore_signal` on a `#[peers]` counter, which publishes them to that device (`publish`).
 //!
 //! Each warpgroup's code is walked on its own (`walk`), over straight-line code, branches and
 //! loops with their back edge, keeping the facts that hold on every path (`state`); the rules
@@ -36,6 +38,7 @@
 mod access;
 mod barriers;
 mod ops;
+mod publish;
 mod races;
 mod state;
 #[cfg(test)]
@@ -55,6 +58,8 @@ use value::{BarrierRef, Place};
 /// that as an internal error.
 pub fn check(ctx: &Ctxt, kernel: &ast::Kernel, facts: &Facts) {
     let Ok((program, origins)) = crate::lower::lower_with_origins(kernel, facts) else { return };
+    // The entry's parameter space is known once the program is (its ABI).
+    crate::typeck::devices::check_param_space(ctx, kernel, &program);
     let mut sites = HashMap::new();
     program.for_each_expr(&mut |e| {
         let next = sites.len();

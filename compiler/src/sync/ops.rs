@@ -38,13 +38,14 @@ impl Walker<'_> {
             K::Wgmma { acc, a, b, accumulate } => self.wgmma(e, acc, a, b, accumulate.as_deref()),
             K::WgmmaWait(n) => state::wait(&mut self.state.wgmmas, *n),
             K::CopyIn { src, dst, barrier, .. } => self.copy_in(e, src, dst, barrier),
-            K::CopyOut { src, dst, .. } => {
+            K::CopyOut { src, dst, reduce, .. } => {
                 let s = self.expr(src);
                 self.expr(dst);
                 self.access(&s, Access::TmaStore, src);
                 let place = if let Value::Smem(p) = s { Some(p) } else { None };
                 if let Some(site) = self.site(e) {
                     state::issue(&mut self.state.stores, site, place);
+                    self.tma_write(site, dst, reduce.is_some());
                 }
             }
             K::CopyToPeer { src, dst, barrier, rank } => {
@@ -56,7 +57,12 @@ impl Walker<'_> {
                 self.lose_barrier(barrier);
             }
             K::CommitSmem => self.state.unfenced.clear(),
-            K::WaitSmemToGmem(n) => state::wait(&mut self.state.stores, *n),
+            K::WaitSmemToGmem { n, complete } => {
+                state::wait(&mut self.state.stores, *n);
+                if *complete {
+                    state::wait(&mut self.state.writes, *n);
+                }
+            }
             K::Arrive { barrier, cluster } => {
                 let b = self.expr(barrier);
                 let n = if *cluster { self.cx.program.cluster_size() as u32 } else { 1 };
@@ -71,8 +77,9 @@ impl Walker<'_> {
                 es.extend(end.as_deref());
                 es.extend(count.as_deref());
                 self.each(&es);
-                if *op == SemaphoreOp::Wait {
-                    self.acquired();
+                match op {
+                    SemaphoreOp::Wait => self.acquired(),
+                    SemaphoreOp::Signal => self.publish(e, sems),
                 }
             }
             K::Tile { gmem, index, .. } => {
@@ -113,6 +120,8 @@ impl Walker<'_> {
             | K::NumPrograms(_)
             | K::WarpgroupId
             | K::ClusterRank
+            | K::DeviceId
+            | K::Remote { .. }
             | K::At { .. }
             | K::Slice { .. }
             | K::Transpose { .. }

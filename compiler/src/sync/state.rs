@@ -20,6 +20,10 @@ pub struct State {
     /// TMA stores whose reads of shared memory may be in flight (PTX: bulk groups, completed by
     /// `cp.async.bulk.wait_group.read`).
     pub stores: Vec<Group<Option<Place>>>,
+    /// TMA stores whose writes to global memory may be in flight (the same bulk groups, completed
+    /// by `cp.async.bulk.wait_group` without `.read`): another device's array for a store into a
+    /// `remote(..)` tile (`publish`), `None` for this device's.
+    pub writes: Vec<Group<Option<String>>>,
     /// Register stores to shared memory since the last `commit_smem()`.
     pub unfenced: Vec<(usize, Place)>,
     /// The barriers of the open scopes, each with its arrivals since this warpgroup last waited.
@@ -89,6 +93,7 @@ impl State {
             loads: Vec::new(),
             wgmmas: Vec::new(),
             stores: Vec::new(),
+            writes: Vec::new(),
             unfenced: Vec::new(),
             phases: Vec::new(),
             unsynced: false,
@@ -104,6 +109,7 @@ impl State {
         self.loads.retain(|l| other.loads.contains(l));
         join_groups(&mut self.wgmmas, &other.wgmmas);
         join_groups(&mut self.stores, &other.stores);
+        join_groups(&mut self.writes, &other.writes);
         self.unfenced.retain(|u| other.unfenced.contains(u));
         for p in &mut self.phases {
             match other.phases.iter().find(|q| q.key == p.key) {

@@ -489,3 +489,80 @@ fn deep_loop_nests_are_walked_quickly() {
     assert_none(errors(one_wg(), body));
     assert!(start.elapsed() < std::time::Duration::from_secs(5), "took {:?}", start.elapsed());
 }
+
+/// The errors of a kernel of two devices over `body`, with `x` to send, a `#[peers]` array `buf`
+/// and `#[peers]` counters `ready` (and plain ones, `local`), the TMA store into the next device's
+/// `buf` issued first from `t`.
+fn peer_store(body: TokenStream) -> Vec<String> {
+    let item = quote! {
+        fn k(x: Gmem<f32, M, 64>, #[peers] buf: GmemMut<f32, M, 64>, #[peers] ready: GmemMut<u32, T>, local: GmemMut<u32, T>) {
+            let i = program_id(0);
+            let next = (device_id() + 1) % 2;
+            run_scoped(|t: Smem<f32, 64, 64>, bar: Barrier| {
+                copy_gmem_to_smem(x.tile([i, 0]), t, bar);
+                barrier_wait(bar);
+                copy_smem_to_gmem(t, remote(buf, next).tile([i, 0]));
+                #body
+            });
+        }
+    };
+    match crate::compile(quote!(grid = (M / 64), devices = 2), item) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.into_iter().map(|e| e.to_string().lines().next().unwrap_or_default().to_string()).collect(),
+    }
+}
+
+const NOT_COMPLETE: &str =
+    "this signal publishes a TMA store into another device's `buf` whose writes may not be complete";
+
+#[test]
+fn a_peer_store_is_complete_before_the_signal_that_publishes_it() {
+    let read_only = quote!(wait_smem_to_gmem(0); semaphore_signal(remote(ready, next), i););
+    assert_one(peer_store(read_only), NOT_COMPLETE);
+    let none = quote!(semaphore_signal(remote(ready, next), i); wait_smem_to_gmem(0, complete = true););
+    assert_one(peer_store(none), NOT_COMPLETE);
+    let complete = quote!(wait_smem_to_gmem(0, complete = true); semaphore_signal(remote(ready, next), i););
+    assert_none(peer_store(complete));
+    // A signal of this device's own `#[peers]` counter is of system scope too.
+    let own = quote!(wait_smem_to_gmem(0); semaphore_signal(ready, i););
+    assert_one(peer_store(own), NOT_COMPLETE);
+}
+
+#[test]
+fn a_wait_that_leaves_the_peer_store_in_flight_is_not_enough() {
+    // A second (local) store after it: `wait_smem_to_gmem(1, ..)` completes only the first.
+    let later = |n: u32| {
+        quote! {
+            copy_smem_to_gmem(t, buf.tile([i, 0]));
+            wait_smem_to_gmem(#n, complete = true);
+            semaphore_signal(remote(ready, next), i);
+        }
+    };
+    assert_none(peer_store(later(1)));
+    let reverse = quote! {
+        wait_smem_to_gmem(0, complete = true);
+        copy_smem_to_gmem(t, remote(buf, next).tile([i + 1, 0]));
+        wait_smem_to_gmem(1, complete = true);
+        semaphore_signal(remote(ready, next), i);
+    };
+    assert_one(peer_store(reverse), NOT_COMPLETE);
+}
+
+#[test]
+fn what_the_peer_store_check_leaves_alone() {
+    // A signal of a plain (GPU-scope) counter publishes nothing to another device.
+    assert_none(peer_store(quote!(wait_smem_to_gmem(0); semaphore_signal(local, i);)));
+    // A completing wait on one path only: the check does not guess.
+    let branch = quote! {
+        if i > 0 { wait_smem_to_gmem(0, complete = true); } else { wait_smem_to_gmem(0); }
+        semaphore_signal(remote(ready, next), i);
+    };
+    assert_none(peer_store(branch));
+    // Reported once, at the first signal after the store.
+    let twice = quote! {
+        wait_smem_to_gmem(0);
+        semaphore_signal(remote(ready, next), i);
+        semaphore_signal(remote(ready, next), i);
+    };
+    assert_one(peer_store(twice), NOT_COMPLETE);
+}

@@ -230,7 +230,11 @@ impl<'a> Walker<'a> {
             K::Lit(l) => value::literal(l),
             K::Local(slot) => self.state.slots.get(*slot).cloned().unwrap_or(Value::Unknown),
             K::Const(v) => Value::Int(*v),
-            K::Dim(_) | K::ProgramId(_) | K::NumPrograms(_) | K::ClusterRank => Value::Unknown,
+            K::Dim(_) | K::ProgramId(_) | K::NumPrograms(_) | K::ClusterRank | K::DeviceId => Value::Unknown,
+            K::Remote { gmem, rank } => {
+                self.each(&[gmem, rank]);
+                Value::Unknown
+            }
             K::WarpgroupId => Value::Int(self.warpgroup as i64),
             K::Tuple(items) => Value::Tuple(items.iter().map(|x| self.expr(x)).collect()),
             K::If { cond, then, otherwise } => self.branch(cond, then, Some(otherwise)),

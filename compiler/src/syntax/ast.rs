@@ -37,7 +37,7 @@ pub struct Kernel {
 }
 
 /// `#[kernel(grid = (M / 64, N / 64), warpgroups = 3, warpgroup_axis = wg, cluster = (2, 1),
-/// max_registers = 168, consts(BK = 64), ragged(M))]`.
+/// max_registers = 168, devices = 4, consts(BK = 64), ragged(M))]`.
 #[derive(Clone, Debug)]
 pub struct KernelAttr {
     /// `grid = (e0, e1, e2)`: one to three scalar expressions over runtime dimensions and consts.
@@ -57,6 +57,9 @@ pub struct KernelAttr {
     /// `ragged(M, N)`: runtime dimensions whose last tile may overhang the array (TMA fills zeros
     /// and clips stores there), so the launch does not check that tiles divide them.
     pub ragged: Vec<Ident>,
+    /// `devices = W`: the kernel runs on a group of `W` devices at once (a literal; a const
+    /// parameter of a generic kernel is one by the time the instance is read).
+    pub devices: Option<Spanned<u32>>,
 }
 
 impl KernelAttr {
@@ -73,11 +76,14 @@ pub struct ConstDef {
     pub value: Expr,
 }
 
-/// A kernel parameter: `a: Gmem<bf16, M, K>`, `c: GmemMut<f32, M, N>` or `scale: f32`.
+/// A kernel parameter: `a: Gmem<bf16, M, K>`, `c: GmemMut<f32, M, N>` or `scale: f32`; `#[peers]
+/// buf: GmemMut<bf16, M, K>` for a symmetric array (one copy per device of the group).
 #[derive(Clone, Debug)]
 pub struct Param {
     pub name: Ident,
     pub ty: ParamTy,
+    /// The `#[peers]` attribute, where written.
+    pub peers: Option<Loc>,
 }
 
 #[derive(Clone, Debug)]
@@ -273,6 +279,16 @@ pub enum ExprKind {
     WarpgroupId,
     /// `cluster_rank()`: this program's rank in its cluster.
     ClusterRank,
+    /// `device_id()`: this device's rank in the group of `devices = W`.
+    DeviceId,
+    /// `device_count()`: the `W` of `devices = W`, a constant.
+    DeviceCount,
+    /// `remote(buf, rank)`: device `rank`'s copy of the `#[peers]` parameter `buf`, a view usable
+    /// wherever `buf` is.
+    Remote {
+        gmem: Box<Expr>,
+        rank: Box<Expr>,
+    },
 
     /// `a.tile([i, k])`: the block of a global array at block index `[i, k]`; the block shape is the
     /// shape of the other side of the copy or store it is used in. `a.tile([i, k], [64, 16])` gives the
@@ -369,8 +385,13 @@ pub enum ExprKind {
     },
     /// `commit_smem()`: make this warpgroup's ordinary shared-memory writes visible to TMA and wgmma.
     CommitSmem,
-    /// `wait_smem_to_gmem(n)`: wait until at most `n` TMA stores are still reading shared memory.
-    WaitSmemToGmem(Spanned<u32>),
+    /// `wait_smem_to_gmem(n)`: wait until at most `n` TMA stores are still reading shared memory;
+    /// `wait_smem_to_gmem(n, complete = true)`: until at most `n` are still writing global memory
+    /// (the flag's place, where written and true).
+    WaitSmemToGmem {
+        n: Spanned<u32>,
+        complete: Option<Loc>,
+    },
     /// `barrier_arrive(bar)`, or with `cluster = true` as a second argument: one arrival on the
     /// barrier at the same place in every program of the cluster.
     BarrierArrive {

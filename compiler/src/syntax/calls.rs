@@ -123,6 +123,18 @@ fn lower_named_call(
             arity(ctx, span, "cluster_rank()", a, 0)?;
             ExprKind::ClusterRank
         }
+        "device_id" => {
+            arity(ctx, span, "device_id()", a, 0)?;
+            ExprKind::DeviceId
+        }
+        "device_count" => {
+            arity(ctx, span, "device_count()", a, 0)?;
+            ExprKind::DeviceCount
+        }
+        "remote" => {
+            let v = arity(ctx, span, "remote(buf, rank)", a, 2)?;
+            ExprKind::Remote { gmem: boxed(ctx, v[0]), rank: boxed(ctx, v[1]) }
+        }
         "splat" => {
             let v = arity(ctx, span, "splat::<T>(value, [d0, d1])", a, 2)?;
             ExprKind::Splat { dtype: dtype_arg(), value: boxed(ctx, v[0]), shape: shape_arg(ctx, v[1])? }
@@ -152,9 +164,7 @@ fn lower_named_call(
             arity(ctx, span, "commit_smem()", a, 0)?;
             ExprKind::CommitSmem
         }
-        "wait_smem_to_gmem" => {
-            ExprKind::WaitSmemToGmem(lit_u32(ctx, arity(ctx, span, "wait_smem_to_gmem(n)", a, 1)?[0])?)
-        }
+        "wait_smem_to_gmem" => lower_wait_smem_to_gmem(ctx, span, a)?,
         "barrier_arrive" => lower_arrive(ctx, span, a)?,
         "barrier_wait" | "barrier_wait__in_step" => {
             let waiters = [Waiters::Each, Waiters::InStep].into_iter().find(|w| w.call_name() == name)?;
@@ -311,6 +321,18 @@ fn lower_wgmma(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
         b: boxed(ctx, &a[2]),
         accumulate: accumulate.map(|asg| boxed(ctx, &asg.right)),
     })
+}
+
+/// `wait_smem_to_gmem(n)` or `wait_smem_to_gmem(n, complete = true)`.
+fn lower_wait_smem_to_gmem(ctx: &Ctxt, span: Loc, a: &Args) -> Option<ExprKind> {
+    let complete = flag_argument(
+        ctx,
+        span,
+        a,
+        ("wait_smem_to_gmem(n)", 1),
+        ("complete", "the second argument waits for the stores' writes to global memory, not only their reads"),
+    )?;
+    Some(ExprKind::WaitSmemToGmem { n: lit_u32(ctx, &a[0])?, complete })
 }
 
 /// `barrier_arrive(bar)` or `barrier_arrive(bar, cluster = true)`.

@@ -247,9 +247,11 @@ impl Names<'_> {
             | K::NumPrograms(_)
             | K::WarpgroupId
             | K::ClusterRank
+            | K::DeviceId
+            | K::DeviceCount
             | K::WgmmaWait(_)
             | K::CommitSmem
-            | K::WaitSmemToGmem(_)
+            | K::WaitSmemToGmem { .. }
             | K::SetMaxRegisters(_) => {}
             K::Var(name) => self.use_name(name),
             K::Tuple(items) => self.exprs(items),
@@ -273,6 +275,7 @@ impl Names<'_> {
             | K::LayoutCast { value: x, .. } => self.expr(x),
             K::Binary { lhs: a, rhs: b, .. }
             | K::At { base: a, index: b }
+            | K::Remote { gmem: a, rank: b }
             | K::Store { dst: a, value: b }
             | K::AtomicAdd { dst: a, value: b }
             | K::CopySmemToGmem { src: a, dst: b, .. }

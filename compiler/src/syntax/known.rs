@@ -21,6 +21,7 @@ pub fn int(ctx: &Ctxt, e: &Expr) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(value, _) => Some(*value),
         ExprKind::Var(name) => ctx.known_const(name),
+        ExprKind::DeviceCount => ctx.devices().map(i64::from),
         ExprKind::Binary { op, lhs, rhs } => op.eval_i64(int(ctx, lhs)?, int(ctx, rhs)?),
         ExprKind::Unary { op: UnOp::Neg, operand } => int(ctx, operand)?.checked_neg(),
         _ => None,

@@ -8,6 +8,7 @@ mod generic_call;
 mod hygiene;
 pub mod inline;
 mod known;
+mod peers;
 mod pipeline;
 mod types;
 mod when;
@@ -66,6 +67,7 @@ pub fn parse(ctx: &Ctxt, attr: TokenStream, item: &Item) -> Kernel {
     let func = &item.func;
     check_signature(ctx, &func.sig);
     let (mut attr, ragged) = parse_attr(ctx, attr, func.sig.ident.span());
+    ctx.set_devices(attr.devices.as_ref().map(|d| d.value));
     for c in &attr.consts {
         expr::know_const(ctx, c);
     }
@@ -130,7 +132,8 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Parsed> {
         ctx.unsupported(pt.pat.span(), Code::UnsupportedSignature, "this parameter pattern (name the parameter)");
         return None;
     };
-    if !when::kept(ctx, &pt.attrs, when::On::Param) {
+    let (peers, attrs) = peers::split(ctx, &pt.attrs);
+    if !when::kept(ctx, &attrs, when::On::Param) {
         return Some(Parsed::LeftOut(pi.ident.clone()));
     }
     if GENERATED_ITEMS.iter().any(|item| pi.ident == item) {
@@ -147,7 +150,7 @@ fn parse_param(ctx: &Ctxt, arg: &syn::FnArg) -> Option<Parsed> {
         ctx.reject_declaration(&pi.ident);
         return None;
     };
-    Some(Parsed::Kept(Param { name: pi.ident.clone(), ty }))
+    Some(Parsed::Kept(Param { name: pi.ident.clone(), ty, peers }))
 }
 
 /// The constants of the module a kernel expands to (`host`).
@@ -168,6 +171,7 @@ fn parse_attr(ctx: &Ctxt, attr: TokenStream, name_span: Span) -> (KernelAttr, Ve
         max_registers: None,
         consts: Vec::new(),
         ragged: Vec::new(),
+        devices: None,
     };
     let mut ragged = Vec::new();
     let (args, all_read) = attr_args(ctx, attr);
@@ -250,7 +254,7 @@ fn attr_arg(ctx: &Ctxt, chunk: &[TokenTree], comma: Span, out: &mut Vec<syn::Exp
 }
 
 fn attr_error(ctx: &Ctxt, span: Span) {
-    ctx.unsupported(span, Code::KernelAttribute, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers, consts(..) and ragged(..)");
+    ctx.unsupported(span, Code::KernelAttribute, "this #[kernel] argument; the attribute takes grid, warpgroups, warpgroup_axis, cluster, max_registers, devices, consts(..) and ragged(..)");
 }
 
 /// One `key = value` of the attribute; returns whether it was the grid.
@@ -312,6 +316,7 @@ fn attr_assign(ctx: &Ctxt, out: &mut KernelAttr, a: &syn::ExprAssign) -> bool {
             }
         }
         "max_registers" => out.max_registers = attr_u32(ctx, value),
+        "devices" => out.devices = attr_u32(ctx, value),
         _ => attr_error(ctx, a.left.span()),
     }
     false

@@ -46,9 +46,13 @@ pub(crate) fn kept(ctx: &Ctxt, attrs: &[syn::Attribute], on: On) -> bool {
 
 fn condition(ctx: &Ctxt, attr: &syn::Attribute, on: On) -> Option<bool> {
     let at = tokens_loc(attr).unwrap_or_else(|| Loc::from(attr.span()));
+    let also = match on {
+        On::Param => " (and `#[peers]`, on a global array of a kernel with `devices = W`)",
+        On::Ragged => "",
+    };
     let help = format!(
         "{} takes one attribute, `#[when(condition)]`, which leaves it out where the condition is \
-         false: {}",
+         false: {}{also}",
         on.what(),
         on.example()
     );

@@ -104,7 +104,7 @@ fn use_tensor_map(ck: &mut Checker, call: &Expr, g: &GmemTy, s: &SmemTy, multica
             *last = (*last).min(width);
         }
     }
-    let map = super::TensorMapUse { param: g.param, box_shape, swizzle: s.swizzle, dtype: g.dtype };
+    let map = super::TensorMapUse { param: g.param, box_shape, swizzle: s.swizzle, dtype: g.dtype, peers: g.remote };
     let index = match ck.facts.tensor_maps.iter().position(|m| *m == map) {
         Some(i) => i,
         None => {

@@ -12,6 +12,7 @@
 mod acc;
 mod alloc;
 mod call;
+pub(crate) mod devices;
 mod memory;
 mod mma;
 mod regs;
@@ -610,6 +611,9 @@ impl<'a> Checker<'a> {
             K::If { cond, then, otherwise } => self.check_if_value(cond, then, otherwise),
             K::ProgramId(axis) | K::NumPrograms(axis) => scalar::check_grid_axis(self, axis),
             K::WarpgroupId | K::ClusterRank => Ty::Scalar(crate::types::DType::I32),
+            K::DeviceId => devices::check_device_id(self, e),
+            K::DeviceCount => devices::check_device_count(self, e),
+            K::Remote { gmem, rank } => devices::check_remote(self, e, gmem, rank),
             K::Tile { gmem, index, shape } => memory::check_tile(self, gmem, index, shape.as_ref()),
             K::At { base, index } => memory::check_at(self, base, index),
             K::Slice { base, args } => memory::check_slice(self, base, args),
@@ -627,7 +631,7 @@ impl<'a> Checker<'a> {
             K::Splat { dtype, value, shape } => regs::check_splat(self, dtype.as_ref(), value, shape),
             K::Iota { dtype, shape, axis } => regs::check_iota(self, dtype.as_ref(), shape, axis),
             K::Wgmma { acc, a, b, accumulate } => wgmma::check_wgmma(self, acc, a, b, accumulate.as_deref()),
-            K::WgmmaWait(_) | K::CommitSmem | K::WaitSmemToGmem(_) => Ty::Unit,
+            K::WgmmaWait(_) | K::CommitSmem | K::WaitSmemToGmem { .. } => Ty::Unit,
             K::Mma { acc, a, b } => mma::check_mma(self, acc, a, b),
             K::CopyGmemToSmem { src, dst, barrier, multicast } => {
                 memory::check_copy_in(self, e, src, dst, barrier, *multicast)

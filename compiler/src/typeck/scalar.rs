@@ -310,6 +310,7 @@ pub(super) fn eval_known(ck: &Checker, e: &Expr) -> Option<i64> {
 fn evaluate(ck: &Checker, e: &Expr, lets: bool) -> Option<i64> {
     match &e.kind {
         ExprKind::Int(v, _) => Some(*v),
+        ExprKind::DeviceCount => ck.kernel.attr.devices.as_ref().map(|d| i64::from(d.value)),
         ExprKind::Var(n) => {
             let key = n.to_string();
             match ck.lookup(&key) {
@@ -329,6 +330,7 @@ fn evaluate(ck: &Checker, e: &Expr, lets: bool) -> Option<i64> {
 pub(super) fn is_const_arithmetic(ck: &Checker, e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Int(..) => true,
+        ExprKind::DeviceCount => ck.kernel.attr.devices.is_some(),
         ExprKind::Var(n) => {
             let key = n.to_string();
             ck.lookup(&key).is_none() && ck.facts.consts.contains_key(&key)

@@ -77,7 +77,19 @@ fn check_semaphore_array(ck: &mut Checker, op: SemaphoreOp, sems: &Expr) -> Opti
             return None;
         }
     };
-    let wanted = Ty::Gmem(GmemTy { dtype: DType::U32, mutable: true, ..g.clone() });
+    if g.remote && op == SemaphoreOp::Wait {
+        ck.ctx.type_error(
+            sems,
+            Code::WaitOnPeer,
+            format!("`semaphore_wait` waits on this device's counters, and this is another device's copy of `{}`", g.name),
+            format!(
+                "wait on `{0}` itself: the other device signals this one's with `semaphore_signal(remote({0}, rank), i)`",
+                g.name
+            ),
+        );
+        return None;
+    }
+    let wanted = Ty::Gmem(GmemTy { dtype: DType::U32, mutable: true, remote: false, ..g.clone() });
     let declare = format!("declare the parameter `{}: {wanted}`", g.name);
     let mut ok = true;
     if !g.mutable {

@@ -18,6 +18,8 @@ impl Checker<'_> {
                         dtype: dtype.value,
                         shape,
                         mutable: *mutable,
+                        peers: p.peers.is_some(),
+                        remote: false,
                     })
                 }
                 ParamTy::Scalar(d) => {
@@ -25,6 +27,7 @@ impl Checker<'_> {
                     Ty::Scalar(d.value)
                 }
             };
+            super::devices::check_peers_param(self, p);
             if self.lookup(&p.name.to_string()).is_some() {
                 self.ctx.type_error(
                     p.name.span(),
@@ -152,6 +155,7 @@ impl Checker<'_> {
 
     pub(super) fn check_attr(&mut self) {
         self.check_ragged();
+        super::devices::check_devices_attr(self);
         let attr = &self.kernel.attr;
         for g in &attr.grid {
             let ty = self.check_expr(g);

@@ -49,7 +49,7 @@ impl Warpgroup<'_> {
         let found = lock(shadow).access(view.cells(), actor);
         found.map_err(|race| {
             let alloc = &self.prog.allocs[view.alloc];
-            let program = self.program_of_rank(rank);
+            let program = (self.device, self.program_of_rank(rank));
             let element = alloc_element(alloc, race.cell);
             self.race_error(&race, actor, &MemoryName::Shared { buffer: &alloc.name, element, program })
         })
@@ -68,8 +68,8 @@ impl Warpgroup<'_> {
                 *i = flat % d.max(1);
                 flat /= d.max(1);
             }
-            let array = &self.prog.params[area.param].name;
-            self.race_error(&race, actor, &MemoryName::Global { array, element })
+            let array = self.array_name(area.param);
+            self.race_error(&race, actor, &MemoryName::Global { array: &array, element })
         })
     }
 

@@ -25,6 +25,60 @@ use tessel_ir::program::{DimSpec, Expr, ExprKind, LitValue, Literal, ParamInfo, 
 /// Checks `args` against the kernel and binds them: global arrays become shared `f64` buffers.
 /// `None` for a launch with nothing to do (`launches_nothing`: an empty batch).
 pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Option<Launch>> {
+    bind_group(prog, &[args])
+}
+
+/// [`bind`] for a kernel of several devices: `ranks[d]` are device `d`'s arguments. Every device's
+/// are checked (as one device's launch checks them), and each tensor has one shape on every
+/// device ([`Error::RankShape`]), before anything runs.
+pub(crate) fn bind_group(prog: &'static Program, ranks: &[&[Arg<'_>]]) -> Result<Option<Launch>> {
+    let mut bound = Vec::with_capacity(ranks.len());
+    for args in ranks {
+        bound.push(check(prog, args)?);
+    }
+    check_same_shapes(prog, ranks)?;
+    let Some(Some(first)) = bound.first() else { return Ok(None) };
+    let dim_values = first.1.clone();
+    let params = bound.into_iter().flatten().flat_map(|(params, _)| params).collect();
+    let mut launch = Launch {
+        params,
+        devices: ranks.len(),
+        dims: dim_values.iter().map(|&v| v as i64).collect(),
+        grid: [1; 3],
+        halted: AtomicBool::new(false),
+        progress: AtomicU64::new(0),
+        wait_limit: wait_limit()?,
+        race: None,
+    };
+    launch.grid = grid(prog, &launch)?;
+    launch.race = Detector::for_launch(prog, launch.grid, ranks.len())?;
+    Ok(Some(launch))
+}
+
+/// Every tensor of device `d` has device 0's shape: one kernel, one grid, on every device.
+fn check_same_shapes(prog: &'static Program, ranks: &[&[Arg<'_>]]) -> Result<()> {
+    let shape = |a: Option<&Arg<'_>>| match a {
+        Some(Arg::Tensor(t)) => Some(t.shape().to_vec()),
+        Some(Arg::TensorMut(t)) => Some(t.shape().to_vec()),
+        _ => None,
+    };
+    for (i, p) in prog.params.iter().enumerate() {
+        let Some(first) = shape(ranks.first().and_then(|a| a.get(i))) else { continue };
+        for (rank, args) in ranks.iter().enumerate().skip(1) {
+            let got = shape(args.get(i)).unwrap_or_default();
+            if got != first {
+                return Err(Error::RankShape { argument: p.name.as_str(), rank, expected: first, got });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One device's arguments checked against the kernel: its bound parameters and runtime
+/// dimensions, or `None` for a launch with nothing to do.
+type Checked = Option<(Vec<ParamValue>, Vec<usize>)>;
+
+fn check(prog: &'static Program, args: &[Arg<'_>]) -> Result<Checked> {
     if args.len() != prog.params.len() {
         return Err(error(format!(
             "`{}` takes {} arguments, but {} were given",
@@ -35,7 +89,7 @@ pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Option<La
     }
     let mut dims = Dims::new();
     for (p, a) in prog.params.iter().zip(args) {
-        if let ParamKind::Gmem { dtype, shape, mutable } = &p.kind {
+        if let ParamKind::Gmem { dtype, shape, mutable, .. } = &p.kind {
             let t = tensor(prog, p, a, *mutable)?;
             check_tensor(prog, p, t, *dtype, shape, &mut dims)?;
         }
@@ -54,18 +108,6 @@ pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Option<La
         }
     }
     let params = prog.params.iter().zip(args).map(|(p, a)| param_value(prog, p, a)).collect::<Result<_>>()?;
-    let mut launch = Launch {
-        params,
-        dims: Vec::new(),
-        grid: [1; 3],
-        halted: AtomicBool::new(false),
-        progress: AtomicU64::new(0),
-        wait_limit: wait_limit()?,
-        race: None,
-    };
-    launch.dims = dim_values.iter().map(|&v| v as i64).collect();
-    launch.grid = grid(prog, &launch)?;
-    launch.race = Detector::for_launch(prog, launch.grid)?;
     for (name, &v) in prog.runtime_dims.iter().zip(&dim_values) {
         if i32::try_from(v).is_err() {
             return Err(Error::Launch(format!(
@@ -75,7 +117,7 @@ pub(crate) fn bind(prog: &'static Program, args: &[Arg<'_>]) -> Result<Option<La
         }
     }
     check_tensor_maps(prog, args)?;
-    Ok(Some(launch))
+    Ok(Some((params, dim_values)))
 }
 
 /// The shapes of the arrays the kernel writes (`GmemMut`), as passed.
@@ -270,9 +312,10 @@ fn grid_value(e: &Expr, launch: &Launch) -> Option<i64> {
     }
 }
 
-/// Writes every `GmemMut` buffer back into its tensor.
-pub(crate) fn write_back(prog: &'static Program, launch: &Launch, args: &mut [Arg<'_>]) {
-    for ((p, v), a) in prog.params.iter().zip(&launch.params).zip(args) {
+/// Writes every `GmemMut` buffer of device `device` back into its tensor.
+pub(crate) fn write_back(prog: &'static Program, launch: &Launch, device: usize, args: &mut [Arg<'_>]) {
+    let n = prog.params.len();
+    for ((p, v), a) in prog.params.iter().zip(launch.params.iter().skip(device * n)).zip(args) {
         if let (ParamKind::Gmem { mutable: true, .. }, ParamValue::Gmem(g), Arg::TensorMut(t)) = (&p.kind, v, a) {
             let values: Vec<f64> = (0..g.data.len()).map(|i| load(&g.data, i)).collect();
             t.write_f64(&values);

@@ -22,7 +22,12 @@ use tessel_ir::program::{Allocation, Block, Expr, ExprKind, Program, Stmt};
 /// A launch's arguments and grid, shared by every program.
 #[derive(Debug)]
 pub(crate) struct Launch {
+    /// Every device's parameters, device after device: parameter `p` of device `d` is buffer
+    /// `d * n + p` of a kernel of `n` parameters (`Warpgroup::global`).
     pub params: Vec<ParamValue>,
+    /// The devices the launch runs on (`devices = W`; 1 for a kernel of one device), each the same
+    /// grid over its own arguments.
+    pub devices: usize,
     /// Runtime dimensions, in `Program::runtime_dims` order.
     pub dims: Vec<i64>,
     pub grid: [usize; 3],
@@ -58,6 +63,8 @@ pub(crate) struct Warpgroup<'a> {
     pub launch: &'a Launch,
     /// The states of the programs of this cluster (multicast copies write into all of them).
     pub cluster: &'a [ProgramState],
+    /// The device the program runs on, its rank in the group (`device_id()`).
+    pub device: usize,
     /// This program's index in `cluster` (its `cluster_rank()`).
     pub rank: usize,
     pub program: [usize; 3],
@@ -80,23 +87,25 @@ impl<'a> Warpgroup<'a> {
     pub(crate) fn new(
         prog: &'static Program,
         launch: &'a Launch,
-        cluster: &'a [ProgramState],
+        (cluster, device): (&'a [ProgramState], usize),
         rank: usize,
         program: [usize; 3],
         wg: usize,
     ) -> Self {
         let mut frame = vec![Value::Unit; prog.slots];
-        for (i, p) in launch.params.iter().enumerate() {
-            frame[i] = match p {
+        let n = prog.params.len();
+        for (i, p) in launch.params.iter().enumerate().skip(device * n).take(n) {
+            frame[i - device * n] = match p {
                 ParamValue::Gmem(_) => Value::Gmem(i),
                 ParamValue::Scalar(s) => Value::Scalar(*s),
             };
         }
-        let race = launch.race.as_ref().map(|d| WgClocks::new(&d.agents, program, wg));
+        let race = launch.race.as_ref().map(|d| WgClocks::new(&d.agents, (device, program), wg));
         Warpgroup {
             prog,
             launch,
             cluster,
+            device,
             rank,
             program,
             wg,
@@ -124,11 +133,33 @@ impl<'a> Warpgroup<'a> {
         Place { kernel: &self.prog.name, program: self.program, allocs: &self.prog.allocs }
     }
 
-    /// A global parameter's buffer.
-    pub(crate) fn global(&self, param: usize) -> Result<&'a GlobalBuf> {
-        match self.launch.params.get(param) {
+    /// A global array: buffer `buf` of the launch (a parameter of one device, `Launch::params`).
+    pub(crate) fn global(&self, buf: usize) -> Result<&'a GlobalBuf> {
+        match self.launch.params.get(buf) {
             Some(ParamValue::Gmem(g)) => Ok(g),
-            _ => Err(error(format!("internal: parameter {param} is not a global array"))),
+            _ => Err(error(format!("internal: buffer {buf} is not a global array"))),
+        }
+    }
+
+    /// Buffer `buf` as messages name it: `` `x` ``, and on a group `` `x` of device 1 ``.
+    pub(crate) fn array_name(&self, buf: usize) -> String {
+        array_name(self.prog, self.launch.devices, buf)
+    }
+
+    /// `remote(gmem, rank)`: device `rank`'s copy of the `#[peers]` parameter `gmem` names.
+    fn remote(&mut self, gmem: &Expr, rank: &Expr) -> Result<Value> {
+        let Value::Gmem(buf) = self.eval(gmem)? else {
+            return Err(error("internal: `remote` of something other than a global array"));
+        };
+        let rank = self.eval_scalar(rank)?.to_i64();
+        let n = self.prog.params.len();
+        let param = buf % n.max(1);
+        match usize::try_from(rank).ok().filter(|&r| r < self.launch.devices) {
+            Some(r) => Ok(Value::Gmem(r * n + param)),
+            None => Err(error(format!(
+                "`remote({}, {rank})`: rank {rank} is outside the group of {} devices",
+                self.prog.params[param].name, self.launch.devices
+            ))),
         }
     }
 
@@ -216,6 +247,8 @@ impl<'a> Warpgroup<'a> {
             ExprKind::NumPrograms(axis) => Value::Scalar(Scalar::Int(self.launch.grid[*axis] as i64, DType::I32)),
             ExprKind::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
             ExprKind::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
+            ExprKind::DeviceId => Value::Scalar(Scalar::Int(self.device as i64, DType::I32)),
+            ExprKind::Remote { gmem, rank } => self.remote(gmem, rank)?,
             ExprKind::WgmmaWait(n) => self.wgmma_wait(*n)?,
             ExprKind::CommitSmem => {
                 if let Some(r) = &mut self.race {
@@ -223,10 +256,15 @@ impl<'a> Warpgroup<'a> {
                 }
                 Value::Unit
             }
-            ExprKind::WaitSmemToGmem(n) => {
-                // TMA stores copy when issued; the wait completes them for the race detector.
+            ExprKind::WaitSmemToGmem { n, complete } => {
+                // TMA stores copy when issued; the wait completes their reads of shared memory for
+                // the race detector, and with `complete` their writes of global memory too.
                 if let Some(r) = &mut self.race {
-                    r.clocks.vc.raise(r.stores, r.stores_issued.saturating_sub(*n));
+                    let done = r.stores_issued.saturating_sub(*n);
+                    r.clocks.vc.raise(r.stores, done);
+                    if *complete {
+                        r.clocks.vc.raise(r.store_writes, done);
+                    }
                 }
                 Value::Unit
             }
@@ -328,5 +366,16 @@ impl<'a> Warpgroup<'a> {
                 Value::Barrier(BarrierRef { alloc: *alloc, index: 0, array })
             }
         })
+    }
+}
+
+/// Buffer `buf` of a launch on `devices` devices as messages name it: `` `x` ``, and on a group
+/// `` `x` of device 1 ``.
+pub(crate) fn array_name(prog: &Program, devices: usize, buf: usize) -> String {
+    let n = prog.params.len().max(1);
+    let name = prog.params.get(buf % n).map_or("?", |p| p.name.as_str());
+    match devices {
+        1 => format!("`{name}`"),
+        _ => format!("`{name}` of device {}", buf / n),
     }
 }

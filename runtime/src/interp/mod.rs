@@ -66,8 +66,9 @@
 //!   `wait` make it on the GPU), so the bytes never land in memory an earlier scope of the peer
 //!   still uses; a rank outside the cluster is an `Error::Interpreter`.
 //! - `copy_smem_to_gmem(src, tile)` writes when issued, dropping elements outside the array; for
-//!   the race detector it reads `src` and writes the tile at some point before the
-//!   `wait_smem_to_gmem(n)` that covers it (all but the latest `n` stores). `commit_smem` is the
+//!   the race detector it reads `src` at some point before the `wait_smem_to_gmem(n)` that covers
+//!   it (all but the latest `n` stores), and writes the tile at some point before the
+//!   `wait_smem_to_gmem(n, complete = true)` that covers it. `commit_smem` is the
 //!   async-proxy fence the detector checks; `set_max_registers` does nothing.
 //! - `copy_smem_to_gmem(src, tile, reduce = Reduce::Op)` is the same store, but combines each
 //!   element into the tile's (`add` rounding to the array's dtype, integers wrapping; `min`, `max`,
@@ -135,6 +136,21 @@
 //! for programs that can be resident while it waits: a grid's programs are not all resident at
 //! once.)
 //!
+//! **Several devices.** A kernel with `devices = W` runs through [`interpret_group`]: each device's
+//! arguments are checked as a launch checks them, each tensor has one shape on every device, and
+//! every device's grid runs in the one schedule, clusters claimed device by device within each
+//! cluster index (so the programs that a ring's neighbours wait for run at once, as the devices of
+//! a group run their grids at once), as many programs at once as `W` H200s for a kernel that waits
+//! on semaphores. Each device has its own copy of every global array; `device_id()` is its rank,
+//! and `remote(buf, rank)` is device `rank`'s copy of a `#[peers]` array (a rank outside the group
+//! is an error). Signals and waits on a `#[peers]` array's counters are the same release and
+//! acquire as any semaphore's, across devices; a wait that nothing will signal fails as any wait
+//! does (its message names the device), so devices that wait for each other are an error, never a
+//! hang. The race detector treats each device's memory apart and names the device in its
+//! messages: a write into another device's memory that the peer reads without a signal after it,
+//! or a TMA store whose writes were not completed (`wait_smem_to_gmem(n, complete = true)`)
+//! before that signal, is a race.
+//!
 //! # Races
 //!
 //! The interpreter is a race detector, on by default: two accesses to shared or global memory, at
@@ -145,8 +161,9 @@
 //! clocks whatever the order the host threads ran in, so a race is found on every run, not only on
 //! an unlucky one:
 //! - program order within a warpgroup; a TMA load or peer copy is ordered before whoever waits
-//!   for the phase it arrives in (`barrier_wait`), a wgmma before its `wgmma_wait`, a TMA store
-//!   before its `wait_smem_to_gmem`: until then their bytes are in flight;
+//!   for the phase it arrives in (`barrier_wait`), a wgmma before its `wgmma_wait`, a TMA store's
+//!   read of shared memory before its `wait_smem_to_gmem` and its write of global memory before
+//!   its `wait_smem_to_gmem(n, complete = true)`: until then their bytes are in flight;
 //! - `barrier_arrive` (also `cluster = true`) before the waits that see its phase complete; the
 //!   program- and cluster-wide barriers of `run_scoped` between every warpgroup they join;
 //!   `semaphore_signal` before the `semaphore_wait` that takes from its counter;
@@ -236,6 +253,18 @@ pub enum Arg<'a> {
 }
 
 impl Arg<'_> {
+    /// A scalar argument's copy (`None` for a tensor).
+    fn copy_scalar<'b>(&self) -> Option<Arg<'b>> {
+        Some(match *self {
+            Arg::I32(v) => Arg::I32(v),
+            Arg::U32(v) => Arg::U32(v),
+            Arg::I64(v) => Arg::I64(v),
+            Arg::U64(v) => Arg::U64(v),
+            Arg::F32(v) => Arg::F32(v),
+            Arg::Tensor(_) | Arg::TensorMut(_) => return None,
+        })
+    }
+
     /// What the argument is, for messages.
     fn describe(&self) -> String {
         match self {
@@ -293,8 +322,80 @@ pub fn interpret(embedded: &'static Embedded, args: &mut [Arg<'_>]) -> Result<()
     catch_unwind(AssertUnwindSafe(|| {
         let Some(launch) = bind::bind(prog, args)? else { return Ok(()) };
         schedule::run(prog, &launch)?;
-        bind::write_back(prog, &launch, args);
+        bind::write_back(prog, &launch, 0, args);
         Ok(())
     }))
     .unwrap_or_else(|_| Err(Error::Internal(format!("the interpreter panicked running `{}`", prog.name))))
+}
+
+/// One argument of [`interpret_group`], in parameter order: a tensor per device of the group for
+/// a global array (`#[peers]` or not), or a scalar, the same on every device.
+pub enum GroupArg<'a> {
+    /// Device `d`'s tensor at `d`, for a `Gmem` parameter.
+    Tensors(Vec<&'a dyn HostArray>),
+    /// Device `d`'s tensor at `d`, for a `GmemMut` parameter; written back on success.
+    TensorsMut(Vec<&'a mut dyn HostArray>),
+    /// A scalar (`Arg::I32`, ..), passed to every device.
+    Scalar(Arg<'a>),
+}
+
+/// Runs a kernel of several devices (`devices = W`) on the CPU: every device's grid in one
+/// schedule, each device with its own arguments (one tensor per device for each global array),
+/// a `#[peers]` array's copies reachable from every device through `remote(..)`. Each device's
+/// arguments are checked as a launch checks them, each tensor must have one shape on every
+/// device ([`Error::RankShape`]), and a global array needs exactly `W` tensors
+/// ([`Error::RankCount`]); then the devices run, and their `GmemMut` tensors are written back once
+/// every program of every device has finished without error.
+pub fn interpret_group(embedded: &'static Embedded, args: Vec<GroupArg<'_>>) -> Result<()> {
+    let prog = embedded.program()?;
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut ranks = split_ranks(prog, args)?;
+        let views: Vec<&[Arg<'_>]> = ranks.iter().map(Vec::as_slice).collect();
+        let Some(launch) = bind::bind_group(prog, &views)? else { return Ok(()) };
+        schedule::run(prog, &launch)?;
+        for (device, args) in ranks.iter_mut().enumerate() {
+            bind::write_back(prog, &launch, device, args);
+        }
+        Ok(())
+    }))
+    .unwrap_or_else(|_| Err(Error::Internal(format!("the interpreter panicked running `{}`", prog.name))))
+}
+
+/// Each device's arguments (`Arg`s in parameter order) from the group's; a global array with other
+/// than one tensor per device is an [`Error::RankCount`].
+fn split_ranks<'a>(prog: &'static Program, args: Vec<GroupArg<'a>>) -> Result<Vec<Vec<Arg<'a>>>> {
+    let w = prog.device_count();
+    if args.len() != prog.params.len() {
+        return Err(Error::Interpreter(format!(
+            "`{}` takes {} arguments, but {} were given",
+            prog.name,
+            prog.params.len(),
+            args.len()
+        )));
+    }
+    let mut ranks: Vec<Vec<Arg<'a>>> = (0..w).map(|_| Vec::with_capacity(args.len())).collect();
+    for (p, a) in prog.params.iter().zip(args) {
+        let count = |got: usize| match got == w {
+            true => Ok(()),
+            false => Err(Error::RankCount { argument: p.name.as_str(), expected: w, got }),
+        };
+        match a {
+            GroupArg::Tensors(ts) => {
+                count(ts.len())?;
+                ranks.iter_mut().zip(ts).for_each(|(r, t)| r.push(Arg::Tensor(t)));
+            }
+            GroupArg::TensorsMut(ts) => {
+                count(ts.len())?;
+                ranks.iter_mut().zip(ts).for_each(|(r, t)| r.push(Arg::TensorMut(t)));
+            }
+            GroupArg::Scalar(s) => {
+                for r in &mut ranks {
+                    r.push(s.copy_scalar().ok_or_else(|| {
+                        Error::Internal(format!("`{}`: a tensor passed as the scalar `{}`", prog.name, p.name))
+                    })?);
+                }
+            }
+        }
+    }
+    Ok(ranks)
 }

@@ -9,6 +9,12 @@
 //! cluster of one single-warpgroup program runs on the worker itself; otherwise each warpgroup of
 //! each of its programs gets a scoped thread, so barriers between warpgroups behave as on the GPU.
 //!
+//! A kernel of several devices (`devices = W`) runs every device's grid in the one schedule: the
+//! clusters are claimed device by device within each cluster index (cluster 0 of every device,
+//! then cluster 1 of every device, ..), so that programs which wait on each other across devices
+//! (a ring's neighbours) run at once, as the devices of a group run their grids at once; a kernel
+//! that waits on semaphores runs as many programs at once as `W` H200s.
+//!
 //! On a failure the launch halts (`Launch::halted`): no new cluster starts, and a running cluster
 //! that waits on a semaphore gives up without an error of its own. Clusters are claimed in order, so
 //! the failure of the lowest failing cluster is reported, whatever the timing (a cluster that gave
@@ -41,10 +47,10 @@ pub(crate) const CONCURRENT_PROGRAMS: usize = 132;
 
 /// Runs every program of the grid.
 pub(crate) fn run(prog: &'static Program, launch: &Launch) -> Result<()> {
-    let clusters: usize = (0..3).map(|d| launch.grid[d] / prog.cluster[d]).product();
+    let clusters: usize = (0..3).map(|d| launch.grid[d] / prog.cluster[d]).product::<usize>() * launch.devices;
     let cores = thread::available_parallelism().map_or(1, |n| n.get());
     let at_once = if prog.waits_on_semaphores {
-        CONCURRENT_PROGRAMS / prog.cluster.iter().product::<usize>().max(1)
+        CONCURRENT_PROGRAMS * launch.devices / prog.cluster.iter().product::<usize>().max(1)
     } else {
         cores
     };
@@ -89,8 +95,10 @@ pub(crate) fn run(prog: &'static Program, launch: &Launch) -> Result<()> {
     }
 }
 
-/// Runs the programs of cluster `c` (clusters numbered x fastest, like programs).
-fn run_cluster(prog: &'static Program, launch: &Launch, c: usize) -> Result<()> {
+/// Runs the programs of cluster `g` of the launch: cluster `g / W` (clusters numbered x fastest,
+/// like programs) of device `g % W`.
+fn run_cluster(prog: &'static Program, launch: &Launch, g: usize) -> Result<()> {
+    let (c, device) = (g / launch.devices, g % launch.devices);
     let [cx, cy, cz] = prog.cluster;
     let (nx, ny) = (launch.grid[0] / cx, launch.grid[1] / cy);
     let origin = [(c % nx) * cx, (c / nx % ny) * cy, c / (nx * ny) * cz];
@@ -102,14 +110,14 @@ fn run_cluster(prog: &'static Program, launch: &Launch, c: usize) -> Result<()> 
     let states = ProgramState::cluster(size, slots, prog.warpgroups, shadow);
     let mut results = Vec::new();
     if size * prog.warpgroups == 1 {
-        results.push(run_warpgroup(prog, launch, &states, 0, program(0), 0));
+        results.push(run_warpgroup(prog, launch, (&states, device), 0, program(0), 0));
     } else {
         thread::scope(|s| {
             let mut handles = Vec::new();
             'spawn: for rank in 0..size {
                 for wg in 0..prog.warpgroups {
                     let states = &states;
-                    let body = move || run_warpgroup(prog, launch, states, rank, program(rank), wg);
+                    let body = move || run_warpgroup(prog, launch, (states, device), rank, program(rank), wg);
                     match thread::Builder::new().spawn_scoped(s, body) {
                         Ok(h) => handles.push(h),
                         Err(e) => {
@@ -153,16 +161,18 @@ impl Drop for Finish<'_> {
 fn run_warpgroup(
     prog: &'static Program,
     launch: &Launch,
-    states: &[ProgramState],
+    (states, device): (&[ProgramState], usize),
     rank: usize,
     program: [usize; 3],
     wg: usize,
 ) -> Result<()> {
     let state = &states[rank];
     let _finish = Finish { state, wg, place: Place { kernel: &prog.name, program, allocs: &prog.allocs } };
-    let run = catch_unwind(AssertUnwindSafe(|| Warpgroup::new(prog, launch, states, rank, program, wg).run()));
+    let run =
+        catch_unwind(AssertUnwindSafe(|| Warpgroup::new(prog, launch, (states, device), rank, program, wg).run()));
     let [x, y, z] = program;
-    let at = format!("`{}`, program ({x}, {y}, {z}), warpgroup {wg}", prog.name);
+    let on = if launch.devices > 1 { format!("device {device}, ") } else { String::new() };
+    let at = format!("`{}`, {on}program ({x}, {y}, {z}), warpgroup {wg}", prog.name);
     let err = match run {
         Ok(Ok(())) => return Ok(()),
         Ok(Err(Error::Interpreter(msg))) => Error::Interpreter(format!("{at}: {msg}")),

@@ -94,9 +94,11 @@ impl<'a> Warpgroup<'a> {
     fn counter(&self, op: SemaphoreOp, param: usize, i: i64) -> Result<&'a AtomicU64> {
         let cells = &self.global(param)?.data;
         usize::try_from(i).ok().and_then(|i| cells.get(i)).ok_or_else(|| {
-            let name = &self.prog.params[param].name;
+            let n = self.prog.params.len().max(1);
+            let short = &self.prog.params[param % n].name;
+            let name = self.array_name(param);
             error(format!(
-                "`{}({name}, {i})`: index {i} is outside the {} semaphores of `{name}`",
+                "`{}({short}, {i})`: index {i} is outside the {} semaphores of {name}",
                 op.name(),
                 cells.len()
             ))
@@ -125,9 +127,9 @@ impl<'a> Warpgroup<'a> {
             if progress != seen {
                 (seen, since) = (progress, Instant::now());
             } else if since.elapsed() > self.launch.wait_limit {
-                let name = &self.prog.params[param].name;
+                let name = self.array_name(param);
                 return Err(error(format!(
-                    "`semaphore_wait` gave up on semaphore {i} of `{name}`, which holds {held} of the {n} it waits \
+                    "`semaphore_wait` gave up on semaphore {i} of {name}, which holds {held} of the {n} it waits \
                      for, after {} ms in which no program of the launch made progress: no program signalled it (the \
                      interpreter runs a program alongside those of its own cluster and of lower-numbered clusters, \
                      and of the next ones up to {CONCURRENT_PROGRAMS} programs at once, so it can wait only for their \

@@ -19,7 +19,7 @@ impl Warpgroup<'_> {
     fn copy_op(&mut self, bar: BarrierRef, rank: usize, site: Option<u32>, what: What) -> Option<Op> {
         let agents = &self.launch.race.as_ref()?.agents;
         let unit = Unit::Copies { slot: agents.slot(bar.alloc, bar.index), rank: rank as u32 };
-        let agent = agents.id(self.program, self.wg, unit);
+        let agent = agents.id((self.device, self.program), self.wg, unit);
         let r = self.race.as_mut()?;
         let clock = r.next_copy(agent);
         Some(Op { agent, clock, clocks: r.clocks.clone(), site, what })
@@ -99,14 +99,19 @@ impl Warpgroup<'_> {
             Op { agent: r.stores, clock: r.stores_issued, clocks: r.clocks.clone(), site, what: What::TmaStore }
         });
         self.record_smem(self.rank, &view, op.as_ref().map(|o| o.actor(false)).as_ref())?;
+        // The writes of global memory are the stores' other unit's, complete at a
+        // `wait_smem_to_gmem(n, complete = true)` (`legality::GLOBAL_WRITES`).
+        let writes =
+            |what| op.as_ref().zip(self.race.as_ref()).map(|(o, r)| Op { agent: r.store_writes, what, ..o.clone() });
         let global = self.global(tile.param)?;
         match reduce {
             None => {
-                self.record_global(&tile.boxed(&view.shape), op.as_ref().map(|o| o.actor(true)).as_ref())?;
+                let actor = writes(What::TmaStore);
+                self.record_global(&tile.boxed(&view.shape), actor.as_ref().map(|o| o.actor(true)).as_ref())?;
                 tile.copy_from_smem(global, &view, &self.state().smem);
             }
             Some(red) => {
-                let actor = op.as_ref().map(|o| Op { what: What::TmaReduce, ..o.clone() });
+                let actor = writes(What::TmaReduce);
                 self.record_global(&tile.boxed(&view.shape), actor.as_ref().map(|o| o.actor(false)).as_ref())?;
                 tile.reduce_from_smem(global, &view, &self.state().smem, red);
             }

@@ -2,8 +2,10 @@
 //! clocks, so that two accesses that nothing orders (at least one a write) are an error naming
 //! both, whichever way the host threads happened to interleave them.
 //!
-//! **Agents.** Each warpgroup of each program is an agent, and so is each asynchronous unit that
-//! works for it: the unit that runs its wgmmas, the one that runs its TMA stores, and one per
+//! **Agents.** Each warpgroup of each program (of each device, for a kernel of several) is an
+//! agent, and so is each asynchronous unit that works for it: the unit that runs its wgmmas, the
+//! one that runs its TMA stores' reads of shared memory, the one that runs their writes of global
+//! memory, and one per
 //! (barrier, destination program) that runs its copies arriving on that barrier ([`Agents`]). An
 //! agent's clock counts its steps; its [`Clocks`] say which steps of every agent it has heard of.
 //! A warpgroup's accesses are stamped with its own clock; an asynchronous operation's with its
@@ -14,8 +16,9 @@
 //! complete joins them into the waiter; the program- and cluster-wide barriers of `run_scoped`
 //! join every participant's into every participant's; `semaphore_signal` joins the signaller's
 //! into the counter's, and `semaphore_wait` the counter's into the waiter's. A wgmma completes at
-//! the `wgmma_wait` that covers it, a TMA store at the `wait_smem_to_gmem` that covers it (it
-//! reads its source and writes its destination at some point before), a TMA load or peer copy
+//! the `wgmma_wait` that covers it, a TMA store's read of its source at the `wait_smem_to_gmem`
+//! that covers it and its write of its destination at the `wait_smem_to_gmem(n, complete = true)`
+//! that covers it (each at some point before), a TMA load or peer copy
 //! when the phase it arrives in completes. `commit_smem()` makes the warpgroup's register stores
 //! into shared memory visible to the async proxy's reads ([`Clocks::fenced`]).
 //!
@@ -103,17 +106,22 @@ pub(crate) enum Unit {
     Warpgroup,
     /// The unit that runs its wgmmas, in order.
     Wgmma,
-    /// The unit that runs its TMA stores, in order.
+    /// The unit that runs its TMA stores' reads of shared memory, in order.
     Stores,
+    /// The unit that runs its TMA stores' writes of global memory, in order (numbered as the
+    /// stores are).
+    StoreWrites,
     /// The unit that runs its copies (TMA loads, peer copies) arriving on barrier slot `slot` of
     /// the program of cluster rank `rank`: they complete in the order they arrive.
     Copies { slot: u32, rank: u32 },
 }
 
-/// The agent numbering of a launch: per warpgroup of every program, [`Unit`]s `0..per_wg`.
+/// The agent numbering of a launch: per warpgroup of every program of every device, [`Unit`]s
+/// `0..per_wg`.
 #[derive(Clone, Debug)]
 pub(crate) struct Agents {
     grid: [usize; 3],
+    devices: usize,
     warpgroups: u32,
     cluster: u32,
     /// Barrier slots: one per barrier of every barrier allocation.
@@ -123,7 +131,7 @@ pub(crate) struct Agents {
 }
 
 impl Agents {
-    fn new(prog: &Program, grid: [usize; 3]) -> Result<Agents> {
+    fn new(prog: &Program, grid: [usize; 3], devices: usize) -> Result<Agents> {
         let mut first_slot = Vec::with_capacity(prog.allocs.len());
         let mut slots = 0u32;
         for a in &prog.allocs {
@@ -132,10 +140,10 @@ impl Agents {
                 slots += count;
             }
         }
-        let agents =
-            Agents { grid, warpgroups: prog.warpgroups as u32, cluster: prog.cluster_size() as u32, slots, first_slot };
-        let total =
-            (grid.iter().product::<usize>() as u128) * u128::from(agents.warpgroups) * u128::from(agents.per_wg());
+        let (warpgroups, cluster) = (prog.warpgroups as u32, prog.cluster_size() as u32);
+        let agents = Agents { grid, devices, warpgroups, cluster, slots, first_slot };
+        let programs = grid.iter().product::<usize>() as u128 * devices as u128;
+        let total = programs * u128::from(agents.warpgroups) * u128::from(agents.per_wg());
         if total >= u128::from(u32::MAX) {
             return Err(error(format!(
                 "the race detector numbers {total} agents for this grid, more than it can; run it with \
@@ -146,20 +154,26 @@ impl Agents {
     }
 
     fn per_wg(&self) -> u32 {
-        3 + self.slots * self.cluster
+        4 + self.slots * self.cluster
     }
 
-    /// The agent of `unit` of warpgroup `wg` of the program at `program`.
-    pub(crate) fn id(&self, program: [usize; 3], wg: usize, unit: Unit) -> u32 {
-        let [gx, gy, _] = self.grid;
-        let linear = (program[0] + gx * (program[1] + gy * program[2])) as u32;
+    /// The agent of `unit` of warpgroup `wg` of the program at `program` of device `device`.
+    pub(crate) fn id(&self, (device, program): (usize, [usize; 3]), wg: usize, unit: Unit) -> u32 {
+        let [gx, gy, gz] = self.grid;
+        let linear = (program[0] + gx * (program[1] + gy * (program[2] + gz * device))) as u32;
         let unit = match unit {
             Unit::Warpgroup => 0,
             Unit::Wgmma => 1,
             Unit::Stores => 2,
-            Unit::Copies { slot, rank } => 3 + slot * self.cluster + rank,
+            Unit::StoreWrites => 3,
+            Unit::Copies { slot, rank } => 4 + slot * self.cluster + rank,
         };
         (linear * self.warpgroups + wg as u32) * self.per_wg() + unit
+    }
+
+    /// Whether the launch runs on several devices (messages then name the device).
+    pub(crate) fn on_group(&self) -> bool {
+        self.devices > 1
     }
 
     /// The barrier slot of barrier `index` of allocation `alloc`.
@@ -167,30 +181,32 @@ impl Agents {
         self.first_slot.get(alloc).copied().unwrap_or(0) + index as u32
     }
 
-    /// The program, warpgroup and unit of an agent.
-    pub(crate) fn decode(&self, agent: u32) -> ([usize; 3], usize, Unit) {
+    /// The device and program, warpgroup and unit of an agent.
+    pub(crate) fn decode(&self, agent: u32) -> ((usize, [usize; 3]), usize, Unit) {
         let per = self.per_wg();
         let (wgl, unit) = (agent / per, agent % per);
         let (linear, wg) = ((wgl / self.warpgroups) as usize, (wgl % self.warpgroups) as usize);
-        let [gx, gy, _] = self.grid;
-        let program = [linear % gx, linear / gx % gy, linear / (gx * gy)];
+        let [gx, gy, gz] = self.grid;
+        let program = [linear % gx, linear / gx % gy, linear / (gx * gy) % gz];
+        let device = linear / (gx * gy * gz);
         let unit = match unit {
             0 => Unit::Warpgroup,
             1 => Unit::Wgmma,
             2 => Unit::Stores,
-            u => Unit::Copies { slot: (u - 3) / self.cluster, rank: (u - 3) % self.cluster },
+            3 => Unit::StoreWrites,
+            u => Unit::Copies { slot: (u - 4) / self.cluster, rank: (u - 4) % self.cluster },
         };
-        (program, wg, unit)
+        ((device, program), wg, unit)
     }
 }
 
 /// The detector's state shared by the whole launch.
 pub(crate) struct Detector {
     pub agents: Agents,
-    /// The shadow of each parameter the kernel writes (`GmemMut`), made at its first access;
-    /// `None` for the others.
+    /// The shadow of each buffer the kernel writes (a `GmemMut` parameter of a device, numbered as
+    /// `Launch::params`), made at its first access; `None` for the others.
     globals: Vec<Option<OnceLock<Mutex<Shadow>>>>,
-    /// What each semaphore counter's signals released: (parameter, index).
+    /// What each semaphore counter's signals released: (buffer, index).
     semaphores: Mutex<HashMap<(usize, usize), Clocks>>,
 }
 
@@ -201,17 +217,14 @@ impl std::fmt::Debug for Detector {
 }
 
 impl Detector {
-    /// The detector for a launch of `prog` over `grid`, when [`enabled`].
-    pub(crate) fn for_launch(prog: &Program, grid: [usize; 3]) -> Result<Option<Detector>> {
+    /// The detector for a launch of `prog` over `grid` on `devices` devices, when [`enabled`].
+    pub(crate) fn for_launch(prog: &Program, grid: [usize; 3], devices: usize) -> Result<Option<Detector>> {
         if !enabled()? {
             return Ok(None);
         }
-        let globals = prog
-            .params
-            .iter()
-            .map(|p| matches!(p.kind, ParamKind::Gmem { mutable: true, .. }).then(OnceLock::new))
-            .collect();
-        Ok(Some(Detector { agents: Agents::new(prog, grid)?, globals, semaphores: Mutex::default() }))
+        let written = |p: &tessel_ir::program::ParamInfo| matches!(p.kind, ParamKind::Gmem { mutable: true, .. });
+        let globals = (0..devices).flat_map(|_| prog.params.iter().map(|p| written(p).then(OnceLock::new))).collect();
+        Ok(Some(Detector { agents: Agents::new(prog, grid, devices)?, globals, semaphores: Mutex::default() }))
     }
 
     /// The shadow of parameter `param` of `elements` elements, or `None` for a parameter the
@@ -247,14 +260,15 @@ pub(crate) struct WgClocks {
     pub clocks: Clocks,
     pub wgmma: u32,
     pub stores: u32,
-    /// TMA stores issued (the stores unit's clock of the latest).
+    pub store_writes: u32,
+    /// TMA stores issued (the stores units' clock of the latest).
     pub stores_issued: u32,
     /// Copies issued by each of the warpgroup's `Unit::Copies` agents.
     copies: HashMap<u32, u32>,
 }
 
 impl WgClocks {
-    pub(crate) fn new(agents: &Agents, program: [usize; 3], wg: usize) -> WgClocks {
+    pub(crate) fn new(agents: &Agents, program: (usize, [usize; 3]), wg: usize) -> WgClocks {
         let me = agents.id(program, wg, Unit::Warpgroup);
         let mut clocks = Clocks::default();
         clocks.vc.raise(me, 1);
@@ -264,6 +278,7 @@ impl WgClocks {
             clocks,
             wgmma: agents.id(program, wg, Unit::Wgmma),
             stores: agents.id(program, wg, Unit::Stores),
+            store_writes: agents.id(program, wg, Unit::StoreWrites),
             stores_issued: 0,
             copies: HashMap::new(),
         }
@@ -311,11 +326,16 @@ mod tests {
 
     #[test]
     fn agent_ids_decode_to_their_program_warpgroup_and_unit() {
-        let agents = Agents { grid: [3, 2, 2], warpgroups: 3, cluster: 2, slots: 4, first_slot: vec![0, 0, 1] };
+        let agents =
+            Agents { grid: [3, 2, 2], devices: 2, warpgroups: 3, cluster: 2, slots: 4, first_slot: vec![0, 0, 1] };
+        let units = [Unit::Warpgroup, Unit::Wgmma, Unit::Stores, Unit::StoreWrites, Unit::Copies { slot: 3, rank: 1 }];
         for program in [[0, 0, 0], [2, 1, 0], [1, 0, 1], [2, 1, 1]] {
-            for wg in 0..3 {
-                for unit in [Unit::Warpgroup, Unit::Wgmma, Unit::Stores, Unit::Copies { slot: 3, rank: 1 }] {
-                    assert_eq!(agents.decode(agents.id(program, wg, unit)), (program, wg, unit));
+            for device in 0..2 {
+                for wg in 0..3 {
+                    for unit in units {
+                        let at = (device, program);
+                        assert_eq!(agents.decode(agents.id(at, wg, unit)), (at, wg, unit));
+                    }
                 }
             }
         }

@@ -8,29 +8,38 @@ use super::{Agents, Unit};
 
 /// The memory two accesses share, for the message.
 pub(crate) enum MemoryName<'a> {
-    /// Element `element` (stored order) of buffer `buffer` in the shared memory of `program`.
-    Shared { buffer: &'a str, element: Vec<usize>, program: [usize; 3] },
-    /// Element `element` of global array `array`.
+    /// Element `element` (stored order) of buffer `buffer` in the shared memory of `program` (of
+    /// its device, on a group).
+    Shared { buffer: &'a str, element: Vec<usize>, program: (usize, [usize; 3]) },
+    /// Element `element` of global array `array` (as `exec::array_name` names it).
     Global { array: &'a str, element: Vec<usize> },
 }
 
 impl MemoryName<'_> {
-    fn describe(&self) -> String {
+    fn describe(&self, agents: &Agents) -> String {
         match self {
-            MemoryName::Shared { buffer, element, program: [x, y, z] } => {
-                format!("shared memory `{buffer}` (element {element:?} in stored order) of program ({x}, {y}, {z})")
-            }
-            MemoryName::Global { array, element } => format!("global memory `{array}` (element {element:?})"),
+            MemoryName::Shared { buffer, element, program } => format!(
+                "shared memory `{buffer}` (element {element:?} in stored order) of {}",
+                program_text(agents, *program)
+            ),
+            MemoryName::Global { array, element } => format!("global memory {array} (element {element:?})"),
         }
+    }
+}
+
+/// `program (0, 0, 0)`, and on a group `program (0, 0, 0) of device 1`.
+fn program_text(agents: &Agents, (device, [x, y, z]): (usize, [usize; 3])) -> String {
+    match agents.on_group() {
+        true => format!("program ({x}, {y}, {z}) of device {device}"),
+        false => format!("program ({x}, {y}, {z})"),
     }
 }
 
 /// `the `wgmma` at f.rs:12:9 (program (0, 0, 0), warpgroup 1)`.
 fn describe(prog: &Program, agents: &Agents, a: Access) -> String {
     let (program, wg, _) = agents.decode(a.agent);
-    let [x, y, z] = program;
     let at = a.site().and_then(|s| prog.site_text(s)).unwrap_or_else(|| "an unknown place".into());
-    format!("the {} at {at} (program ({x}, {y}, {z}), warpgroup {wg})", a.what().op())
+    format!("the {} at {at} ({}, warpgroup {wg})", a.what().op(), program_text(agents, program))
 }
 
 fn verb(what: What, write: bool, present: bool) -> &'static str {
@@ -63,7 +72,7 @@ pub(crate) fn race_message(
     };
     format!(
         "data race on {}: {first} {} it{relation} and nothing orders the two{}. {}",
-        memory.describe(),
+        memory.describe(agents),
         verb(later.what(), later_write, true),
         if race.unfenced { " for the async proxy" } else { "" },
         advice(agents, race, later, memory)
@@ -96,6 +105,14 @@ fn advice(agents: &Agents, race: &Race, later: Access, memory: &MemoryName) -> S
             "Wait for the wgmma (`wgmma_wait`) {issuer}{}",
             if (p1, wg1) == (p2, wg2) { "" } else { ", and order the warpgroups with a barrier after that wait" }
         ),
+        What::TmaStore | What::TmaReduce if matches!(memory, MemoryName::Global { .. }) => format!(
+            "Wait for the TMA store's writes (`wait_smem_to_gmem(n, complete = true)`) {issuer}{}",
+            match (p1 == p2, wg1 == wg2) {
+                (true, true) => "",
+                (true, false) => ", and order the warpgroups with a barrier after that wait",
+                (false, _) => ", and order the programs with a semaphore signalled after that wait",
+            }
+        ),
         What::TmaStore | What::TmaReduce => format!(
             "Wait for the TMA store to read its source (`wait_smem_to_gmem`) {issuer}{}",
             if (p1, wg1) == (p2, wg2) { "" } else { ", and order the warpgroups with a barrier after that wait" }
@@ -107,6 +124,11 @@ fn advice(agents: &Agents, race: &Race, later: Access, memory: &MemoryName) -> S
             (false, MemoryName::Shared { .. }) => "Order the cluster's programs with a barrier: \
                                                    `barrier_arrive(bar, cluster = true)` after the first access, \
                                                    `barrier_wait` before the second"
+                .into(),
+            (false, MemoryName::Global { .. }) if p1.0 != p2.0 => "Order the devices' programs with a semaphore \
+                                                   of a `#[peers]` array: `semaphore_signal(remote(sems, rank), i)` \
+                                                   after the first access, `semaphore_wait(sems, i)` before the \
+                                                   second"
                 .into(),
             (false, MemoryName::Global { .. }) => "Order the programs with a semaphore: `semaphore_signal` after \
                                                    the first access, `semaphore_wait` before the second"
