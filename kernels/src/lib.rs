@@ -23,6 +23,7 @@ mod dispatch;
 pub mod attention;
 pub mod attention_backward;
 pub mod ceiling;
+pub mod collective;
 pub mod linear;
 pub mod matmul;
 pub mod quantized;

@@ -3,6 +3,8 @@
 //! GPU tests are `#[ignore]`d (run them with `--ignored` on a Hopper GPU).
 //!
 //! - `attention`, `attention_backward`: the flash attention passes against an f64 reference;
+//! - `collective`: the all-gather and reduce-scatter GEMMs on 1, 2 and 4 simulated devices, their
+//!   dispatchers, and (ignored) on a group of GPUs;
 //! - `matmul_dispatch`, `quantized`, `linear`: the GEMM families and their dispatchers;
 //! - `gemm_fns`: the GEMMs' kernel-function libraries in a kernel of another crate;
 //! - `ptxas`: every shipped kernel assembles for sm_90a without register spills.
@@ -19,6 +21,7 @@ mod common;
 
 mod attention;
 mod attention_backward;
+mod collective;
 mod gemm_fns;
 mod linear;
 mod matmul_dispatch;
