@@ -33,10 +33,10 @@
 //! stores have long completed, so that no consumer waits for NVLink's round trip there; the
 //! all-gather's are given at the end of the sending tile (the next tile's producer may be waiting
 //! for a panel whose sender waits for this signal, around the ring). Within a launch each region of a
-//! receiving buffer is written once, so no rank waits for room; between launches, each rank's
-//! first remote store waits until the receiving rank has started the new launch (the `READY`
-//! counter, signalled by the receiver's program 0 at its start: its previous launch, which reads
-//! the buffer, is then over). Every wait is for another rank's signal at an earlier step, or for
+//! receiving buffer is written once, so no rank waits for room; between launches, each program's
+//! first tile that sends waits (its producer, before the loads the sending consumers wait for)
+//! until the receiving rank has started the new launch (the `READY` counter, signalled by the
+//! receiver's program 0 at its start: its previous launch, which reads the buffer, is then over). Every wait is for another rank's signal at an earlier step, or for
 //! `READY`, so no cycle of waits exists, provided every program runs: the grid is one program per
 //! SM, and the dispatchers check that the GPUs have that many. Every counter returns to zero, so
 //! one [`AllGatherBuffers`] or [`ReduceScatterBuffers`] serves launch after launch.
@@ -113,8 +113,11 @@ pub mod ring {
     ) {
         let (me, panels, cols, steps) = (device_id(), MR / BM, cdiv(N, BN), cdiv(K, BK));
         let prev = (me + W - 1) % W;
+        // The previous rank's copy, taken once: `remote(..)` checks its rank with a `trap`, which,
+        // between a wgmma and its wait, makes ptxas wait for the wgmma there (C7517).
+        let to_prev = remote(gathered, prev);
         let (p0, programs) = (program_id(0), num_programs(0));
-        let mine = (W * panels * cols - p0 + programs - 1) / programs;
+        let units = W * panels * cols;
         run_scoped(
             collective_axes = [wg],
             |a_s: Smem<T, STAGES, 2, 64, BK, Swizzle128>,
@@ -126,13 +129,22 @@ pub mod ring {
                     if W > 1 {
                         if p0 == 0 {
                             // This launch has started, so the previous one, which read `gathered`,
-                            // is over: the next rank's consumers may store into it.
-                            semaphore_signal(remote(sems, (me + 1) % W), 0, 2 * programs);
+                            // is over: the next rank may store into it (one count per program).
+                            semaphore_signal(remote(sems, (me + 1) % W), 0, programs);
                         }
                     }
-                    for t in 0..mine {
+                    // Whether READY was taken: before the loads of the first tile whose consumers
+                    // store into `prev`'s `gathered` (their stores follow the loads' barriers).
+                    let mut ready = 0;
+                    // Counted in each role, not once above: live through both, it cost the
+                    // consumers a spilled register (ptxas 12.9).
+                    for t in 0..(units - p0 + programs - 1) / programs {
                         let (s, p, tj) = ring_unit::<GROUP>(p0 + t * programs, panels, cols);
                         let rt = (me + s) % W * panels + p;
+                        if ready == 0 && tj == 0 && s < W - 1 {
+                            semaphore_wait(sems, 0);
+                            ready = 1;
+                        }
                         if s > 0 {
                             // Both halves of the panel are in `gathered`.
                             semaphore_wait(sems, 1 + 2 * rt);
@@ -149,15 +161,20 @@ pub mod ring {
                             copy_gmem_to_smem(b.tile([k, tj]), b_s.at(st), bar);
                         });
                     }
+                    // READY's count is this program's, whether it sent or not.
+                    if W > 1 {
+                        if ready == 0 {
+                            semaphore_wait(sems, 0);
+                        }
+                    }
                 } else {
                     set_max_registers(232);
                     let h = warpgroup_id() - 1;
                     run_scoped(|acc: Acc<f32, 64, BN>| {
+                        let mine = (units - p0 + programs - 1) / programs;
                         // The previous tile's result, converted, and where it goes.
                         let mut done = splat::<T>(0.0, [64, BN]).to_layout(Layout::Wgmma);
                         let (mut pr, mut pj) = (0, 0);
-                        // Whether READY was taken.
-                        let mut ready = 0;
                         for t in 0..mine {
                             let (s, p, tj) = ring_unit::<GROUP>(p0 + t * programs, panels, cols);
                             let rt = (me + s) % W * panels + p;
@@ -168,11 +185,7 @@ pub mod ring {
                                     // rows of `gathered` at step 0); read before the stage is
                                     // released.
                                     if s < W - 1 {
-                                        if ready == 0 {
-                                            semaphore_wait(sems, 0);
-                                            ready = 1;
-                                        }
-                                        copy_smem_to_gmem(a_s.at(st).at(h), remote(gathered, prev).tile([2 * rt + h, k]));
+                                        copy_smem_to_gmem(a_s.at(st).at(h), to_prev.tile([2 * rt + h, k]));
                                     }
                                     if s == 0 {
                                         copy_smem_to_gmem(a_s.at(st).at(h), gathered.tile([2 * rt + h, k]));
@@ -213,12 +226,6 @@ pub mod ring {
                                 copy_smem_to_gmem(c_s.at(h), c.tile([2 * pr + h, (BN / CN) * pj + q]));
                             }
                         }
-                        // READY's count is this consumer's, whether it sent or not.
-                        if W > 1 {
-                            if ready == 0 {
-                                semaphore_wait(sems, 0);
-                            }
-                        }
                         wait_smem_to_gmem(0);
                     });
                 }
@@ -253,8 +260,10 @@ pub mod ring {
     ) {
         let (me, panels, cols, steps) = (device_id(), MR / BM, cdiv(N, BN), cdiv(K, BK));
         let prev = (me + W - 1) % W;
+        // Taken once, as in `all_gather_matmul` (the signals too are given under wgmmas here).
+        let (to_prev, prev_sems) = (remote(partial, prev), remote(sems, prev));
         let (p0, programs) = (program_id(0), num_programs(0));
-        let mine = (W * panels * cols - p0 + programs - 1) / programs;
+        let units = W * panels * cols;
         run_scoped(
             collective_axes = [wg],
             |a_s: Smem<T, STAGES, 2, 64, BK, Swizzle128>,
@@ -267,23 +276,37 @@ pub mod ring {
                     if W > 1 {
                         if p0 == 0 {
                             // As in `all_gather_matmul`: `partial` is free for the next rank.
-                            semaphore_signal(remote(sems, (me + 1) % W), 0, 2 * programs);
+                            semaphore_signal(remote(sems, (me + 1) % W), 0, programs);
                         }
                     }
-                    for t in 0..mine {
+                    // As in `all_gather_matmul`: READY before the loads of the first tile whose
+                    // result goes to `prev` (its consumers' stores follow their stages' barriers).
+                    let mut ready = 0;
+                    for t in 0..(units - p0 + programs - 1) / programs {
                         let (s, p, tj) = ring_unit::<GROUP>(p0 + t * programs, panels, cols);
                         let rt = (me + s + 1) % W * panels + p;
+                        if ready == 0 && s < W - 1 {
+                            semaphore_wait(sems, 0);
+                            ready = 1;
+                        }
                         pipeline_produce(ring, steps, |k, st, bar| {
                             copy_gmem_to_smem(a.tile([2 * rt, k]), a_s.at(st).at(0), bar);
                             copy_gmem_to_smem(a.tile([2 * rt + 1, k]), a_s.at(st).at(1), bar);
                             copy_gmem_to_smem(b.tile([k, tj]), b_s.at(st), bar);
                         });
                     }
+                    if W > 1 {
+                        if ready == 0 {
+                            semaphore_wait(sems, 0);
+                        }
+                    }
                 } else {
                     set_max_registers(232);
                     let h = warpgroup_id() - 1;
                     run_scoped(|acc: Acc<f32, 64, BN>| {
-                        let (mut ready, mut due) = (0, -1);
+                        let mine = (units - p0 + programs - 1) / programs;
+                        // The half-tile sent to `prev` whose signal is due (-1: none).
+                        let mut due = -1;
                         for t in 0..mine {
                             let (s, p, tj) = ring_unit::<GROUP>(p0 + t * programs, panels, cols);
                             let rt = (me + s + 1) % W * panels + p;
@@ -293,7 +316,7 @@ pub mod ring {
                                 wgmma(acc, a_s.at(st).at(h), b_s.at(st), accumulate = k > 0);
                                 if due >= 0 && k == min(1, steps - 1) {
                                     wait_smem_to_gmem(0, complete = true);
-                                    semaphore_signal(remote(sems, prev), due);
+                                    semaphore_signal(prev_sems, due);
                                     due = -1;
                                 }
                                 if s > 0 && k == steps - 1 {
@@ -325,13 +348,9 @@ pub mod ring {
                             }
                             commit_smem();
                             if s < W - 1 {
-                                if ready == 0 {
-                                    semaphore_wait(sems, 0);
-                                    ready = 1;
-                                }
                                 #[unroll]
                                 for q in 0..PIECES {
-                                    copy_smem_to_gmem(c_s.at(h).at(q), remote(partial, prev).tile([2 * rt + h, PIECES * tj + q]));
+                                    copy_smem_to_gmem(c_s.at(h).at(q), to_prev.tile([2 * rt + h, PIECES * tj + q]));
                                 }
                                 due = sem;
                             } else {
@@ -343,12 +362,7 @@ pub mod ring {
                         }
                         if due >= 0 {
                             wait_smem_to_gmem(0, complete = true);
-                            semaphore_signal(remote(sems, prev), due);
-                        }
-                        if W > 1 {
-                            if ready == 0 {
-                                semaphore_wait(sems, 0);
-                            }
+                            semaphore_signal(prev_sems, due);
                         }
                         wait_smem_to_gmem(0);
                     });

@@ -10,7 +10,7 @@
 mod ptxas_tool;
 
 use ptxas_tool::{assemble_without_spills, file_tag, ptxas_or_skip};
-use tessel_kernels::{attention, attention_backward, ceiling, linear, matmul, quantized};
+use tessel_kernels::{attention, attention_backward, ceiling, collective, linear, matmul, quantized};
 
 #[test]
 fn shipped_kernels_assemble_without_spills() {
@@ -22,6 +22,7 @@ fn shipped_kernels_assemble_without_spills() {
         quantized::ALL_PTX,
         linear::ALL_PTX,
         ceiling::ALL_PTX,
+        collective::ALL_PTX,
     ];
     let mut failures = Vec::new();
     let mut total = 0;
