@@ -55,8 +55,8 @@ pub use buffers::{AllGatherBuffers, ReduceScatterBuffers};
 pub use plan::{
     all_gather_matmul_bf16, all_gather_matmul_bf16_with, interpret_all_gather_matmul_bf16,
     interpret_all_gather_matmul_bf16_with, interpret_matmul_reduce_scatter_bf16,
-    interpret_matmul_reduce_scatter_bf16_with, matmul_reduce_scatter_bf16, matmul_reduce_scatter_bf16_with,
-    Problem, Tiles, WORLDS,
+    interpret_matmul_reduce_scatter_bf16_with, matmul_reduce_scatter_bf16, matmul_reduce_scatter_bf16_with, Problem,
+    Tiles, WORLDS,
 };
 pub use ring::{all_gather_matmul, matmul_reduce_scatter, ALL_PTX};
 
@@ -326,7 +326,11 @@ pub mod ring {
                                     semaphore_wait(sems, sem);
                                     #[unroll]
                                     for q in 0..PIECES {
-                                        copy_gmem_to_smem(partial.tile([2 * rt + h, PIECES * tj + q]), c_s.at(h).at(q), got.at(h));
+                                        copy_gmem_to_smem(
+                                            partial.tile([2 * rt + h, PIECES * tj + q]),
+                                            c_s.at(h).at(q),
+                                            got.at(h),
+                                        );
                                     }
                                 }
                             });
