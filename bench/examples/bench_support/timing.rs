@@ -105,7 +105,7 @@ pub fn time_interleaved<S>(
 }
 
 /// The median of `times` (the mean of the middle two for an even count).
-fn median(times: &mut [f64]) -> f64 {
+pub fn median(times: &mut [f64]) -> f64 {
     times.sort_by(f64::total_cmp);
     let mid = times.len() / 2;
     match times.len() % 2 {
@@ -117,13 +117,15 @@ fn median(times: &mut [f64]) -> f64 {
 /// Holds a stream at a host function until dropped, so that a batch of launches is queued before
 /// the GPU starts on it: otherwise a short kernel can finish before the CPU has queued the next,
 /// and the gap lands inside an event pair. (cudarc's own event tests hold streams the same way.)
-struct Gate {
+/// `bench_collective` holds every rank's stream, so that the ranks start together.
+pub struct Gate {
     /// Dropping it disconnects the channel, which releases the host function.
     _release: mpsc::Sender<()>,
 }
 
 impl Gate {
-    fn hold(stream: &CudaStream) -> Res<Gate> {
+    /// Holds `stream` until the gate is dropped.
+    pub fn hold(stream: &CudaStream) -> Res<Gate> {
         stream.context().bind_to_thread()?;
         let (release, wait) = mpsc::channel::<()>();
         let wait = Box::into_raw(Box::new(wait));

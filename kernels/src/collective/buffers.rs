@@ -56,7 +56,7 @@ impl AllGatherBuffers {
     }
 
     /// Host buffers for `p`, one per rank, for the interpreter.
-    pub(super) fn on_host(p: Problem) -> tessel::Result<(Vec<HostTensor<bf16>>, Vec<HostTensor<u32>>)> {
+    pub(super) fn on_host(p: Problem) -> tessel::Result<HostBuffers> {
         Ok((host(p.world, [p.m(), p.k])?, host(p.world, [AllGatherBuffers::counters(p.m())])?))
     }
 }
@@ -101,10 +101,13 @@ impl ReduceScatterBuffers {
     }
 
     /// Host buffers for `p`, one per rank, for the interpreter.
-    pub(super) fn on_host(p: Problem) -> tessel::Result<(Vec<HostTensor<bf16>>, Vec<HostTensor<u32>>)> {
+    pub(super) fn on_host(p: Problem) -> tessel::Result<HostBuffers> {
         Ok((host(p.world, [p.m(), p.n])?, host(p.world, [ReduceScatterBuffers::counters(p.m(), p.n)])?))
     }
 }
+
+/// One rank's receiving buffer and counters per rank, on the host, for the interpreter.
+pub(super) type HostBuffers = (Vec<HostTensor<bf16>>, Vec<HostTensor<u32>>);
 
 /// A buffer's shape is the problem's.
 fn expect(tensor: &'static str, got: &[usize], expected: &[usize]) -> tessel::Result<()> {

@@ -85,7 +85,7 @@ impl Problem {
             let reason = format!("the collective GEMMs run on a group of 1, 2, 4 or 8 GPUs, not {world}");
             return Err(Error::InvalidArgument { argument: "group", reason });
         }
-        if rows == 0 || rows % 128 != 0 {
+        if rows == 0 || !rows.is_multiple_of(128) {
             let reason = format!(
                 "each rank's block of rows (M / W = {rows}) must be a positive multiple of 128: a 128-row tile \
                  never spans two ranks' rows"
@@ -118,7 +118,7 @@ impl Problem {
         if !WORLDS.contains(&world) {
             return Problem::new(world, 0, n, k);
         }
-        if m % world != 0 {
+        if !m.is_multiple_of(world) {
             let reason = format!("M = {m} rows do not split into {world} ranks' blocks of rows");
             return Err(Error::InvalidArgument { argument: "a", reason });
         }
