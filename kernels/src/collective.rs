@@ -61,8 +61,8 @@ pub use plan::{
 pub use ring::{all_gather_matmul, matmul_reduce_scatter, ALL_PTX};
 
 /// The two kernels and the ring order they share. Every instance is listed once, in its kernel's
-/// `instances(..)`, which `ALL_PTX` follows; [`plan`]'s tables map a world size and [`Tiles`] to
-/// an instance.
+/// `instances(..)`, which `ALL_PTX` follows; the dispatchers map a world size and [`Tiles`] to an
+/// instance.
 #[kernels(uses(crate::gemm_fns::tiles))]
 pub mod ring {
     use tessel::prelude::*;

@@ -9,6 +9,8 @@
 //!   for inference, and for training with each row's log-sum-exp);
 //! - [`attention_backward`]: its backward pass (dQ, dK, dV; grouped-query heads);
 //! - [`ceiling`]: the wide GEMM's wgmmas alone, an upper bound the benchmark times;
+//! - [`collective`]: all-gather + GEMM and GEMM + reduce-scatter on a group of 1, 2, 4 or 8 GPUs,
+//!   the communication fused into the GEMM (tensor-parallel layers);
 //! - [`gemm_fns`]: the kernel functions the GEMM families share (the tile order, the split-K
 //!   exchange), as libraries that your own kernels may use too;
 //! - [`waves`]: the tile planner; [`workspace`]: the split-K kernels' memory.
