@@ -241,7 +241,7 @@ pub mod ring {
     ///
     /// Step `s` multiplies chunk `c = (d + s + 1) % W` of A's rows. Each consumer's 64 x BN
     /// result: at step 0 it goes to `remote(partial, prev)`; at steps 1 to W - 2 the running sum
-    /// from `next` (waited for and prefetched into `c_s` during the tile's last K step) is added
+    /// from `next` (waited for and prefetched into `c_s` three K steps before the tile's end) is added
     /// first; at step W - 1 (chunk d) the complete sum goes to `out`. Each half-tile sent is
     /// signalled once (deferred to the next tile's second K step) and waited for once.
     #[kernel(grid = (PROGRAMS,), devices = W, warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
@@ -312,16 +312,23 @@ pub mod ring {
                             let rt = (me + s + 1) % W * panels + p;
                             // This half-tile's counter (on every rank: the chunk's row tile).
                             let sem = 1 + 2 * (rt * cols + tj) + h;
+                            // The previous tile's signal at the second K step (its stores have
+                            // had a step to complete), the running sum's prefetch three steps
+                            // before the end (two more steps of wgmmas cover its load), never
+                            // before that signal: `prev`'s wait for it may stand in the way of a
+                            // signal this wait needs, around the ring (with as many tiles per
+                            // step as programs, the same position on every rank).
+                            let (signal_at, fetch_at) = (min(1, steps - 1), min(max(steps - 3, 1), steps - 1));
                             pipeline_consume(ring, steps, |k, st| {
                                 wgmma(acc, a_s.at(st).at(h), b_s.at(st), accumulate = k > 0);
-                                if due >= 0 && k == min(1, steps - 1) {
+                                if due >= 0 && k == signal_at {
                                     wait_smem_to_gmem(0, complete = true);
                                     semaphore_signal(prev_sems, due);
                                     due = -1;
                                 }
-                                if s > 0 && k == steps - 1 {
+                                if s > 0 && k == fetch_at {
                                     // The running sum from `next`, into `c_s` once the last tile's
-                                    // store has read it, under this step's wgmmas.
+                                    // store has read it, under these steps' wgmmas.
                                     wait_smem_to_gmem(0);
                                     semaphore_wait(sems, sem);
                                     #[unroll]

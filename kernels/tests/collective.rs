@@ -153,6 +153,13 @@ fn matmul_reduce_scatter_on_one_and_two_simulated_devices() {
     check_reduce_scatter("reduce-scatter GEMM, 2 devices", (2, 256, 264, 200), |a, b, p, o, s| {
         matmul_reduce_scatter::<bf16, 2, 256, 3, 3>::interpret(a, b, p, o, s)
     });
+    // As many tiles per step as programs (3), so each waits for the tile of its own position on
+    // the next rank, and six steps of K, so that the running sum is fetched after the second.
+    check_reduce_scatter(
+        "reduce-scatter GEMM, 2 devices, a tile per program and step",
+        (2, 128, 520, 328),
+        |a, b, p, o, s| matmul_reduce_scatter::<bf16, 2, 256, 3, 3>::interpret(a, b, p, o, s),
+    );
     check_reduce_scatter("reduce-scatter GEMM, 2 devices, 128 x 128 tiles", (2, 128, 200, 72), |a, b, p, o, s| {
         matmul_reduce_scatter::<bf16, 2, 128, 5, 2>::interpret(a, b, p, o, s)
     });
