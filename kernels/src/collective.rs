@@ -32,14 +32,18 @@
 //! The reduce-scatter's signals are deferred to the next tile's second K step, by when the TMA
 //! stores have long completed, so that no consumer waits for NVLink's round trip there; the
 //! all-gather's are given at the end of the sending tile (the next tile's producer may be waiting
-//! for a panel whose sender waits for this signal, around the ring). Within a launch each region of a
-//! receiving buffer is written once, so no rank waits for room; between launches, each program's
-//! first tile that sends waits (its producer, before the loads the sending consumers wait for)
-//! until the receiving rank has started the new launch (the `READY` counter, signalled by the
-//! receiver's program 0 at its start: its previous launch, which reads the buffer, is then over). Every wait is for another rank's signal at an earlier step, or for
-//! `READY`, so no cycle of waits exists, provided every program runs: the grid is one program per
-//! SM, and the dispatchers check that the GPUs have that many. Every counter returns to zero, so
-//! one [`AllGatherBuffers`] or [`ReduceScatterBuffers`] serves launch after launch.
+//! for a panel whose sender waits for this signal, around the ring). Within a launch each region
+//! of a receiving buffer is written once, so no rank waits for room. Between launches, each
+//! program's producer waits, before the loads of its first tile that sends (which the sending
+//! consumers wait for), until the receiving rank has started the new launch: the `READY` counter,
+//! signalled by the receiver's program 0 at its start, when its previous launch, which read the
+//! buffer, is over.
+//!
+//! No cycle of waits exists: a program waits for another rank's signal of a tile at an earlier
+//! step, given before that rank's program waits for anything later, or for `READY`, given without
+//! waiting; provided every program runs, which a grid of one program per SM ensures (the
+//! dispatchers check that the GPUs have that many SMs). Every counter returns to zero, so one
+//! [`AllGatherBuffers`] or [`ReduceScatterBuffers`] serves launch after launch.
 //!
 //! The dispatchers ([`all_gather_matmul_bf16`], [`matmul_reduce_scatter_bf16`], their
 //! `interpret_` twins) check what the kernels cannot (a group of 1, 2, 4 or 8 GPUs, `M / W` a
