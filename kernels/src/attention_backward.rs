@@ -60,10 +60,23 @@
 //!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
 //!   64-byte-swizzled copy of K).
 //!
+//! Two variants of the fused path at D = 128, for the GPU to choose between (at D = 64 they run
+//! [`DqPath::Fused`]'s kernels; the default stays [`DqPath::Separate`] until they are measured):
+//! [`DqPath::FusedEager`] releases each stage when its step's products are done, as
+//! FlashAttention-3 does, where the delayed release (one wgmma group in flight across steps)
+//! frees a stage only at the end of the next step, which with 2 stages leaves the producer to load
+//! each step's Q and dO only once the step that reads them has begun; [`DqPath::FusedRed`] adds
+//! each step's dQ from registers (`atomic_add`, `red.global.add.v2.f32`) in place of the shared
+//! buffer, its stores and the reducing TMA store, and spends the 32 KB on a third stage. And the
+//! causal programs of any fused path may be dealt in sections of heads that fit the L2
+//! ([`CausalOrder::Sections`], `TESSEL_ATTN_BWD_ORDER=sections`), as FlashAttention-3 deals
+//! them.
+//!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
 //! last key block its queries see and masks the blocks that reach past its first query; both
-//! kernels start every head's heaviest programs first. Ragged S: TMA reads zeros past S, so
+//! kernels start every head's heaviest programs first (the fused kernel's may go in sections of
+//! heads, [`CausalOrder`]). Ragged S: TMA reads zeros past S, so
 //! those queries' dO and delta are 0 and they add nothing to dK and dV; their rows of dQ are not
 //! stored (the fused kernel's reducing stores drop them). Ragged T: the dQ kernel masks the keys
 //! past T in the last block (the dK/dV rows of those keys are not stored); the fused kernel needs
@@ -73,7 +86,8 @@
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
 //! fused dK/dV/dQ kernel 165,960 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
 //! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
-//! third); the other kernels none.
+//! third), 230,984 with [`DqPath::FusedRed`] (3 stages, no dQ buffer; its dS^T buffers go before
+//! the stages' lse and delta, so that no padding aligns them); the other kernels none.
 
 use tessel::prelude::*;
 
@@ -680,7 +694,7 @@ const SECTION_BYTES: usize = 40 << 20;
 
 /// The heads of a section of [`CausalOrder::Sections`] for S queries of head dimension D, with
 /// `per_program` query heads to a dK/dV program, out of `heads` (the programs' heads): as many
-/// as fit [`SECTION_BYTES`] with their Q and dO (16-bit), f32 dQ sums, lse and delta, (8 D + 8)
+/// as fit 40 MiB of the L2 with their Q and dO (16-bit), f32 dQ sums, lse and delta, (8 D + 8)
 /// bytes a query, at least 1 and at most `heads`.
 pub fn section_heads(s: usize, d: usize, per_program: usize, heads: usize) -> usize {
     (SECTION_BYTES / ((8 * d + 8) * per_program * s.max(1))).clamp(1, heads.max(1))
@@ -846,8 +860,9 @@ fn section_arg(plan: &Plan) -> i32 {
 /// [`Backward`] for one element type: its instances, picked by head dimension and mask, called
 /// through `launch` on the GPU (with the stream) or `interpret` (`$call` and `[$stream]`, passed
 /// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv`, `@fused` and `@dq`,
-/// which pick an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output
-/// type; `$dq_sum` is the fused path's f32 dQ workspace, `None` on the separate path).
+/// which pick an instance by the plan's head dimension and mask (`@fused` also by its dQ path and
+/// causal order, passing `$section` to the sectioned instances); `P` is the dK/dV kernel's output
+/// type; `$dq_sum` is the fused paths' f32 dQ workspace, `None` on the separate path).
 macro_rules! backward {
     ($t:ident) => {
         impl Backward for $t {
