@@ -645,9 +645,9 @@ impl std::str::FromStr for DqPath {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CausalOrder {
     /// Each head's first key block, then each head's second, and so on, over every head. With
-    /// many heads (S of 4096 and less at D = 128), the programs running together belong to
-    /// different heads and none reads another's Q, dO or dQ sums: each level of blocks reads them
-    /// all again, from memory.
+    /// more heads than a wave of programs (128 heads of 2048 queries at D = 128, say), the
+    /// programs running together belong to different heads and none reads another's Q, dO or dQ
+    /// sums: each level of blocks reads them all again, from memory.
     Heads,
     /// The same within sections of this many heads, one section after another: the programs
     /// running together then share a few heads' Q, dO and dQ sums in the L2, as
@@ -883,10 +883,12 @@ macro_rules! backward {
                 } else {
                     None
                 };
-                // The fused path's f32 dQ sums, zeroed: the dK/dV programs add into them.
+                // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
                 let mut dq_sum = match plan.dq {
                     DqPath::Separate => None,
-                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?),
+                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
+                        Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?)
+                    }
                 };
                 backward!(@passes $t, launch, [stream], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
             }
@@ -907,10 +909,12 @@ macro_rules! backward {
                 } else {
                     None
                 };
-                // The fused path's f32 dQ sums, zeroed: the dK/dV programs add into them.
+                // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
                 let mut dq_sum = match plan.dq {
                     DqPath::Separate => None,
-                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => Some(HostTensor::<f32>::zeros(inputs[0].shape())?),
+                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
+                        Some(HostTensor::<f32>::zeros(inputs[0].shape())?)
+                    }
                 };
                 backward!(@passes $t, interpret, [], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
             }
