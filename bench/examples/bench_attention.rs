@@ -38,9 +38,12 @@
 //! (`0,1`: without and with the mask), `BENCH_GQA` (K/V heads per 32 query heads of the GQA
 //! cases, default `8,4`; `none` for none; they take the dtypes, masks and the lengths from 2048 on
 //! of the lists above), `BENCH_PASSES` (`fwd,bwd`), `BENCH_RUNS`,
-//! `BENCH_OUT` (the CSV's directory; default `bench/results`). The table is the last lines of the
-//! output. Without a GPU the benchmark says so and exits 0; exit status 1 means a check or a run
-//! failed.
+//! `BENCH_OUT` (the CSV's directory; default `bench/results`); the backward's own
+//! `TESSEL_ATTN_BWD_DQ` (`separate`, `fused`, `fused-eager`, `fused-red`) and
+//! `TESSEL_ATTN_BWD_ORDER` (`heads`, `sections`, `sections:N`) pick the kernels it times
+//! (`kernels/src/attention_backward.rs`), and the output's second line names them. The table is
+//! the last lines of the output. Without a GPU the benchmark says so and exits 0; exit status 1
+//! means a check or a run failed.
 
 use tessel_kernels::attention as kernels;
 #[path = "../../kernels/examples/support/attention_grad_ref.rs"]
@@ -268,6 +271,12 @@ fn run() -> Res<bool> {
         dev.name(),
         config.runs
     );
+    if config.passes.contains(&Pass::Backward) {
+        // The plan of a causal D = 128 case, for what the environment picks (an unknown value fails here).
+        let plan = backward::plan(&[1, 2048, 128], &[1, 2048, 128], &[1, 2048], 0.125, true)?;
+        let order = std::env::var("TESSEL_ATTN_BWD_ORDER").unwrap_or_else(|_| "heads".to_string());
+        println!("backward: dQ path {:?} (TESSEL_ATTN_BWD_DQ), causal order {order} (TESSEL_ATTN_BWD_ORDER)", plan.dq);
+    }
     let mut rows = cases(&config);
     for row in &mut rows {
         let result = match (row.pass, row.dtype) {

@@ -60,10 +60,23 @@
 //!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
 //!   64-byte-swizzled copy of K).
 //!
+//! Two variants of the fused path at D = 128, for the GPU to choose between (at D = 64 they run
+//! [`DqPath::Fused`]'s kernels; the default stays [`DqPath::Separate`] until they are measured):
+//! [`DqPath::FusedEager`] releases each stage when its step's products are done, as
+//! FlashAttention-3 does, where the delayed release (one wgmma group in flight across steps)
+//! frees a stage only at the end of the next step, which with 2 stages leaves the producer to load
+//! each step's Q and dO only once the step that reads them has begun; [`DqPath::FusedRed`] adds
+//! each step's dQ from registers (`atomic_add`, `red.global.add.v2.f32`) in place of the shared
+//! buffer, its stores and the reducing TMA store, and spends the 32 KB on a third stage. And the
+//! causal programs of any fused path may be dealt in sections of heads that fit the L2
+//! ([`CausalOrder::Sections`], `TESSEL_ATTN_BWD_ORDER=sections`), as FlashAttention-3 deals
+//! them.
+//!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
 //! last key block its queries see and masks the blocks that reach past its first query; both
-//! kernels start every head's heaviest programs first. Ragged S: TMA reads zeros past S, so
+//! kernels start every head's heaviest programs first (the fused kernel's may go in sections of
+//! heads, [`CausalOrder`]). Ragged S: TMA reads zeros past S, so
 //! those queries' dO and delta are 0 and they add nothing to dK and dV; their rows of dQ are not
 //! stored (the fused kernel's reducing stores drop them). Ragged T: the dQ kernel masks the keys
 //! past T in the last block (the dK/dV rows of those keys are not stored); the fused kernel needs
@@ -73,7 +86,8 @@
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
 //! fused dK/dV/dQ kernel 165,960 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
 //! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
-//! third); the other kernels none.
+//! third), 230,984 with [`DqPath::FusedRed`] (3 stages, no dQ buffer; its dS^T buffers go before
+//! the stages' lse and delta, so that no padding aligns them); the other kernels none.
 
 use tessel::prelude::*;
 
@@ -105,6 +119,18 @@ pub mod programs {
         } else {
             (p % blocks, p / blocks)
         }
+    }
+
+    /// Program `p`'s block and head of `blocks` causal blocks of `heads` heads, heaviest block first
+    /// as in [`unit`]'s causal order, but within sections of `section` heads (the last section
+    /// takes the heads that remain): the programs running together then read the Q, dO and dQ
+    /// sums of a few heads, which stay in the L2, where [`unit`]'s order over every head reads
+    /// each head's from memory again at each level of blocks (see [`CausalOrder`]).
+    fn sectioned(p: i32, blocks: i32, heads: i32, section: i32) -> (i32, i32) {
+        let n = p / (section * blocks);
+        let size = min(section, heads - n * section);
+        let r = p - n * section * blocks;
+        (r / size, n * section + r % size)
     }
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
@@ -240,12 +266,42 @@ pub mod programs {
     /// takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's second copy
     /// (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared memory
     /// leaves (see the module's documentation).
+    ///
+    /// The variants, at D = 128 ([`DqPath`](super::DqPath) and [`CausalOrder`](super::CausalOrder)
+    /// pick them): `EAGER` 1 releases each stage as soon as its step's products are done
+    /// (FlashAttention-3's ring) instead of a step later, so that with 2 stages the producer loads
+    /// a step ahead instead of none; `RED` 1 adds dQ into `dq_sum` from registers
+    /// (`red.global.add.v2.f32`) instead of through a shared buffer and a reducing TMA store,
+    /// which frees 32 KB for a third stage; `SECTIONS` 1 deals the causal programs in sections of
+    /// `section` heads.
     #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, bf16, 64, 0, 64, 4), (bf16, bf16, 64, 1, 64, 4), (bf16, bf16, 128, 0, 64, 2), (bf16, bf16, 128, 1, 64, 2),
-                       (f16, f16, 64, 0, 64, 4), (f16, f16, 64, 1, 64, 4), (f16, f16, 128, 0, 64, 2), (f16, f16, 128, 1, 64, 2),
-                       (bf16, f32, 64, 0, 64, 4), (bf16, f32, 64, 1, 64, 4), (bf16, f32, 128, 0, 64, 2), (bf16, f32, 128, 1, 64, 2),
-                       (f16, f32, 64, 0, 64, 4), (f16, f32, 64, 1, 64, 4), (f16, f32, 128, 0, 64, 2), (f16, f32, 128, 1, 64, 2)))]
-    pub fn attention_bwd_fused<E, P, const D: usize, const CAUSAL: usize, const BQ: usize, const STAGES: usize>(
+             instances((bf16, bf16, 64, 0, 64, 4, 0, 0, 0), (bf16, bf16, 64, 1, 64, 4, 0, 0, 0),
+                       (bf16, bf16, 128, 0, 64, 2, 0, 0, 0), (bf16, bf16, 128, 1, 64, 2, 0, 0, 0), (bf16, bf16, 128, 1, 64, 2, 0, 0, 1),
+                       (bf16, bf16, 128, 0, 64, 2, 1, 0, 0), (bf16, bf16, 128, 1, 64, 2, 1, 0, 0), (bf16, bf16, 128, 1, 64, 2, 1, 0, 1),
+                       (bf16, bf16, 128, 0, 64, 3, 0, 1, 0), (bf16, bf16, 128, 1, 64, 3, 0, 1, 0), (bf16, bf16, 128, 1, 64, 3, 0, 1, 1),
+                       (f16, f16, 64, 0, 64, 4, 0, 0, 0), (f16, f16, 64, 1, 64, 4, 0, 0, 0),
+                       (f16, f16, 128, 0, 64, 2, 0, 0, 0), (f16, f16, 128, 1, 64, 2, 0, 0, 0), (f16, f16, 128, 1, 64, 2, 0, 0, 1),
+                       (f16, f16, 128, 0, 64, 2, 1, 0, 0), (f16, f16, 128, 1, 64, 2, 1, 0, 0), (f16, f16, 128, 1, 64, 2, 1, 0, 1),
+                       (f16, f16, 128, 0, 64, 3, 0, 1, 0), (f16, f16, 128, 1, 64, 3, 0, 1, 0), (f16, f16, 128, 1, 64, 3, 0, 1, 1),
+                       (bf16, f32, 64, 0, 64, 4, 0, 0, 0), (bf16, f32, 64, 1, 64, 4, 0, 0, 0),
+                       (bf16, f32, 128, 0, 64, 2, 0, 0, 0), (bf16, f32, 128, 1, 64, 2, 0, 0, 0), (bf16, f32, 128, 1, 64, 2, 0, 0, 1),
+                       (bf16, f32, 128, 0, 64, 2, 1, 0, 0), (bf16, f32, 128, 1, 64, 2, 1, 0, 0), (bf16, f32, 128, 1, 64, 2, 1, 0, 1),
+                       (bf16, f32, 128, 0, 64, 3, 0, 1, 0), (bf16, f32, 128, 1, 64, 3, 0, 1, 0), (bf16, f32, 128, 1, 64, 3, 0, 1, 1),
+                       (f16, f32, 64, 0, 64, 4, 0, 0, 0), (f16, f32, 64, 1, 64, 4, 0, 0, 0),
+                       (f16, f32, 128, 0, 64, 2, 0, 0, 0), (f16, f32, 128, 1, 64, 2, 0, 0, 0), (f16, f32, 128, 1, 64, 2, 0, 0, 1),
+                       (f16, f32, 128, 0, 64, 2, 1, 0, 0), (f16, f32, 128, 1, 64, 2, 1, 0, 0), (f16, f32, 128, 1, 64, 2, 1, 0, 1),
+                       (f16, f32, 128, 0, 64, 3, 0, 1, 0), (f16, f32, 128, 1, 64, 3, 0, 1, 0), (f16, f32, 128, 1, 64, 3, 0, 1, 1)))]
+    pub fn attention_bwd_fused<
+        E,
+        P,
+        const D: usize,
+        const CAUSAL: usize,
+        const BQ: usize,
+        const STAGES: usize,
+        const EAGER: usize,
+        const RED: usize,
+        const SECTIONS: usize,
+    >(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
         v: Gmem<E, HK, T, D>,
@@ -257,8 +313,13 @@ pub mod programs {
         dq_sum: GmemMut<f32, H, S, D>,
         scale: f32,
         heads: i32,
+        #[when(SECTIONS == 1)] section: i32,
     ) {
-        let (j, out) = unit(program_id(0), cdiv(T, 128), HO, CAUSAL);
+        let (j, out) = if SECTIONS == 1 {
+            sectioned(program_id(0), cdiv(T, 128), HO, section)
+        } else {
+            unit(program_id(0), cdiv(T, 128), HO, CAUSAL)
+        };
         let (head, kv_head) = (out * heads, out * heads / (H / HK));
         let first = if CAUSAL == 1 { 128 * j / BQ } else { 0 };
         let blocks = cdiv(S, BQ) - first;
@@ -270,12 +331,14 @@ pub mod programs {
              #[when(D == 128)] kq_s: Smem<E, 2, 1, 128, 64, Swizzle128>,
              q_s: Smem<E, STAGES, 1, BQ, D, Swizzle128>,
              do_s: Smem<E, STAGES, 1, BQ, D, Swizzle128>,
+             // By step parity, then consumer: each consumer's dS^T, 64 keys x BQ queries (before
+             // `lse_s` where the shared memory is full, so that no padding aligns it).
+             #[when(RED == 1)] ds_s: Smem<E, 2, 2, 64, BQ, Swizzle128>,
              lse_s: Smem<f32, STAGES, 1, BQ>,
              delta_s: Smem<f32, STAGES, 1, BQ>,
-             // By step parity, then consumer: each consumer's dS^T, 64 keys x BQ queries.
-             ds_s: Smem<E, 2, 2, 64, BQ, Swizzle128>,
+             #[when(RED == 0)] ds_s: Smem<E, 2, 2, 64, BQ, Swizzle128>,
              // By consumer: its 64 x 64 share of the block's dQ, on its way to `dq_sum`.
-             dq_s: Smem<f32, 2, 1, BQ, 64, Swizzle128>,
+             #[when(RED == 0)] dq_s: Smem<f32, 2, 1, BQ, 64, Swizzle128>,
              kv_loaded: Barrier<4>,
              #[when(D == 128)] kq_loaded: Barrier<2>,
              // Both consumers' dS^T of the step are in `ds_s`.
@@ -352,16 +415,23 @@ pub mod programs {
                                     wgmma(dk_acc, ds, q_s.at(s).at(0));
                                     // The dQ product is done (the groups complete in order); dK runs on.
                                     wgmma_wait(1);
-                                    wait_smem_to_gmem(0);
-                                    dq_s.at(w).at(0).store(dq_acc.load());
-                                    commit_smem();
-                                    let col = if D == 128 { w } else { 0 };
-                                    copy_smem_to_gmem(dq_s.at(w), dq_sum.tile([h, i, col]), reduce = Reduce::Add);
+                                    if RED == 1 {
+                                        let col = if D == 128 { w } else { 0 };
+                                        dq_sum.tile([h, i, col], [1, BQ, 64]).atomic_add(dq_acc.load());
+                                    } else {
+                                        wait_smem_to_gmem(0);
+                                        dq_s.at(w).at(0).store(dq_acc.load());
+                                        commit_smem();
+                                        let col = if D == 128 { w } else { 0 };
+                                        copy_smem_to_gmem(dq_s.at(w), dq_sum.tile([h, i, col]), reduce = Reduce::Add);
+                                    }
                                 },
-                                delay_release = true,
+                                delay_release = EAGER == 0,
                             );
                             wgmma_wait(0);
-                            wait_smem_to_gmem(0);
+                            if RED == 0 {
+                                wait_smem_to_gmem(0);
+                            }
                             dv.tile([out, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<P>());
                             dk.tile([out, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<P>());
                         },
@@ -509,18 +579,35 @@ pub struct Plan {
     /// D each) that a fourth kernel adds up per K/V head, instead of every query head of the K/V
     /// head's group: G times the programs, for few K/V heads (multi-query attention).
     pub partials: bool,
-    /// How dQ is computed: summed in f32 by the dK/dV programs ([`DqPath::Fused`]) or by a
-    /// Q-stationary kernel of its own ([`DqPath::Separate`], the default). `TESSEL_ATTN_BWD_DQ`
-    /// (`fused` or `separate`) overrides the default in [`plan`].
+    /// How dQ is computed: summed in f32 by the dK/dV programs ([`DqPath::Fused`] and its
+    /// variants) or by a Q-stationary kernel of its own ([`DqPath::Separate`], the default).
+    /// `TESSEL_ATTN_BWD_DQ` (`fused`, `fused-eager`, `fused-red` or `separate`) overrides the
+    /// default in [`plan`].
     pub dq: DqPath,
+    /// The order of the fused paths' causal dK/dV programs ([`CausalOrder::Heads`], the default;
+    /// `TESSEL_ATTN_BWD_ORDER`, `heads`, `sections` or `sections:N`, overrides it in [`plan`]).
+    /// The separate path's kernels and D = 64 always take [`CausalOrder::Heads`].
+    pub order: CausalOrder,
 }
 
-/// The two ways of computing dQ (see the module's documentation).
+/// The ways of computing dQ (see the module's documentation). The fused variants differ from
+/// [`DqPath::Fused`] at D = 128 only (at D = 64 they run its kernels); which is fastest is for
+/// the GPU to say, and the default stays [`DqPath::Separate`] until it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqPath {
     /// [`attention_bwd_fused`] adds each block's dQ into an f32 workspace with reducing TMA
     /// stores, and [`attention_bwd_dq_cast`] casts it: the backward's 5 matrix products.
     Fused,
+    /// [`DqPath::Fused`] with each stage of the ring released as soon as its step's products are
+    /// done, as FlashAttention-3's is, rather than a step later: with the 2 stages that fit at
+    /// D = 128 the producer then loads a step ahead, where the delayed release leaves it to load
+    /// each stage only once the step that needs it has begun.
+    FusedEager,
+    /// [`DqPath::Fused`] adding each step's dQ into the workspace from registers
+    /// (`red.global.add.v2.f32`, 16 a thread) instead of through a shared buffer and a reducing
+    /// TMA store (32 scalar swizzled stores a thread, two warpgroup barriers and a wait): the
+    /// 32 KB freed give the ring a third stage at D = 128.
+    FusedRed,
     /// [`attention_bwd_dq`] recomputes S and dP per query block: 7 matrix products, no
     /// workspace.
     Separate,
@@ -529,28 +616,88 @@ pub enum DqPath {
 impl DqPath {
     /// The path `TESSEL_ATTN_BWD_DQ` names, or the default, [`DqPath::Separate`], without it.
     fn from_env() -> tessel::Result<DqPath> {
-        match std::env::var("TESSEL_ATTN_BWD_DQ") {
-            Err(std::env::VarError::NotPresent) => Ok(DqPath::Separate),
-            Ok(v) => v.parse(),
-            Err(e) => Err(tessel::Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", reason: e.to_string() }),
-        }
+        env("TESSEL_ATTN_BWD_DQ")?.map_or(Ok(DqPath::Separate), |v| v.parse())
     }
 }
 
-/// `fused` or `separate`, as `TESSEL_ATTN_BWD_DQ` takes them; anything else is an error.
+/// `fused`, `fused-eager`, `fused-red` or `separate`, as `TESSEL_ATTN_BWD_DQ` takes them;
+/// anything else is an error.
 impl std::str::FromStr for DqPath {
     type Err = tessel::Error;
 
     fn from_str(s: &str) -> tessel::Result<DqPath> {
         match s {
             "fused" => Ok(DqPath::Fused),
+            "fused-eager" => Ok(DqPath::FusedEager),
+            "fused-red" => Ok(DqPath::FusedRed),
             "separate" => Ok(DqPath::Separate),
             _ => Err(tessel::Error::InvalidArgument {
                 argument: "TESSEL_ATTN_BWD_DQ",
-                reason: format!("{s:?} is not a dQ path; it takes `fused` or `separate`"),
+                reason: format!("{s:?} is not a dQ path; it takes `fused`, `fused-eager`, `fused-red` or `separate`"),
             }),
         }
     }
+}
+
+/// The order in which the fused paths' causal programs (one per 128 keys of a K/V head, or of a
+/// query head with [`Plan::partials`]) are dealt to the GPU: heaviest first in both, since key
+/// block 0 sees every query and the last block the fewest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CausalOrder {
+    /// Each head's first key block, then each head's second, and so on, over every head. With
+    /// more heads than a wave of programs (128 heads of 2048 queries at D = 128, say), the
+    /// programs running together belong to different heads and none reads another's Q, dO or dQ
+    /// sums: each level of blocks reads them all again, from memory.
+    Heads,
+    /// The same within sections of this many heads, one section after another: the programs
+    /// running together then share a few heads' Q, dO and dQ sums in the L2, as
+    /// FlashAttention-3's backward deals them. [`plan`] sizes a section to fit 40 MiB of the
+    /// H100's and H200's 50 MB L2 with those tensors ([`section_heads`]); any size from 1 is
+    /// correct (more than the heads is one section, [`CausalOrder::Heads`]).
+    Sections(usize),
+}
+
+impl CausalOrder {
+    /// The order a value of `TESSEL_ATTN_BWD_ORDER` names: `heads`, `sections` (of `auto` heads)
+    /// or `sections:N` (of N heads, N > 0); anything else is an error.
+    pub fn parse(name: &str, auto: usize) -> tessel::Result<CausalOrder> {
+        let count = name.strip_prefix("sections:").map(|n| n.parse::<usize>().ok().filter(|&n| n > 0));
+        match (name, count) {
+            ("heads", _) => Ok(CausalOrder::Heads),
+            ("sections", _) => Ok(CausalOrder::Sections(auto)),
+            (_, Some(Some(n))) => Ok(CausalOrder::Sections(n)),
+            _ => Err(tessel::Error::InvalidArgument {
+                argument: "TESSEL_ATTN_BWD_ORDER",
+                reason: format!("{name:?} is not an order; it takes `heads`, `sections` or `sections:N` (N > 0)"),
+            }),
+        }
+    }
+
+    /// The order `TESSEL_ATTN_BWD_ORDER` names, or [`CausalOrder::Heads`] without it.
+    fn from_env(auto: usize) -> tessel::Result<CausalOrder> {
+        env("TESSEL_ATTN_BWD_ORDER")?.map_or(Ok(CausalOrder::Heads), |v| CausalOrder::parse(&v, auto))
+    }
+}
+
+/// The value of an environment variable, `None` where it is not set.
+fn env(name: &'static str) -> tessel::Result<Option<String>> {
+    match std::env::var(name) {
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(v) => Ok(Some(v)),
+        Err(e) => Err(tessel::Error::InvalidArgument { argument: name, reason: e.to_string() }),
+    }
+}
+
+/// The L2 bytes a section of [`CausalOrder::Sections`] is sized to: FlashAttention-3's 40 MiB of
+/// the 50 MB of the H100's and H200's L2.
+const SECTION_BYTES: usize = 40 << 20;
+
+/// The heads of a section of [`CausalOrder::Sections`] for S queries of head dimension D, with
+/// `per_program` query heads to a dK/dV program, out of `heads` (the programs' heads): as many
+/// as fit 40 MiB of the L2 with their Q and dO (16-bit), f32 dQ sums, lse and delta, (8 D + 8)
+/// bytes a query, at least 1 and at most `heads`.
+pub fn section_heads(s: usize, d: usize, per_program: usize, heads: usize) -> usize {
+    (SECTION_BYTES / ((8 * d + 8) * per_program * s.max(1))).clamp(1, heads.max(1))
 }
 
 /// Checks the shapes and arguments of a backward pass, with Q `q`, K `k` and `lse` of those
@@ -561,7 +708,10 @@ impl std::str::FromStr for DqPath {
 /// dK and dV go through f32 partial sums per query head ([`Plan::partials`]) when that takes
 /// fewer waves of programs over the GPU's SMs, counting a program of G query heads as G waves'
 /// worth: ceil(H n / 132) < G ceil(HK n / 132) for n blocks of 128 keys. dQ takes
-/// [`DqPath::Separate`] unless `TESSEL_ATTN_BWD_DQ` says otherwise (an unknown value is an error).
+/// [`DqPath::Separate`] unless `TESSEL_ATTN_BWD_DQ` says otherwise, and the fused paths' causal
+/// programs [`CausalOrder::Heads`] unless `TESSEL_ATTN_BWD_ORDER` does (`sections` takes
+/// [`section_heads`] for these shapes and this choice of partial sums); an unknown value of either
+/// is an error.
 pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -> tessel::Result<Plan> {
     let rank = |tensor, shape: &[usize], expected| {
         if shape.len() == expected {
@@ -602,18 +752,22 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     let (group, blocks) = (h / hk, t.div_ceil(128));
     let partials = (h * blocks).div_ceil(SMS) < group * (hk * blocks).div_ceil(SMS);
     let dq = DqPath::from_env()?;
-    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials, dq })
+    let (per_program, programs_heads) = if partials { (1, h) } else { (group, hk) };
+    let order = CausalOrder::from_env(section_heads(s, d, per_program, programs_heads))?;
+    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials, dq, order })
 }
 
-/// Checks that `given` is [`plan`]'s for these shapes and arguments but for [`Plan::partials`]
-/// and [`Plan::dq`], which the caller may choose.
+/// Checks that `given` is [`plan`]'s for these shapes and arguments but for [`Plan::partials`],
+/// [`Plan::dq`] and [`Plan::order`], which the caller may choose.
 fn check_plan(given: Plan, q: &[usize], k: &[usize], lse: &[usize], scale: f32) -> tessel::Result<()> {
-    let want = Plan { partials: given.partials, dq: given.dq, ..plan(q, k, lse, scale, given.causal)? };
+    let want =
+        Plan { partials: given.partials, dq: given.dq, order: given.order, ..plan(q, k, lse, scale, given.causal)? };
     if given == want {
         return Ok(());
     }
-    let reason =
-        format!("{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials` and `dq`)");
+    let reason = format!(
+        "{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials`, `dq` and `order`)"
+    );
     Err(tessel::Error::InvalidArgument { argument: "plan", reason })
 }
 
@@ -692,11 +846,23 @@ pub fn interpret<E: Backward>(
     E::interpret_planned([q, k, v, o, d_o], lse, [dq, dk, dv], scale, plan)
 }
 
+/// The `section` argument of the fused kernels' sectioned instances: [`CausalOrder::Sections`]'s
+/// heads, at most the programs' heads (K/V heads, or query heads with partial sums); 0 (unused)
+/// for [`CausalOrder::Heads`].
+fn section_arg(plan: &Plan) -> i32 {
+    let heads = if plan.partials { plan.heads } else { plan.heads / plan.group };
+    match plan.order {
+        CausalOrder::Heads => 0,
+        CausalOrder::Sections(n) => n.clamp(1, heads) as i32,
+    }
+}
+
 /// [`Backward`] for one element type: its instances, picked by head dimension and mask, called
 /// through `launch` on the GPU (with the stream) or `interpret` (`$call` and `[$stream]`, passed
 /// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv`, `@fused` and `@dq`,
-/// which pick an instance by the plan's head dimension and mask; `P` is the dK/dV kernel's output
-/// type; `$dq_sum` is the fused path's f32 dQ workspace, `None` on the separate path).
+/// which pick an instance by the plan's head dimension and mask (`@fused` also by its dQ path and
+/// causal order, passing `$section` to the sectioned instances); `P` is the dK/dV kernel's output
+/// type; `$dq_sum` is the fused paths' f32 dQ workspace, `None` on the separate path).
 macro_rules! backward {
     ($t:ident) => {
         impl Backward for $t {
@@ -717,10 +883,12 @@ macro_rules! backward {
                 } else {
                     None
                 };
-                // The fused path's f32 dQ sums, zeroed: the dK/dV programs add into them.
+                // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
                 let mut dq_sum = match plan.dq {
-                    DqPath::Fused => Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?),
                     DqPath::Separate => None,
+                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
+                        Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?)
+                    }
                 };
                 backward!(@passes $t, launch, [stream], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
             }
@@ -741,10 +909,12 @@ macro_rules! backward {
                 } else {
                     None
                 };
-                // The fused path's f32 dQ sums, zeroed: the dK/dV programs add into them.
+                // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
                 let mut dq_sum = match plan.dq {
-                    DqPath::Fused => Some(HostTensor::<f32>::zeros(inputs[0].shape())?),
                     DqPath::Separate => None,
+                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
+                        Some(HostTensor::<f32>::zeros(inputs[0].shape())?)
+                    }
                 };
                 backward!(@passes $t, interpret, [], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
             }
@@ -761,6 +931,7 @@ macro_rules! backward {
             attention_bwd_prep::<$t, 128>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?;
         }
         let (delta, lse_p) = (&*delta, &*lse_p);
+        let section = section_arg(&$plan);
         match (&mut $partials, &mut $dq_sum) {
             (None, None) => {
                 let heads = $plan.group as i32;
@@ -768,11 +939,11 @@ macro_rules! backward {
             }
             (None, Some(sum)) => {
                 let heads = $plan.group as i32;
-                backward!(@fused $t, $t, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk, dv, sum, $scale, heads));
+                backward!(@fused $t, $t, $call, [$($stream)?], $plan, section, (q, k, v, d_o, lse_p, delta, dk, dv, sum, $scale, heads));
             }
             (Some([dk_p, dv_p]), sum) => {
                 if let Some(sum) = sum {
-                    backward!(@fused $t, f32, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, sum, $scale, 1));
+                    backward!(@fused $t, f32, $call, [$($stream)?], $plan, section, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, sum, $scale, 1));
                 } else {
                     backward!(@dkdv $t, f32, $call, [$($stream)?], $plan, (q, k, v, d_o, lse_p, delta, dk_p, dv_p, $scale, 1));
                 }
@@ -798,12 +969,35 @@ macro_rules! backward {
             (_, true) => attention_bwd_dkdv::<$t, $p, 128, 1, 64, 3>::$call($($stream,)? $($arg),*)?,
         }
     };
-    (@fused $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {
-        match ($plan.head_dim, $plan.causal) {
-            (64, false) => attention_bwd_fused::<$t, $p, 64, 0, 64, 4>::$call($($stream,)? $($arg),*)?,
-            (64, true) => attention_bwd_fused::<$t, $p, 64, 1, 64, 4>::$call($($stream,)? $($arg),*)?,
-            (_, false) => attention_bwd_fused::<$t, $p, 128, 0, 64, 2>::$call($($stream,)? $($arg),*)?,
-            (_, true) => attention_bwd_fused::<$t, $p, 128, 1, 64, 2>::$call($($stream,)? $($arg),*)?,
+    (@fused $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, $section:ident, ($($arg:expr),*)) => {
+        match ($plan.head_dim, $plan.causal, $plan.dq, $plan.order) {
+            (64, false, ..) => attention_bwd_fused::<$t, $p, 64, 0, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
+            (64, true, ..) => attention_bwd_fused::<$t, $p, 64, 1, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
+            (_, false, DqPath::FusedEager, _) => {
+                attention_bwd_fused::<$t, $p, 128, 0, 64, 2, 1, 0, 0>::$call($($stream,)? $($arg),*)?
+            }
+            (_, true, DqPath::FusedEager, CausalOrder::Heads) => {
+                attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 1, 0, 0>::$call($($stream,)? $($arg),*)?
+            }
+            (_, true, DqPath::FusedEager, CausalOrder::Sections(_)) => {
+                attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 1, 0, 1>::$call($($stream,)? $($arg),*, $section)?
+            }
+            (_, false, DqPath::FusedRed, _) => {
+                attention_bwd_fused::<$t, $p, 128, 0, 64, 3, 0, 1, 0>::$call($($stream,)? $($arg),*)?
+            }
+            (_, true, DqPath::FusedRed, CausalOrder::Heads) => {
+                attention_bwd_fused::<$t, $p, 128, 1, 64, 3, 0, 1, 0>::$call($($stream,)? $($arg),*)?
+            }
+            (_, true, DqPath::FusedRed, CausalOrder::Sections(_)) => {
+                attention_bwd_fused::<$t, $p, 128, 1, 64, 3, 0, 1, 1>::$call($($stream,)? $($arg),*, $section)?
+            }
+            (_, false, ..) => attention_bwd_fused::<$t, $p, 128, 0, 64, 2, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
+            (_, true, _, CausalOrder::Heads) => {
+                attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 0, 0, 0>::$call($($stream,)? $($arg),*)?
+            }
+            (_, true, _, CausalOrder::Sections(_)) => {
+                attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 0, 0, 1>::$call($($stream,)? $($arg),*, $section)?
+            }
         }
     };
     (@dq $t:ident, $call:ident, [$($stream:ident)?], $plan:ident, ($($arg:expr),*)) => {

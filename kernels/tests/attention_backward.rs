@@ -9,7 +9,7 @@ use crate::attention_grad_ref as reference;
 use crate::attention_ref as inputs;
 use tessel::prelude::*;
 use tessel::{Element, Error, HostTensor};
-use tessel_kernels::attention_backward::{self as backward, Backward, DqPath};
+use tessel_kernels::attention_backward::{self as backward, Backward, CausalOrder, DqPath};
 
 use reference::Problem;
 
@@ -27,11 +27,19 @@ fn nans<T: Element>(shape: &[usize]) -> HostTensor<T> {
     HostTensor::new(shape.to_vec(), vec![T::from_f64(f64::NAN); shape.iter().product()]).unwrap()
 }
 
-/// Both ways of computing dQ: every case runs each.
-const PATHS: [DqPath; 2] = [DqPath::Separate, DqPath::Fused];
+/// The ways of computing dQ whose kernels differ at head dimension `d` (the fused variants run
+/// [`DqPath::Fused`]'s at D = 64): every case runs each.
+fn paths(d: usize) -> &'static [DqPath] {
+    if d == 64 {
+        &[DqPath::Separate, DqPath::Fused]
+    } else {
+        &[DqPath::Separate, DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed]
+    }
+}
 
 /// Runs the backward in the interpreter and returns dQ, dK, dV; `partials` overrides the plan's
-/// choice of how dK and dV sum over a group's query heads, `dq` its dQ path.
+/// choice of how dK and dV sum over a group's query heads, `dq` its dQ path (with the causal
+/// order [`CausalOrder::Heads`]).
 fn interpreted<T: Backward>(
     x: &[HostTensor<T>; 4],
     o: &HostTensor<T>,
@@ -41,11 +49,27 @@ fn interpreted<T: Backward>(
     partials: Option<bool>,
     dq_path: DqPath,
 ) -> [HostTensor<T>; 3] {
+    interpreted_in_order(x, o, lse, scale, causal, partials, dq_path, CausalOrder::Heads)
+}
+
+/// [`interpreted`] with the fused paths' causal programs in `order`.
+#[allow(clippy::too_many_arguments)]
+fn interpreted_in_order<T: Backward>(
+    x: &[HostTensor<T>; 4],
+    o: &HostTensor<T>,
+    lse: &HostTensor<f32>,
+    scale: f32,
+    causal: bool,
+    partials: Option<bool>,
+    dq_path: DqPath,
+    order: CausalOrder,
+) -> [HostTensor<T>; 3] {
     let [q, k, v, d_o] = x;
     let (mut dq, mut dk, mut dv) = (nans(q.shape()), nans(k.shape()), nans(k.shape()));
     let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
     plan.partials = partials.unwrap_or(plan.partials);
     plan.dq = dq_path;
+    plan.order = order;
     T::interpret_planned([q, k, v, o, d_o], lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
     [dq, dk, dv]
 }
@@ -64,7 +88,7 @@ fn check<T: Backward>(
     let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
     let mut forward = problem.forward();
     let (o, lse) = reference::saved::<T>(&problem, &mut forward).unwrap();
-    for path in PATHS {
+    for &path in paths(d) {
         let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, partials, path);
         let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
         println!(
@@ -116,6 +140,8 @@ fn few_kv_heads_take_partial_sums() {
 #[test]
 fn the_dq_path_is_named_as_the_environment_names_it() {
     assert_eq!("fused".parse::<DqPath>().unwrap(), DqPath::Fused);
+    assert_eq!("fused-eager".parse::<DqPath>().unwrap(), DqPath::FusedEager);
+    assert_eq!("fused-red".parse::<DqPath>().unwrap(), DqPath::FusedRed);
     assert_eq!("separate".parse::<DqPath>().unwrap(), DqPath::Separate);
     let err = "Fused".parse::<DqPath>();
     assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", .. })), "{err:?}");
@@ -124,6 +150,60 @@ fn the_dq_path_is_named_as_the_environment_names_it() {
         let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, false).unwrap();
         assert_eq!(plan.dq, DqPath::Separate);
     }
+}
+
+#[test]
+fn the_causal_order_is_named_as_the_environment_names_it() {
+    assert_eq!(CausalOrder::parse("heads", 7).unwrap(), CausalOrder::Heads);
+    assert_eq!(CausalOrder::parse("sections", 7).unwrap(), CausalOrder::Sections(7));
+    assert_eq!(CausalOrder::parse("sections:3", 7).unwrap(), CausalOrder::Sections(3));
+    for bad in ["sections:0", "sections:", "sections:x", "Sections", "sections3"] {
+        let err = CausalOrder::parse(bad, 7);
+        assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_ORDER", .. })), "{bad}: {err:?}");
+    }
+    // Without `TESSEL_ATTN_BWD_ORDER` the plan deals causal programs level after level.
+    if std::env::var_os("TESSEL_ATTN_BWD_ORDER").is_none() {
+        let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, true).unwrap();
+        assert_eq!(plan.order, CausalOrder::Heads);
+    }
+}
+
+#[test]
+fn sections_fit_the_l2() {
+    // (8 D + 8) bytes a query and head: 1032 at D = 128, so 40 MiB hold 19 heads of 2048 queries.
+    assert_eq!(backward::section_heads(2048, 128, 1, 128), 19);
+    assert_eq!(backward::section_heads(16384, 128, 1, 16), 2);
+    // A program of 8 query heads (grouped, no partial sums) counts 8 times.
+    assert_eq!(backward::section_heads(2048, 128, 8, 16), 2);
+    // At least one head, at most all of them.
+    assert_eq!(backward::section_heads(1 << 20, 128, 1, 4), 1);
+    assert_eq!(backward::section_heads(128, 64, 1, 5), 5);
+}
+
+/// The fused paths' causal programs in sections of heads: every program of every head is dealt
+/// once, whole sections and a last one of the heads that remain (5 heads in sections of 2 and 3
+/// and 1; with partial sums, 4 query heads in sections of 3), against the reference.
+#[test]
+fn causal_sections_deal_every_program_once() {
+    let check = |heads, kv_heads, partials, sections: &[usize]| {
+        let x = tensors::<bf16>(heads, kv_heads, 150, 150, 128);
+        let scale = 1.0 / (128f32).sqrt();
+        let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, true);
+        let mut forward = problem.forward();
+        let (o, lse) = reference::saved::<bf16>(&problem, &mut forward).unwrap();
+        for (&n, &path) in sections.iter().zip([DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed].iter().cycle()) {
+            let order = CausalOrder::Sections(n);
+            let [dq, dk, dv] = interpreted_in_order(&x, &o, &lse, scale, true, Some(partials), path, order);
+            let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
+            println!(
+                "H {heads}/{kv_heads} partials {partials} {path:?} {order:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+                err[0], err[1], err[2]
+            );
+            assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?} {order:?}: relative errors (dQ, dK, dV) {err:?}");
+        }
+    };
+    check(5, 5, false, &[2, 3, 1]);
+    check(4, 2, true, &[3]);
 }
 
 /// The kernels' gradients against central differences of the f64 loss sum(dO o O), at a few
@@ -136,7 +216,7 @@ fn gradients_match_finite_differences() {
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
         let mut forward = problem.forward();
         let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
-        for path in PATHS {
+        for &path in paths(64) {
             let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, None, path);
             let err = reference::finite_difference_err(&problem, [&dq, &dk, &dv], &[3, 273, 575, 1151]);
             println!("causal {causal} {path:?}: largest difference from the finite differences {err:.1e}");
@@ -225,6 +305,21 @@ fn the_launch_checks_what_the_kernels_cannot() {
 /// The GPU against the f64 reference on long sequences (rows sampled: the reference is O(S T D)
 /// per pass).
 fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, causal: bool, partials: Option<bool>) {
+    on_the_gpu_in_order::<T>(heads, kv_heads, s, d, causal, partials, paths(d), CausalOrder::Heads);
+}
+
+/// [`on_the_gpu`] on the dQ paths `dq_paths`, the fused paths' causal programs in `order`.
+#[allow(clippy::too_many_arguments)]
+fn on_the_gpu_in_order<T: Backward>(
+    heads: usize,
+    kv_heads: usize,
+    s: usize,
+    d: usize,
+    causal: bool,
+    partials: Option<bool>,
+    dq_paths: &[DqPath],
+    order: CausalOrder,
+) {
     let device = Device::new(0).unwrap();
     let x = tensors::<T>(heads, kv_heads, s, s, d);
     let scale = 1.0 / (d as f32).sqrt();
@@ -234,16 +329,17 @@ fn on_the_gpu<T: Backward>(heads: usize, kv_heads: usize, s: usize, d: usize, ca
     let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
     let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
     let lse = DeviceTensor::from_host(&device, &lse).unwrap();
-    for path in PATHS {
+    for &path in dq_paths {
         let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
         let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
         plan.partials = partials.unwrap_or(plan.partials);
         plan.dq = path;
+        plan.order = order;
         T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
         let grads = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
         let err = reference::max_rel_err(&problem, &forward, [&grads[0], &grads[1], &grads[2]], 96);
         println!(
-            "GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal} {path:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            "GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal} {path:?} {order:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
             T::DTYPE,
             err[0],
             err[1],
@@ -261,6 +357,15 @@ fn gpu_bf16_matches_the_reference() {
     on_the_gpu::<bf16>(2, 1, 2048, 128, true, Some(true));
     on_the_gpu::<bf16>(4, 1, 1000, 128, false, None);
     on_the_gpu::<bf16>(4, 2, 1500, 64, true, Some(false));
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_causal_sections_match_the_reference() {
+    // 5 heads in sections of 2 (2, 2, 1); with partial sums, 6 query heads in sections of 4 (4, 2).
+    let fused = [DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed];
+    on_the_gpu_in_order::<bf16>(5, 5, 1024, 128, true, None, &fused, CausalOrder::Sections(2));
+    on_the_gpu_in_order::<f16>(6, 2, 1024, 128, true, Some(true), &fused, CausalOrder::Sections(4));
 }
 
 #[test]
@@ -290,7 +395,7 @@ fn gpu_against_the_interpreter<T: Backward>() {
     let variants = [64, 128]
         .into_iter()
         .flat_map(|d| [false, true].into_iter().flat_map(move |c| [false, true].into_iter().map(move |p| (d, c, p))))
-        .flat_map(|(d, c, p)| PATHS.into_iter().map(move |path| (d, c, p, path)));
+        .flat_map(|(d, c, p)| paths(d).iter().map(move |&path| (d, c, p, path)));
     for (d, causal, partials, path) in variants {
         let x = tensors::<T>(4, 2, 200, 200, d);
         let scale = 1.0 / (d as f32).sqrt();
