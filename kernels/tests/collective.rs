@@ -124,55 +124,75 @@ fn check_reduce_scatter(
 
 #[test]
 fn all_gather_matmul_on_one_and_two_simulated_devices() {
-    check_all_gather("all-gather GEMM, 1 device", (1, 256, 264, 136), |a, b, g, c, s| {
-        all_gather_matmul::<bf16, 1, 256, 4, 128, 3>::interpret(a, b, g, c, s)
-    });
-    check_all_gather("all-gather GEMM, 2 devices", (2, 256, 264, 200), |a, b, g, c, s| {
-        all_gather_matmul::<bf16, 2, 256, 4, 128, 3>::interpret(a, b, g, c, s)
-    });
-    check_all_gather("all-gather GEMM, 2 devices, 128 x 128 tiles", (2, 128, 200, 72), |a, b, g, c, s| {
-        all_gather_matmul::<bf16, 2, 128, 6, 128, 2>::interpret(a, b, g, c, s)
-    });
+    check_all_gather(
+        "all-gather GEMM, 1 device",
+        (1, 256, 264, 136),
+        all_gather_matmul::<bf16, 1, 256, 4, 128, 3>::interpret,
+    );
+    check_all_gather(
+        "all-gather GEMM, 2 devices",
+        (2, 256, 264, 200),
+        all_gather_matmul::<bf16, 2, 256, 4, 128, 3>::interpret,
+    );
+    check_all_gather(
+        "all-gather GEMM, 2 devices, 128 x 128 tiles",
+        (2, 128, 200, 72),
+        all_gather_matmul::<bf16, 2, 128, 6, 128, 2>::interpret,
+    );
 }
 
 #[test]
 fn all_gather_matmul_on_four_simulated_devices() {
-    check_all_gather("all-gather GEMM, 4 devices", (4, 128, 264, 136), |a, b, g, c, s| {
-        all_gather_matmul::<bf16, 4, 256, 4, 128, 3>::interpret(a, b, g, c, s)
-    });
-    check_all_gather("all-gather GEMM, 4 devices, 128 x 128 tiles", (4, 128, 136, 64), |a, b, g, c, s| {
-        all_gather_matmul::<bf16, 4, 128, 6, 128, 2>::interpret(a, b, g, c, s)
-    });
+    check_all_gather(
+        "all-gather GEMM, 4 devices",
+        (4, 128, 264, 136),
+        all_gather_matmul::<bf16, 4, 256, 4, 128, 3>::interpret,
+    );
+    check_all_gather(
+        "all-gather GEMM, 4 devices, 128 x 128 tiles",
+        (4, 128, 136, 64),
+        all_gather_matmul::<bf16, 4, 128, 6, 128, 2>::interpret,
+    );
 }
 
 #[test]
 fn matmul_reduce_scatter_on_one_and_two_simulated_devices() {
-    check_reduce_scatter("reduce-scatter GEMM, 1 device", (1, 256, 264, 136), |a, b, p, o, s| {
-        matmul_reduce_scatter::<bf16, 1, 256, 3, 3>::interpret(a, b, p, o, s)
-    });
-    check_reduce_scatter("reduce-scatter GEMM, 2 devices", (2, 256, 264, 200), |a, b, p, o, s| {
-        matmul_reduce_scatter::<bf16, 2, 256, 3, 3>::interpret(a, b, p, o, s)
-    });
+    check_reduce_scatter(
+        "reduce-scatter GEMM, 1 device",
+        (1, 256, 264, 136),
+        matmul_reduce_scatter::<bf16, 1, 256, 3, 3>::interpret,
+    );
+    check_reduce_scatter(
+        "reduce-scatter GEMM, 2 devices",
+        (2, 256, 264, 200),
+        matmul_reduce_scatter::<bf16, 2, 256, 3, 3>::interpret,
+    );
     // As many tiles per step as programs (3), so each waits for the tile of its own position on
     // the next rank, and six steps of K, so that the running sum is fetched after the second.
     check_reduce_scatter(
         "reduce-scatter GEMM, 2 devices, a tile per program and step",
         (2, 128, 520, 328),
-        |a, b, p, o, s| matmul_reduce_scatter::<bf16, 2, 256, 3, 3>::interpret(a, b, p, o, s),
+        matmul_reduce_scatter::<bf16, 2, 256, 3, 3>::interpret,
     );
-    check_reduce_scatter("reduce-scatter GEMM, 2 devices, 128 x 128 tiles", (2, 128, 200, 72), |a, b, p, o, s| {
-        matmul_reduce_scatter::<bf16, 2, 128, 5, 2>::interpret(a, b, p, o, s)
-    });
+    check_reduce_scatter(
+        "reduce-scatter GEMM, 2 devices, 128 x 128 tiles",
+        (2, 128, 200, 72),
+        matmul_reduce_scatter::<bf16, 2, 128, 5, 2>::interpret,
+    );
 }
 
 #[test]
 fn matmul_reduce_scatter_on_four_simulated_devices() {
-    check_reduce_scatter("reduce-scatter GEMM, 4 devices", (4, 128, 264, 136), |a, b, p, o, s| {
-        matmul_reduce_scatter::<bf16, 4, 256, 3, 3>::interpret(a, b, p, o, s)
-    });
-    check_reduce_scatter("reduce-scatter GEMM, 4 devices, 128 x 128 tiles", (4, 128, 136, 64), |a, b, p, o, s| {
-        matmul_reduce_scatter::<bf16, 4, 128, 5, 2>::interpret(a, b, p, o, s)
-    });
+    check_reduce_scatter(
+        "reduce-scatter GEMM, 4 devices",
+        (4, 128, 264, 136),
+        matmul_reduce_scatter::<bf16, 4, 256, 3, 3>::interpret,
+    );
+    check_reduce_scatter(
+        "reduce-scatter GEMM, 4 devices, 128 x 128 tiles",
+        (4, 128, 136, 64),
+        matmul_reduce_scatter::<bf16, 4, 128, 5, 2>::interpret,
+    );
 }
 
 #[test]
