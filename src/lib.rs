@@ -3,7 +3,7 @@
 pub use tessel_macros::{kernel, kernels};
 pub use tessel_runtime::{
     bf16, cudarc, f16, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Device, DeviceTensor, DeviceView,
-    DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, Result, Swizzle, TensorMap, F8E4M3, F8E5M2,
+    DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, Ptx, Result, Swizzle, TensorMap, F8E4M3, F8E5M2,
     RAGGED_MAX, VIEW_ALIGN,
 };
 
