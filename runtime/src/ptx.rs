@@ -111,6 +111,27 @@ impl AsRef<[u8]> for Ptx {
     }
 }
 
+/// Two modules are equal when their texts are.
+impl PartialEq for Ptx {
+    fn eq(&self, other: &Ptx) -> bool {
+        self.identity() == other.identity() || **self == **other
+    }
+}
+
+impl Eq for Ptx {}
+
+impl PartialEq<str> for Ptx {
+    fn eq(&self, other: &str) -> bool {
+        **self == *other
+    }
+}
+
+impl PartialEq<&str> for Ptx {
+    fn eq(&self, other: &&str) -> bool {
+        **self == **other
+    }
+}
+
 impl fmt::Display for Ptx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self)
@@ -171,6 +192,16 @@ mod tests {
         let err = DEFLATED.text().unwrap_err();
         assert!(matches!(err, Error::Internal(_)), "{err}");
         assert!(err.to_string().contains("the embedded PTX cannot be read"), "{err}");
+    }
+
+    #[test]
+    fn modules_compare_by_their_text() {
+        let (a, b) = (deflated(), deflated());
+        assert_eq!(a, b, "two copies of one text");
+        assert_eq!(a, Ptx::from(TEXT));
+        assert_eq!(a, TEXT);
+        assert_ne!(a, Ptx::from(".version 8.0\n"));
+        assert_ne!(a, *".version 8.0\n");
     }
 
     #[test]
