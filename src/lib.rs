@@ -3,8 +3,8 @@
 pub use tessel_macros::{kernel, kernel_fns, kernels};
 pub use tessel_runtime::{
     bf16, cudarc, f16, nccl_version, with_race_check, AsDeviceView, AsDeviceViewMut, AsStream, Collectives, Device,
-    DeviceGroup, DeviceTensor, DeviceView, DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, ReduceOp,
-    Result, Swizzle, SymmetricTensor, TensorMap, F8E4M3, F8E5M2, RAGGED_MAX, VIEW_ALIGN,
+    DeviceGroup, DeviceTensor, DeviceView, DeviceViewMut, Element, Error, HostTensor, LaunchConfig, Module, Ptx,
+    ReduceOp, Result, Swizzle, SymmetricTensor, TensorMap, F8E4M3, F8E5M2, RAGGED_MAX, VIEW_ALIGN,
 };
 
 pub use plan::LaunchPlan;

@@ -8,12 +8,14 @@
 //! - [`memory`]: the kernel's memory plan (allocations, tensor maps);
 //! - [`program`]: the checked kernel with names resolved, constants folded, allocations bound,
 //!   and no spans: what the interpreter runs;
-//! - [`codec`]: the program as bytes, as the macro embeds it.
+//! - [`codec`]: the program as bytes, as the macro embeds it;
+//! - [`compress`]: the compression of the PTX the macro embeds.
 //!
 //! This crate has no dependency on syn, quote or proc-macro2: a binary that runs kernels links
 //! none of the compiler.
 
 pub mod codec;
+pub mod compress;
 pub mod legality;
 pub mod memory;
 pub mod ops;

@@ -79,5 +79,5 @@ pub fn ceiling<E, const PROGRAMS: usize>(a: Gmem<E, M, K>, b: Gmem<E, K, N>, c: 
 }
 
 /// The PTX of every instance the benchmark runs, by name (for `ptxas` checks).
-pub const ALL_PTX: &[(&str, &str)] =
+pub const ALL_PTX: &[(&str, tessel::Ptx)] =
     &[("ceiling_bf16", ceiling::<bf16, 132>::PTX), ("ceiling_f16", ceiling::<f16, 132>::PTX)];

@@ -29,7 +29,7 @@ fn shipped_kernels_assemble_without_spills() {
     for &(name, ptx) in kernels.iter().flat_map(|list| list.iter()) {
         total += 1;
         // `Err` for a failure, a warning, a spill or a wgmma serialization note (`C75xx`).
-        if let Err(e) = assemble_without_spills(&ptxas, &format!("shipped-{}", file_tag(name)), ptx) {
+        if let Err(e) = assemble_without_spills(&ptxas, &format!("shipped-{}", file_tag(name)), &ptx) {
             failures.push(format!("{name}: {e}"));
         }
     }

@@ -9,6 +9,7 @@
 //! | [`DeviceView`], [`DeviceViewMut`] | part of a device buffer with a shape, borrowed; launch arguments like tensors |
 //! | [`Element`] | the Rust type of each tessel dtype, with `cvt`-exact conversions |
 //! | [`Module`] | a kernel's PTX, JIT-compiled once per context, with the JIT's info log |
+//! | [`Ptx`] | a PTX module's text, as a kernel embeds it (compressed, inflated on first use) |
 //! | [`TensorMap`] | TMA descriptors, validated before encoding and cached per tensor |
 //! | [`launch`], [`Dims`] | argument checks and `cuLaunchKernel`, for generated launch functions |
 //! | [`interp`] | the CPU interpreter behind generated `interpret` functions, and the semantics reference |
@@ -43,6 +44,7 @@ mod group_launch;
 pub mod interp;
 mod launch;
 mod module;
+mod ptx;
 mod tensor;
 mod tensor_map;
 mod view;
@@ -55,6 +57,7 @@ pub use group::{nccl_version, Collectives, DeviceGroup, ReduceOp, SymmetricTenso
 pub use interp::{interpret, with_race_check, Arg, Embedded, HostArray};
 pub use launch::{launch, KernelArg, LaunchConfig};
 pub use module::{Module, DEFAULT_DYNAMIC_SMEM, MAX_DYNAMIC_SMEM};
+pub use ptx::Ptx;
 pub use tensor::{AccessGuard, DeviceTensor, HostTensor};
 pub use tensor_map::{Swizzle, TensorMap, TensorMapLayout};
 pub use view::{AsDeviceView, AsDeviceViewMut, DeviceView, DeviceViewMut, VIEW_ALIGN};
@@ -72,6 +75,6 @@ pub mod __private {
     pub use crate::{
         check_divisible, check_ragged, check_rank, launch, launches_nothing, to_u32, AccessGuard, AsDeviceView,
         AsDeviceViewMut, AsStream, DeviceGroup, DeviceTensor, Dims, Element, Error, HostTensor, KernelArg,
-        LaunchConfig, Module, Result, Swizzle, SymmetricTensor, TensorMap,
+        LaunchConfig, Module, Ptx, Result, Swizzle, SymmetricTensor, TensorMap,
     };
 }

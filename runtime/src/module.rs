@@ -9,6 +9,7 @@ use cudarc::driver::{sys, CudaContext};
 use crate::device::AsStream;
 use crate::driver;
 use crate::error::{Error, Result};
+use crate::ptx::Ptx;
 
 /// Dynamic shared memory a kernel may use without opting in (CUDA C++ Programming Guide,
 /// "Shared Memory": allocations above 48 KB need the opt-in attribute).
@@ -39,25 +40,27 @@ unsafe impl Send for Module {}
 // Safety: as for `Send`; the only mutable state (`smem_granted`) is behind a mutex.
 unsafe impl Sync for Module {}
 
-/// Cache key: the context and the identity of the `'static` PTX text, plus the entry point.
-type ModuleKey = (usize, usize, usize, String);
+/// Cache key: the context and the identity of the PTX (`Ptx::identity`), plus the entry point.
+type ModuleKey = (usize, (usize, usize), String);
 
 /// Every module loaded through [`Module::load`]. Entries live until the process exits: launch
 /// functions call `load` on every launch, so it must be a lookup after the first.
 static MODULES: LazyLock<Mutex<HashMap<ModuleKey, Arc<Module>>>> = LazyLock::new(Default::default);
 
 impl Module {
-    /// The kernel `entry` of `ptx`, loaded on the context of `stream`. The first call per
-    /// context JIT-compiles the PTX (`cuModuleLoadDataEx`); later calls return the same module.
-    pub fn load(stream: &impl AsStream, ptx: &'static str, entry: &str) -> Result<Arc<Module>> {
+    /// The kernel `entry` of `ptx` (a kernel's `PTX`, or a `&'static str`), loaded on the context
+    /// of `stream`. The first call per context JIT-compiles the PTX (`cuModuleLoadDataEx`),
+    /// inflating a kernel's compressed PTX first; later calls return the same module.
+    pub fn load(stream: &impl AsStream, ptx: impl Into<Ptx>, entry: &str) -> Result<Arc<Module>> {
+        let ptx = ptx.into();
         let context = stream.as_stream().context();
-        let key = (context.cu_ctx() as usize, ptx.as_ptr() as usize, ptx.len(), entry.to_string());
+        let key = (context.cu_ctx() as usize, ptx.identity(), entry.to_string());
         // Held across the JIT so two threads never compile the same module twice.
         let mut modules = MODULES.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(module) = modules.get(&key) {
             return Ok(Arc::clone(module));
         }
-        let module = Arc::new(Module::load_uncached(context, ptx, entry)?);
+        let module = Arc::new(Module::load_uncached(context, ptx.text()?, entry)?);
         modules.insert(key, Arc::clone(&module));
         Ok(module)
     }

@@ -46,7 +46,7 @@ pub fn fallback(kernel: &Kernel, facts: &Facts, input: &Input) -> TokenStream {
     };
     let items = quote! {
         pub const SIGNATURE: ::tessel::__private::Signature = #signature;
-        pub const PTX: &str = "";
+        pub const PTX: ::tessel::__private::Ptx = ::tessel::__private::Ptx::new("");
         pub const ENTRY: &str = #entry;
         #[allow(unused_variables, clippy::too_many_arguments)]
         pub fn check_args(#(#shapes),*) -> ::tessel::Result<::tessel::__private::LaunchPlan<#n_dims>> { #failed }

@@ -12,7 +12,7 @@
 //!         pub fn launch(stream, a: &impl AsDeviceView<T>, ..) -> Result<()> where Self: Instance<T, BN>;
 //!         ..
 //!     }
-//!     impl<T, const BN: usize> matmul<T, BN> where Self: Instance<T, BN> { pub const PTX: &str; .. }
+//!     impl<T, const BN: usize> matmul<T, BN> where Self: Instance<T, BN> { pub const PTX: Ptx; .. }
 //! }
 //! pub use __tessel_matmul::matmul;                             // with the function's visibility
 //! ```
@@ -489,7 +489,7 @@ fn instance_trait(func: &syn::ItemFn, generics: &[Param], shared: Option<&HostSi
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #trait_name<#(#decls),*> {
             const SIGNATURE: ::tessel::__private::Signature;
-            const PTX: &'static str;
+            const PTX: ::tessel::__private::Ptx;
             const ENTRY: &'static str;
             #(#[allow(clippy::too_many_arguments)] #signatures;)*
         }
@@ -544,7 +544,7 @@ fn instance_impl(
     quote_spanned! {instance.loc.start=>
         impl self::#trait_name<#(#args),*> for self::#name<#(#args),*> {
             const SIGNATURE: ::tessel::__private::Signature = self::#module::SIGNATURE;
-            const PTX: &'static str = self::#module::PTX;
+            const PTX: ::tessel::__private::Ptx = self::#module::PTX;
             const ENTRY: &'static str = self::#module::ENTRY;
             #functions
         }
@@ -592,7 +592,7 @@ fn inherent(func: &syn::ItemFn, generics: &[Param], shared: Option<&HostSig>) ->
             /// The instance's checked signature: parameters, runtime dimensions and resources.
             pub const SIGNATURE: ::tessel::__private::Signature = <Self as #instance>::SIGNATURE;
             /// The instance's PTX module, for `sm_90a`.
-            pub const PTX: &'static str = <Self as #instance>::PTX;
+            pub const PTX: ::tessel::__private::Ptx = <Self as #instance>::PTX;
             /// The name of the kernel's entry point in `PTX`.
             pub const ENTRY: &'static str = <Self as #instance>::ENTRY;
         }

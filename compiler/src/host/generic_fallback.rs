@@ -45,7 +45,7 @@ pub(crate) fn fallback(func: &syn::ItemFn, generics: &[Param], shape: &Shape, in
             #[allow(unused_variables, clippy::too_many_arguments)]
             impl<#(#decls),*> self::#name<#(#args),*> {
                 pub const SIGNATURE: ::tessel::__private::Signature = #signature;
-                pub const PTX: &'static str = "";
+                pub const PTX: ::tessel::__private::Ptx = ::tessel::__private::Ptx::new("");
                 pub const ENTRY: &'static str = #entry;
                 #shared
             }

@@ -1,7 +1,8 @@
 //! `interpret`: the kernel on the CPU, through tessel's interpreter.
 //!
-//! The macro embeds the kernel's program (`crate::lower`, encoded by `tessel_ir::codec`) in a
-//! `static`; the interpreter decodes it once per process and runs it on host tensors. It is the
+//! The macro embeds the kernel's program (`crate::lower`, encoded by `tessel_ir::codec`, then
+//! deflated by `tessel_ir::compress`: about 3 times smaller) in a `static`; the interpreter
+//! inflates and decodes it once per process and runs it on host tensors. It is the
 //! program the PTX came from: nothing is parsed at run time.
 
 use super::params::{HostKind, HostParam};
@@ -47,9 +48,10 @@ pub(crate) fn interpret(params: &[HostParam], program: &[u8]) -> TokenStream {
 
 /// `static PROGRAM`: the kernel's program, encoded.
 pub(super) fn program_static(program: &[u8]) -> TokenStream {
-    let bytes = Literal::byte_string(program);
+    let (len, bytes) = (program.len(), Literal::byte_string(&tessel_ir::compress::deflate(program)));
     quote! {
-        /// The kernel's program, encoded: what the interpreter runs.
-        static PROGRAM: ::tessel::__private::interp::Embedded = ::tessel::__private::interp::Embedded::new(#bytes);
+        /// The kernel's program, encoded and compressed: what the interpreter runs.
+        static PROGRAM: ::tessel::__private::interp::Embedded =
+            ::tessel::__private::interp::Embedded::deflated(#bytes, #len);
     }
 }

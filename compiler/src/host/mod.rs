@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! pub const SIGNATURE: Signature;   // the checked signature as data
-//! pub const PTX: &str;              // the PTX module (crate::ptx)
+//! pub const PTX: Ptx;               // the PTX module (crate::ptx), deflated in a static (embed)
 //! pub const ENTRY: &str;            // its entry point, the kernel's name
 //! pub fn check_args(<shape or scalar per parameter>) -> Result<LaunchPlan<DIMS>>;
 //! pub fn launch(stream: &impl AsStream, <&impl AsDeviceView<T> / &mut impl AsDeviceViewMut<T> / scalar ..>) -> Result<()>;
@@ -17,6 +17,7 @@
 //! types, so rustc's type errors at call sites point at the kernel's signature; locals of the
 //! generated bodies are hygienic (`Span::mixed_site`), so any parameter name works.
 
+mod embed;
 mod fallback;
 pub(crate) mod generic;
 mod generic_fallback;
@@ -68,11 +69,11 @@ pub(crate) fn items(kernel: &Kernel, program: &Program, ptx: &str) -> Result<Tok
     };
     ctx.finish()?;
     let entry = kernel.name.to_string();
+    let ptx = embed::ptx_const(ptx, kernel.name.span())?;
     let items = quote! {
         /// The kernel's checked signature: parameters, runtime dimensions and resources.
         pub const SIGNATURE: ::tessel::__private::Signature = #signature;
-        /// The kernel's PTX module, for `sm_90a`.
-        pub const PTX: &str = #ptx;
+        #ptx
         /// The name of the kernel's entry point in `PTX`.
         pub const ENTRY: &str = #entry;
         #check_args

@@ -107,9 +107,12 @@ fn launch_interpret_and_check_args_take_the_kernel_parameters() {
 fn the_module_has_the_constants_and_the_user_docs() {
     let (attr, item) = gemm();
     let out = crate::expand(attr, item).to_string();
-    for needle in
-        ["pub const SIGNATURE", "pub const PTX : & str", "pub const ENTRY : & str = \"gemm\"", "C = alpha * A @ B."]
-    {
+    for needle in [
+        "pub const SIGNATURE",
+        "pub const PTX : :: tessel :: __private :: Ptx",
+        "pub const ENTRY : & str = \"gemm\"",
+        "C = alpha * A @ B.",
+    ] {
         assert!(out.contains(needle), "no `{needle}` in {out}");
     }
     assert!(out.contains("pub mod gemm"), "the module keeps the function's visibility");
@@ -286,18 +289,51 @@ fn alignment_slack_past_the_shared_memory_limit_is_an_error() {
     assert!(errors[0].contains("max_smem_bytes=232448"), "{errors:?}");
 }
 
-/// The text of the `PTX` constant of module `name`.
+/// The text of the `PTX` constant of module `name`: `{ static DEFLATED: [u8; N] = *b".."; Ptx::deflated(&DEFLATED, len) }`,
+/// inflated.
 fn ptx_of(file: &syn::File, name: &str) -> String {
-    module(file, name)
+    let block = module(file, name)
         .iter()
         .find_map(|item| match item {
             syn::Item::Const(c) if c.ident == "PTX" => match &*c.expr {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                syn::Expr::Block(b) => Some(&b.block),
                 _ => None,
             },
             _ => None,
         })
-        .unwrap_or_else(|| panic!("no PTX string in `{name}`"))
+        .unwrap_or_else(|| panic!("no PTX block in `{name}`"));
+    let (bytes, n, len) = match &block.stmts[..] {
+        [syn::Stmt::Item(syn::Item::Static(st)), syn::Stmt::Expr(syn::Expr::Call(call), None)] => {
+            match (&*st.expr, &*st.ty, call.args.last()) {
+                (
+                    syn::Expr::Unary(syn::ExprUnary { expr, .. }),
+                    syn::Type::Array(syn::TypeArray {
+                        len: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }),
+                        ..
+                    }),
+                    Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(len), .. })),
+                ) => match &**expr {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::ByteStr(b), .. }) => {
+                        (b.value(), n.base10_parse::<usize>(), len.base10_parse::<usize>().expect("a length"))
+                    }
+                    other => panic!("not a byte string: {}", other.to_token_stream()),
+                },
+                _ => panic!("not `static DEFLATED: [u8; N] = *b\"..\"`: {}", st.to_token_stream()),
+            }
+        }
+        _ => panic!("not a static and a call: {}", block.to_token_stream()),
+    };
+    assert_eq!(n.ok(), Some(bytes.len()), "the static's length is its bytes'");
+    tessel_ir::compress::inflate_str(&bytes, len)
+        .unwrap_or_else(|e| panic!("the PTX of `{name}` does not inflate: {e}"))
+}
+
+#[test]
+fn the_embedded_ptx_is_the_compiled_ptx() {
+    let (attr, item) = gemm();
+    let compiled = crate::compile(attr.clone(), item.clone()).expect("gemm compiles");
+    let ptx = compiled.ptx().expect("the PTX writer accepts gemm");
+    assert_eq!(ptx_of(&expand(attr, item), "gemm"), ptx, "byte for byte");
 }
 
 #[test]

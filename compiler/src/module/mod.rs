@@ -116,7 +116,7 @@ fn all_ptx(kernels: &[KernelItem]) -> TokenStream {
     quote! {
         /// Every kernel of this module, each instance of a generic kernel apart: its name
         /// (`matmul::<bf16, 256>`) and its PTX module.
-        pub const ALL_PTX: &[(&str, &str)] = &[#(#entries),*];
+        pub const ALL_PTX: &[(&str, ::tessel::__private::Ptx)] = &[#(#entries),*];
     }
 }
 

@@ -213,28 +213,34 @@ pub use race::{with_race_check, RACE_CHECK_VAR};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use tessel_ir::{codec, Program};
+use tessel_ir::{codec, compress, Program};
 
 use crate::{Element, Error, HostTensor, Result};
 
-/// A kernel's program as the macro embeds it: the encoded bytes, and the program decoded from them
-/// on first use. Generated code holds one in a `static`.
+/// A kernel's program as the macro embeds it: the encoded bytes, compressed, and the program
+/// decoded from them on first use. Generated code holds one in a `static`.
 #[derive(Debug)]
 pub struct Embedded {
-    bytes: &'static [u8],
-    program: OnceLock<std::result::Result<Program, codec::DecodeError>>,
+    /// `tessel_ir::codec::to_bytes`'s `len` bytes, deflated (`tessel_ir::compress`).
+    deflated: &'static [u8],
+    len: usize,
+    program: OnceLock<std::result::Result<Program, String>>,
 }
 
 impl Embedded {
-    /// The program encoded as `bytes` (`tessel_ir::codec::to_bytes`).
-    pub const fn new(bytes: &'static [u8]) -> Embedded {
-        Embedded { bytes, program: OnceLock::new() }
+    /// The program encoded (`tessel_ir::codec::to_bytes`) into `len` bytes, then deflated into
+    /// `deflated` (`tessel_ir::compress::deflate`).
+    pub const fn deflated(deflated: &'static [u8], len: usize) -> Embedded {
+        Embedded { deflated, len, program: OnceLock::new() }
     }
 
     /// The decoded program. An error means the bytes came from another version of tessel's macro
     /// (the macro and this runtime are one release): an [`Error::Internal`].
     fn program(&'static self) -> Result<&'static Program> {
-        let decoded = self.program.get_or_init(|| codec::from_bytes(self.bytes));
+        let decoded = self.program.get_or_init(|| {
+            let bytes = compress::inflate(self.deflated, self.len).map_err(|e| e.to_string())?;
+            codec::from_bytes(&bytes).map_err(|e| e.to_string())
+        });
         decoded.as_ref().map_err(|e| Error::Internal(format!("the embedded kernel program cannot be read: {e}")))
     }
 }
@@ -398,4 +404,26 @@ fn split_ranks<'a>(prog: &'static Program, args: Vec<GroupArg<'a>>) -> Result<Ve
         }
     }
     Ok(ranks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::LazyLock;
+
+    #[test]
+    fn an_embedded_program_that_does_not_inflate_is_an_internal_error() {
+        static CORRUPT: Embedded = Embedded::deflated(&[0xff; 8], 64);
+        let err = interpret(&CORRUPT, &mut []).unwrap_err();
+        assert!(matches!(err, Error::Internal(_)), "{err}");
+        assert!(err.to_string().contains("the embedded kernel program cannot be read"), "{err}");
+    }
+
+    #[test]
+    fn an_embedded_program_of_another_format_is_an_internal_error() {
+        static OTHER: LazyLock<Vec<u8>> = LazyLock::new(|| compress::deflate(b"TSL\0\x7f"));
+        static EMBEDDED: LazyLock<Embedded> = LazyLock::new(|| Embedded::deflated(&OTHER, 5));
+        let err = interpret(&EMBEDDED, &mut []).unwrap_err();
+        assert!(err.to_string().contains("format version 127"), "{err}");
+    }
 }
