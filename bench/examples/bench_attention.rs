@@ -272,10 +272,18 @@ fn run() -> Res<bool> {
         config.runs
     );
     if config.passes.contains(&Pass::Backward) {
-        // The plan of a causal D = 128 case, for what the environment picks (an unknown value fails here).
-        let plan = backward::plan(&[1, 2048, 128], &[1, 2048, 128], &[1, 2048], 0.125, true)?;
-        let order = std::env::var("TESSEL_ATTN_BWD_ORDER").unwrap_or_else(|_| "heads".to_string());
-        println!("backward: dQ path {:?} (TESSEL_ATTN_BWD_DQ), causal order {order} (TESSEL_ATTN_BWD_ORDER)", plan.dq);
+        // What the environment picks (an unknown value fails here): the dQ path at D = 64 and 128,
+        // and the causal order by name (a section's heads depend on the case).
+        let plan = |d| backward::plan(&[1, 2048, d], &[1, 2048, d], &[1, 2048], 0.125, true);
+        let (d64, d128) = (plan(64)?.dq, plan(128)?.dq);
+        let order = match plan(128)?.order {
+            backward::CausalOrder::Heads => "heads",
+            backward::CausalOrder::Sections(_) => "sections",
+        };
+        println!(
+            "backward: dQ path {d64:?} at D 64, {d128:?} at D 128 (TESSEL_ATTN_BWD_DQ), causal order {order} \
+             (TESSEL_ATTN_BWD_ORDER)"
+        );
     }
     let mut rows = cases(&config);
     for row in &mut rows {

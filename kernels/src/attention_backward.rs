@@ -31,8 +31,8 @@
 //!    consumer), loads its Q and dO once and streams the K and V blocks of its K/V head; each step
 //!    recomputes S and dP, P and dS, and adds dS K into dQ.
 //!
-//! That is [`DqPath::Separate`], the default: 7 matrix products, S and dP computed twice.
-//! [`DqPath::Fused`] (`TESSEL_ATTN_BWD_DQ=fused`, or [`Plan::dq`]) does the 5 of
+//! That is [`DqPath::Separate`], the default at D = 64: 7 matrix products, S and dP computed
+//! twice. [`DqPath::Fused`] (`TESSEL_ATTN_BWD_DQ=fused`, or [`Plan::dq`]) does the 5 of
 //! FlashAttention-3's backward: [`attention_bwd_fused`] replaces steps 2 and 4 (and serves step 3
 //! alike), and [`attention_bwd_dq_cast`] follows it. Each step of a fused consumer, after dS^T is
 //! in registers, also stores it (cast, by `stmatrix`) into a shared buffer double-buffered by step
@@ -60,17 +60,21 @@
 //!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
 //!   64-byte-swizzled copy of K).
 //!
-//! Two variants of the fused path at D = 128, for the GPU to choose between (at D = 64 they run
-//! [`DqPath::Fused`]'s kernels; the default stays [`DqPath::Separate`] until they are measured):
-//! [`DqPath::FusedEager`] releases each stage when its step's products are done, as
+//! Two variants of the fused path at D = 128 (at D = 64 they run [`DqPath::Fused`]'s kernels):
+//! [`DqPath::FusedEager`], the default at D = 128, releases each stage when its step's products are done, as
 //! FlashAttention-3 does, where the delayed release (one wgmma group in flight across steps)
 //! frees a stage only at the end of the next step, which with 2 stages leaves the producer to load
 //! each step's Q and dO only once the step that reads them has begun; [`DqPath::FusedRed`] adds
 //! each step's dQ from registers (`atomic_add`, `red.global.add.v2.f32`) in place of the shared
-//! buffer, its stores and the reducing TMA store, and spends the 32 KB on a third stage. And the
-//! causal programs of any fused path may be dealt in sections of heads that fit the L2
-//! ([`CausalOrder::Sections`], `TESSEL_ATTN_BWD_ORDER=sections`), as FlashAttention-3 deals
-//! them.
+//! buffer, its stores and the reducing TMA store, and spends the 32 KB on a third stage. The
+//! causal programs of the fused paths are dealt in sections of heads that fit the L2
+//! ([`CausalOrder::Sections`], the default; `TESSEL_ATTN_BWD_ORDER=heads` deals every head's
+//! first block first), as FlashAttention-3 deals them.
+//!
+//! The defaults are the H200's choice (docs/performance.md, "Attention backward", bf16 and f16,
+//! 2048 to 16384 queries): at D = 128 the eager fused path with sections was 0-9 % ahead of the
+//! separate path on every case measured but 2048 queries without the mask (even), and ahead on
+//! the grouped-query cases; at D = 64 the fused path was 5-26 % behind the separate one.
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
@@ -580,19 +584,22 @@ pub struct Plan {
     /// head's group: G times the programs, for few K/V heads (multi-query attention).
     pub partials: bool,
     /// How dQ is computed: summed in f32 by the dK/dV programs ([`DqPath::Fused`] and its
-    /// variants) or by a Q-stationary kernel of its own ([`DqPath::Separate`], the default).
+    /// variants; [`DqPath::FusedEager`] is the default at D = 128) or by a Q-stationary kernel of
+    /// its own ([`DqPath::Separate`], the default at D = 64).
     /// `TESSEL_ATTN_BWD_DQ` (`fused`, `fused-eager`, `fused-red` or `separate`) overrides the
     /// default in [`plan`].
     pub dq: DqPath,
-    /// The order of the fused paths' causal dK/dV programs ([`CausalOrder::Heads`], the default;
-    /// `TESSEL_ATTN_BWD_ORDER`, `heads`, `sections` or `sections:N`, overrides it in [`plan`]).
+    /// The order of the fused paths' causal dK/dV programs ([`CausalOrder::Sections`] of
+    /// [`section_heads`], the default; `TESSEL_ATTN_BWD_ORDER`, `heads`, `sections` or
+    /// `sections:N`, overrides it in [`plan`]).
     /// The separate path's kernels and D = 64 always take [`CausalOrder::Heads`].
     pub order: CausalOrder,
 }
 
 /// The ways of computing dQ (see the module's documentation). The fused variants differ from
-/// [`DqPath::Fused`] at D = 128 only (at D = 64 they run its kernels); which is fastest is for
-/// the GPU to say, and the default stays [`DqPath::Separate`] until it has.
+/// [`DqPath::Fused`] at D = 128 only (at D = 64 they run its kernels). The default is
+/// [`DqPath::FusedEager`] at D = 128 and [`DqPath::Separate`] at D = 64, the fastest of each on
+/// the H200.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqPath {
     /// [`attention_bwd_fused`] adds each block's dQ into an f32 workspace with reducing TMA
@@ -614,9 +621,18 @@ pub enum DqPath {
 }
 
 impl DqPath {
-    /// The path `TESSEL_ATTN_BWD_DQ` names, or the default, [`DqPath::Separate`], without it.
-    fn from_env() -> tessel::Result<DqPath> {
-        env("TESSEL_ATTN_BWD_DQ")?.map_or(Ok(DqPath::Separate), |v| v.parse())
+    /// The path `TESSEL_ATTN_BWD_DQ` names, or without it the default for head dimension `d`.
+    fn from_env(d: usize) -> tessel::Result<DqPath> {
+        env("TESSEL_ATTN_BWD_DQ")?.map_or(Ok(DqPath::default_for(d)), |v| v.parse())
+    }
+
+    /// The default path at head dimension `d`: [`DqPath::FusedEager`] at 128,
+    /// [`DqPath::Separate`] at 64.
+    pub fn default_for(d: usize) -> DqPath {
+        match d {
+            128 => DqPath::FusedEager,
+            _ => DqPath::Separate,
+        }
     }
 }
 
@@ -673,9 +689,10 @@ impl CausalOrder {
         }
     }
 
-    /// The order `TESSEL_ATTN_BWD_ORDER` names, or [`CausalOrder::Heads`] without it.
+    /// The order `TESSEL_ATTN_BWD_ORDER` names, or [`CausalOrder::Sections`] of `auto` heads
+    /// without it.
     fn from_env(auto: usize) -> tessel::Result<CausalOrder> {
-        env("TESSEL_ATTN_BWD_ORDER")?.map_or(Ok(CausalOrder::Heads), |v| CausalOrder::parse(&v, auto))
+        env("TESSEL_ATTN_BWD_ORDER")?.map_or(Ok(CausalOrder::Sections(auto)), |v| CausalOrder::parse(&v, auto))
     }
 }
 
@@ -708,10 +725,10 @@ pub fn section_heads(s: usize, d: usize, per_program: usize, heads: usize) -> us
 /// dK and dV go through f32 partial sums per query head ([`Plan::partials`]) when that takes
 /// fewer waves of programs over the GPU's SMs, counting a program of G query heads as G waves'
 /// worth: ceil(H n / 132) < G ceil(HK n / 132) for n blocks of 128 keys. dQ takes
-/// [`DqPath::Separate`] unless `TESSEL_ATTN_BWD_DQ` says otherwise, and the fused paths' causal
-/// programs [`CausalOrder::Heads`] unless `TESSEL_ATTN_BWD_ORDER` does (`sections` takes
-/// [`section_heads`] for these shapes and this choice of partial sums); an unknown value of either
-/// is an error.
+/// [`DqPath::default_for`] D unless `TESSEL_ATTN_BWD_DQ` says otherwise, and the fused paths'
+/// causal programs go in [`CausalOrder::Sections`] of [`section_heads`] (for these shapes and this
+/// choice of partial sums) unless `TESSEL_ATTN_BWD_ORDER` says otherwise; an unknown value of
+/// either is an error.
 pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -> tessel::Result<Plan> {
     let rank = |tensor, shape: &[usize], expected| {
         if shape.len() == expected {
@@ -751,7 +768,7 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     }
     let (group, blocks) = (h / hk, t.div_ceil(128));
     let partials = (h * blocks).div_ceil(SMS) < group * (hk * blocks).div_ceil(SMS);
-    let dq = DqPath::from_env()?;
+    let dq = DqPath::from_env(d)?;
     let (per_program, programs_heads) = if partials { (1, h) } else { (group, hk) };
     let order = CausalOrder::from_env(section_heads(s, d, per_program, programs_heads))?;
     Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials, dq, order })

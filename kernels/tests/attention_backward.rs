@@ -145,10 +145,13 @@ fn the_dq_path_is_named_as_the_environment_names_it() {
     assert_eq!("separate".parse::<DqPath>().unwrap(), DqPath::Separate);
     let err = "Fused".parse::<DqPath>();
     assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", .. })), "{err:?}");
-    // Without `TESSEL_ATTN_BWD_DQ` (as these tests run) the plan computes dQ separately.
+    // Without `TESSEL_ATTN_BWD_DQ` (as these tests run) the plan takes the eager fused path at
+    // D = 128 and the separate one at D = 64.
     if std::env::var_os("TESSEL_ATTN_BWD_DQ").is_none() {
         let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, false).unwrap();
         assert_eq!(plan.dq, DqPath::Separate);
+        let plan = backward::plan(&[2, 64, 128], &[2, 64, 128], &[2, 64], 0.125, false).unwrap();
+        assert_eq!(plan.dq, DqPath::FusedEager);
     }
 }
 
@@ -161,10 +164,11 @@ fn the_causal_order_is_named_as_the_environment_names_it() {
         let err = CausalOrder::parse(bad, 7);
         assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_ORDER", .. })), "{bad}: {err:?}");
     }
-    // Without `TESSEL_ATTN_BWD_ORDER` the plan deals causal programs level after level.
+    // Without `TESSEL_ATTN_BWD_ORDER` the plan deals causal programs in sections of heads that
+    // fit the L2: here both heads, whose Q, dO and dQ sums take 66 KB.
     if std::env::var_os("TESSEL_ATTN_BWD_ORDER").is_none() {
         let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, true).unwrap();
-        assert_eq!(plan.order, CausalOrder::Heads);
+        assert_eq!(plan.order, CausalOrder::Sections(2));
     }
 }
 

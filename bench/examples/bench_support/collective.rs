@@ -491,7 +491,7 @@ impl Row {
         let c = self.cells();
         let mut line = format!(
             "{} {} on {} GPU(s): tessel {} ms, {} TFLOP/s/GPU | NCCL+cuBLAS {} ms, {} TFLOP/s/GPU",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+            c[0], c[1], c[2], c[3], c[5], c[4], c[6]
         );
         if let Some(b) = &self.baseline {
             let (x, y) = (Stats::of(&b.parts[0]), Stats::of(&b.parts[1]));
