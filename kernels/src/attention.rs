@@ -255,31 +255,6 @@ pub mod flash {
 
 pub use flash::{attention, ALL_PTX};
 
-/// The dispatchers' one table: the instance of [`attention`](struct@attention), with element type
-/// `E` and TRAIN, for the head dimension `d` and the `keys` (its D, QBUF, CAUSAL and RAGGED_T), as
-/// the type `$kernel` in `$call`.
-macro_rules! with_instance {
-    ($d:expr, $keys:expr, attention<$e:ty, TRAIN = $train:literal>, |$kernel:ident| $call:expr) => {
-        with_instance!(@arms ($d, $keys), attention<$e, $train>, $kernel, $call,
-            (64, Keys::Whole) => (64, 2, 0, 0);
-            (_, Keys::Whole) => (128, 1, 0, 0);
-            (64, Keys::Ragged) => (64, 2, 0, 1);
-            (_, Keys::Ragged) => (128, 1, 0, 1);
-            (64, Keys::Causal) => (64, 2, 1, 1);
-            (_, Keys::Causal) => (128, 1, 1, 1);
-        )
-    };
-    (@arms $scrutinee:expr, attention<$e:ty, $train:literal>, $kernel:ident, $call:expr,
-     $($arm:pat => ($dim:literal, $qbuf:literal, $causal:literal, $ragged:literal);)*) => {
-        match $scrutinee {
-            $($arm => {
-                type $kernel = attention<$e, $dim, $qbuf, $causal, $ragged, $train>;
-                $call
-            })*
-        }
-    };
-}
-
 /// O = softmax(scale Q K^T) V on the GPU. Q and O are H x S x D, K and V HK x T x D with HK
 /// dividing H (query head h attends with K/V head h / (H / HK)); D is 64 or 128, T at least 1,
 /// scale positive. With `causal`, query i sees keys 0 ..= i only, and T = S.

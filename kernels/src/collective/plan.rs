@@ -197,38 +197,6 @@ fn check_sms(group: &DeviceGroup) -> tessel::Result<()> {
     Ok(())
 }
 
-/// Runs `$call` with `$k` the instance of `$kernel` for world `$w` and tiles `$tiles`, with the
-/// kernel's other parameters per tile width (`wide: (..), narrow: (..)`) and PROGRAMS last.
-macro_rules! with_instance {
-    ($kernel:ident, $w:expr, $tiles:expr, wide: ($($wide:tt)*), narrow: ($($narrow:tt)*), |$k:ident| $call:expr) => {
-        match ($w, $tiles) {
-            (1, Tiles::Wide) => { type $k = $kernel<bf16, 1, $($wide)*, PROGRAMS>; $call }
-            (2, Tiles::Wide) => { type $k = $kernel<bf16, 2, $($wide)*, PROGRAMS>; $call }
-            (4, Tiles::Wide) => { type $k = $kernel<bf16, 4, $($wide)*, PROGRAMS>; $call }
-            (8, Tiles::Wide) => { type $k = $kernel<bf16, 8, $($wide)*, PROGRAMS>; $call }
-            (1, Tiles::Narrow) => { type $k = $kernel<bf16, 1, $($narrow)*, PROGRAMS>; $call }
-            (2, Tiles::Narrow) => { type $k = $kernel<bf16, 2, $($narrow)*, PROGRAMS>; $call }
-            (4, Tiles::Narrow) => { type $k = $kernel<bf16, 4, $($narrow)*, PROGRAMS>; $call }
-            (8, Tiles::Narrow) => { type $k = $kernel<bf16, 8, $($narrow)*, PROGRAMS>; $call }
-            (w, _) => Err(Error::Internal(format!("no collective GEMM instance for {w} ranks (WORLDS)"))),
-        }
-    };
-}
-
-/// The all-gather GEMM's instance: (BN, STAGES, CN).
-macro_rules! all_gather {
-    ($w:expr, $tiles:expr, |$k:ident| $call:expr) => {
-        with_instance!(all_gather_matmul, $w, $tiles, wide: (256, 4, 128), narrow: (128, 6, 128), |$k| $call)
-    };
-}
-
-/// The reduce-scatter GEMM's instance: (BN, STAGES).
-macro_rules! reduce_scatter {
-    ($w:expr, $tiles:expr, |$k:ident| $call:expr) => {
-        with_instance!(matmul_reduce_scatter, $w, $tiles, wide: (256, 3), narrow: (128, 5), |$k| $call)
-    };
-}
-
 /// C = all_gather(A) @ B on every GPU of `group` (rank `r`'s tensors on `group.device(r)`): `a[r]`
 /// holds rank r's M / W rows of A (`M / W x K`, M / W a multiple of 128), `b[r]` its `K x N`
 /// columns of the weight, `c[r]` receives its `M x N` product; `buffers.gathered()` ends with
@@ -258,7 +226,7 @@ pub fn all_gather_matmul_bf16_with(
     buffers.check(group, p)?;
     check_sms(group)?;
     let (gathered, sems) = buffers.parts();
-    all_gather!(p.world, tiles, |K| K::launch(group, a, b, gathered, c, sems))
+    with_instance!(all_gather_matmul, p.world, tiles, |K| K::launch(group, a, b, gathered, c, sems))
 }
 
 /// [`all_gather_matmul_bf16`] in the interpreter, with the tiles the GPU would take: one tensor
@@ -289,7 +257,7 @@ pub fn interpret_all_gather_matmul_bf16_with(
     expect_shape("c", per_rank("c", world, c)?, [p.m(), p.n])?;
     expect_shape("gathered", per_rank("gathered", world, gathered)?, [p.m(), p.k])?;
     expect_len("sems", per_rank("sems", world, sems)?, AllGatherBuffers::counters(p.m()))?;
-    all_gather!(p.world, tiles, |K| K::interpret(a, b, gathered, c, sems))
+    with_instance!(all_gather_matmul, p.world, tiles, |K| K::interpret(a, b, gathered, c, sems))
 }
 
 /// Rank r's rows `r M / W ..` of the sum over the ranks of A @ B, on every GPU of `group`: `a[r]`
@@ -321,7 +289,7 @@ pub fn matmul_reduce_scatter_bf16_with(
     buffers.check(group, p)?;
     check_sms(group)?;
     let (partial, sems) = buffers.parts();
-    reduce_scatter!(p.world, tiles, |K| K::launch(group, a, b, partial, out, sems))
+    with_instance!(matmul_reduce_scatter, p.world, tiles, |K| K::launch(group, a, b, partial, out, sems))
 }
 
 /// [`matmul_reduce_scatter_bf16`] in the interpreter, with the tiles the GPU would take.
@@ -350,5 +318,5 @@ pub fn interpret_matmul_reduce_scatter_bf16_with(
     expect_shape("out", per_rank("out", world, out)?, [p.rows, p.n])?;
     expect_shape("partial", per_rank("partial", world, partial)?, [p.m(), p.n])?;
     expect_len("sems", per_rank("sems", world, sems)?, ReduceScatterBuffers::counters(p.m(), p.n))?;
-    reduce_scatter!(p.world, tiles, |K| K::interpret(a, b, partial, out, sems))
+    with_instance!(matmul_reduce_scatter, p.world, tiles, |K| K::interpret(a, b, partial, out, sems))
 }
