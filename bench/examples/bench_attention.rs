@@ -52,6 +52,8 @@ mod grad_reference;
 #[path = "../../kernels/examples/support/attention_ref.rs"]
 #[allow(dead_code)] // the training forward's lse check is the tests'
 mod reference;
+#[path = "bench_support/table.rs"]
+mod table;
 #[path = "bench_support/timing.rs"]
 mod timing;
 
@@ -343,7 +345,7 @@ fn pass_cases(config: &Config, pass: Pass) -> Vec<Row> {
     rows
 }
 
-/// Prints the verdict, writes the CSV and prints the table, last. `Ok(false)` if a case failed.
+/// Writes the CSV, prints the verdict, then the table, last. `Ok(false)` if a case failed.
 fn report(rows: &[Row], config: &Config) -> Res<bool> {
     let dash = || "-".to_string();
     let header =
@@ -363,22 +365,7 @@ fn report(rows: &[Row], config: &Config) -> Res<bool> {
         ]
     });
     let table: Vec<[String; 10]> = std::iter::once(header).chain(body).collect();
-    let csv: String = table.iter().map(|cells| cells.join(",") + "\n").collect();
-    let path = config.out_dir.join("bench_attention.csv");
-    match std::fs::create_dir_all(&config.out_dir).and_then(|()| std::fs::write(&path, csv)) {
-        Ok(()) => println!("wrote {}", path.display()),
-        Err(err) => println!("could not write {}: {err}", path.display()),
-    }
     let passed = rows.iter().all(Row::passed);
-    match passed {
-        true => println!("all results within {TOLERANCE:.0e} of the reference"),
-        false => println!("FAILED: a run failed or a result is off by more than {TOLERANCE:.0e} (lines above)"),
-    }
-    println!();
-    for cells in &table {
-        let padded: Vec<String> =
-            cells.iter().zip([4, 5, 6, 5, 8, 6, 4, 8, 8, 9]).map(|(c, w)| format!("{c:>w$}")).collect();
-        println!("{}", padded.join("  "));
-    }
+    table::report(&table, &config.out_dir, "bench_attention.csv", passed, TOLERANCE, 0);
     Ok(passed)
 }

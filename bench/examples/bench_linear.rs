@@ -38,6 +38,8 @@ mod cublas;
 mod harness;
 #[path = "bench_support/random.rs"]
 mod random;
+#[path = "bench_support/table.rs"]
+mod table;
 #[path = "bench_support/timing.rs"]
 mod timing;
 

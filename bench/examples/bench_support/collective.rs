@@ -519,27 +519,7 @@ const HEADER: [&str; 10] = [
 pub fn report(rows: &[Row], config: &Config) -> bool {
     let table: Vec<[String; 10]> =
         std::iter::once(HEADER.map(String::from)).chain(rows.iter().map(Row::cells)).collect();
-    let csv: String = table.iter().map(|cells| cells.join(",") + "\n").collect();
-    let path = config.out_dir.join("bench_collective.csv");
-    match std::fs::create_dir_all(&config.out_dir).and_then(|()| std::fs::write(&path, csv)) {
-        Ok(()) => println!("wrote {}", path.display()),
-        Err(err) => println!("could not write {}: {err}", path.display()),
-    }
     let passed = rows.iter().all(Row::passed);
-    match passed {
-        true => println!("all results within {TOLERANCE:.0e} of the reference"),
-        false => println!("FAILED: a run failed or a result is off (lines above)"),
-    }
-    println!();
-    let mut widths = [0; 10];
-    for cells in &table {
-        for (width, cell) in widths.iter_mut().zip(cells) {
-            *width = (*width).max(cell.len());
-        }
-    }
-    for cells in &table {
-        let padded: Vec<String> = cells.iter().zip(widths).map(|(cell, w)| format!("{cell:>w$}")).collect();
-        println!("{}", padded.join("  "));
-    }
+    crate::table::report(&table, &config.out_dir, "bench_collective.csv", passed, TOLERANCE, 0);
     passed
 }

@@ -300,29 +300,8 @@ impl Row {
 /// name). `false` if a row failed.
 pub fn report(rows: &[Row], header: [&str; 7], config: &Config, file: &str) -> bool {
     let passed = rows.iter().all(Row::passed);
-    let table = table(rows, header);
-    let csv: String = table.iter().map(|cells| cells.join(",") + "\n").collect();
-    let path = config.out_dir.join(file);
-    match std::fs::create_dir_all(&config.out_dir).and_then(|()| std::fs::write(&path, csv)) {
-        Ok(()) => println!("wrote {}", path.display()),
-        Err(err) => println!("could not write {}: {err}", path.display()),
-    }
-    match passed {
-        true => println!("all results within {TOLERANCE:.0e} of the reference"),
-        false => println!("FAILED: a run failed or a result is off by more than {TOLERANCE:.0e} (lines above)"),
-    }
-    println!();
-    // Right-aligned columns as wide as their widest cell; the last one, free text, unpadded.
-    let mut widths = [0; 7];
-    for cells in &table {
-        for (width, cell) in widths.iter_mut().zip(&cells[..6]) {
-            *width = (*width).max(cell.len());
-        }
-    }
-    for cells in &table {
-        let padded: Vec<String> = cells.iter().zip(widths).map(|(cell, w)| format!("{cell:>w$}")).collect();
-        println!("{}", padded.join("  "));
-    }
+    // The last column, the baseline's name, is free text.
+    crate::table::report(&table(rows, header), &config.out_dir, file, passed, TOLERANCE, 1);
     passed
 }
 
