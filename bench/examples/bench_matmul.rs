@@ -54,7 +54,6 @@ mod timing;
 use std::error::Error;
 use std::process::ExitCode;
 
-use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::cublaslt::sys as lt_sys;
 use tessel::{bf16, f16, Device, DeviceTensor, Element, HostTensor};
@@ -313,18 +312,7 @@ impl Baselines {
 /// Row-major C = A @ B as column-major C^T = B^T A^T: cuBLAS's first operand is B (module doc).
 fn gemm<T: Dtype>(blas: &CudaBlas, shape: Shape, set: &mut Set<T>) -> Res<()> {
     let Shape { m, n, k } = shape;
-    let cfg = GemmConfig {
-        transa: cublasOperation_t::CUBLAS_OP_N,
-        transb: cublasOperation_t::CUBLAS_OP_N,
-        m: i32::try_from(n)?,
-        n: i32::try_from(m)?,
-        k: i32::try_from(k)?,
-        alpha: T::from_f64(1.0),
-        lda: i32::try_from(n)?,
-        ldb: i32::try_from(k)?,
-        beta: T::from_f64(0.0),
-        ldc: i32::try_from(n)?,
-    };
+    let cfg = cublas::row_major_gemm::<T>(m, n, k)?;
     // Safety: B is K x N row-major (N x K column-major, ld N), A is M x K (K x M, ld K) and C is
     // M x N (N x M, ld N): each buffer holds exactly the matrix `cfg` describes.
     unsafe { T::gemm(blas, cfg, set.b.as_slice(), set.a.as_slice(), set.c.as_slice_mut()) }

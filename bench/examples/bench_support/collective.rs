@@ -4,8 +4,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::cublas::{CudaBlas, Gemm};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent};
 use tessel::{bf16, Collectives, DeviceGroup, DeviceTensor, HostTensor, ReduceOp};
@@ -347,18 +346,7 @@ fn window(pool: &[bf16], shape: [usize; 2], offset: usize) -> Res<HostTensor<bf1
 /// Row-major C = A @ B (A M x K, B K x N) as column-major C^T = B^T A^T (bench_matmul's `gemm`).
 fn gemm(blas: &CudaBlas, a: &DeviceTensor<bf16>, b: &DeviceTensor<bf16>, c: &mut DeviceTensor<bf16>) -> Res<()> {
     let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
-    let cfg = GemmConfig {
-        transa: cublasOperation_t::CUBLAS_OP_N,
-        transb: cublasOperation_t::CUBLAS_OP_N,
-        m: i32::try_from(n)?,
-        n: i32::try_from(m)?,
-        k: i32::try_from(k)?,
-        alpha: bf16::from_f64(1.0),
-        lda: i32::try_from(n)?,
-        ldb: i32::try_from(k)?,
-        beta: bf16::from_f64(0.0),
-        ldc: i32::try_from(n)?,
-    };
+    let cfg = crate::cublas::row_major_gemm::<bf16>(m, n, k)?;
     // Safety: B is K x N row-major (N x K column-major, ld N), A is M x K (K x M, ld K) and C is
     // M x N (N x M, ld N), all on the handle's device: each buffer holds the matrix `cfg` describes.
     unsafe { Ok(blas.gemm(cfg, b.as_slice(), a.as_slice(), &mut c.as_cuda_view_mut())?) }

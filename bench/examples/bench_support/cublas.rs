@@ -13,6 +13,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cudarc::cublas::sys::cublasOperation_t;
+use cudarc::cublas::GemmConfig;
 use cudarc::cublaslt::{result as lt, sys as lt_sys};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use tessel::{Device, DeviceTensor, Element, HostTensor};
@@ -515,4 +516,23 @@ fn dlopen(path: &Path) -> Result<(), String> {
         true => Err(format!("cannot load {}", path.display())),
         false => Ok(()),
     }
+}
+
+/// cuBLAS's configuration for row-major C = A @ B (A M x K, B K x N, C M x N, packed), computed as
+/// column-major C^T = B^T A^T: its first operand is B (N x K column-major, ld N), its second A
+/// (K x M, ld K), and C is N x M (ld N). alpha 1, beta 0.
+#[allow(dead_code)] // bench_matmul's and bench_collective's, not bench_linear's or bench_qmatmul's
+pub fn row_major_gemm<T: Element>(m: usize, n: usize, k: usize) -> Res<GemmConfig<T>> {
+    Ok(GemmConfig {
+        transa: cublasOperation_t::CUBLAS_OP_N,
+        transb: cublasOperation_t::CUBLAS_OP_N,
+        m: i32::try_from(n)?,
+        n: i32::try_from(m)?,
+        k: i32::try_from(k)?,
+        alpha: T::from_f64(1.0),
+        lda: i32::try_from(n)?,
+        ldb: i32::try_from(k)?,
+        beta: T::from_f64(0.0),
+        ldc: i32::try_from(n)?,
+    })
 }
