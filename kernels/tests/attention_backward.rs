@@ -174,9 +174,14 @@ fn the_causal_order_is_named_as_the_environment_names_it() {
 
 #[test]
 fn sections_fit_the_l2() {
-    // (8 D + 8) bytes a query and head: 1032 at D = 128, so 40 MiB hold 19 heads of 2048 queries.
-    assert_eq!(backward::section_heads(2048, 128, 1, 128), 19);
+    // (8 D + 8) bytes a query and head: 1032 at D = 128, so 40 MiB hold 19 heads of 2048 queries,
+    // and the sections take 16, the most that divide 128 heads.
+    assert_eq!(backward::section_heads(2048, 128, 1, 128), 16);
+    // 9 of 4096 queries fit, 8 divide 64 heads.
+    assert_eq!(backward::section_heads(4096, 128, 1, 64), 8);
     assert_eq!(backward::section_heads(16384, 128, 1, 16), 2);
+    // A prime number of heads goes one at a time unless all of them fit.
+    assert_eq!(backward::section_heads(2048, 128, 1, 127), 1);
     // A program of 8 query heads (grouped, no partial sums) counts 8 times.
     assert_eq!(backward::section_heads(2048, 128, 8, 16), 2);
     // At least one head, at most all of them.
