@@ -6,9 +6,13 @@
 //! bodies), and their errors are reported here, once. The expansion is the module with a
 //! `macro_rules!` that carries the functions' tokens (`carried`): exported at the crate's root
 //! under a name of its own (`__tessel_kernel_fns_split_k_<hash>`, hidden) and re-exported in the
-//! module as `kernel_fns`, so that `split_k::kernel_fns!` is the library wherever a path reaches
-//! the module. Called by a module that uses the library, the macro hands that module back to
-//! `#[kernels]` with the functions (`uses` describes the chain).
+//! module as [`MACRO`], so that `split_k::tessel_kernel_fns!` is the library wherever a path
+//! reaches the module. Called by a module that uses the library, the macro hands that module back
+//! to `#[kernels]` with the functions (`uses` describes the chain).
+//!
+//! Not `kernel_fns`: the module's own `use tessel::prelude::*` brings the `#[kernel_fns]`
+//! attribute into it, and rustc 1.88 (the minimum tessel supports) rejects a path to a name that
+//! a glob import and a macro-expanded item both give (E0659, "ambiguous name").
 
 use super::{read_functions, Items};
 use crate::codes::Code;
@@ -18,6 +22,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use std::hash::{Hash, Hasher};
 use syn::ext::IdentExt as _;
+
+/// The name of a library's macro in its module: `split_k::tessel_kernel_fns!`.
+pub const MACRO: &str = "tessel_kernel_fns";
 
 /// What `#[kernel_fns]` expands to: the module, the errors of its functions, its `use` items and
 /// its macro.
@@ -33,6 +40,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let carried = carried_functions(name, &library.functions);
     let docs = function_docs(&library.functions);
     let hidden = format_ident!("__tessel_kernel_fns_{}_{:016x}", name.unraw(), fingerprint(&carried));
+    let public = format_ident!("{MACRO}");
     quote! {
         #(#outer)*
         #(#[doc = #docs])*
@@ -50,7 +58,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 };
             }
             #[doc(hidden)]
-            pub use #hidden as kernel_fns;
+            pub use #hidden as #public;
         }
     }
 }

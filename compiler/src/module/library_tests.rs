@@ -70,7 +70,7 @@ fn a_library_expands_to_its_module_and_a_macro_that_carries_its_functions() {
     let out = super::library::expand(TokenStream::new(), tiles()).to_string();
     assert!(!out.contains("compile_error"), "{out}");
     assert!(out.contains("# [macro_export] macro_rules ! __tessel_kernel_fns_tiles_"), "{out}");
-    assert!(out.contains("as kernel_fns ;"), "{out}");
+    assert!(out.contains("as tessel_kernel_fns ;"), "{out}");
     // The macro hands the module back to `#[kernels]` with the functions, without their docs.
     assert!(out.contains("# [:: tessel :: kernels ($ ($ state) * mod tiles { pub fn grouped"), "{out}");
     // The functions are no Rust items: their signatures and docs are the module's (public ones).
@@ -139,7 +139,7 @@ fn uses_calls_each_librarys_macro_in_turn() {
         ),
     )
     .to_string();
-    assert_eq!(out, "tiles :: kernel_fns ! { [uses (crate :: more) __library tiles] mod gemm { } }");
+    assert_eq!(out, "tiles :: tessel_kernel_fns ! { [uses (crate :: more) __library tiles] mod gemm { } }");
     // The second step: `tiles` loaded by its macro, `crate::more` next.
     let attr = quote!(uses(crate::more) __library tiles mod tiles { pub fn f() -> i32 { 1 } });
     let out = super::expand(
@@ -149,7 +149,7 @@ fn uses_calls_each_librarys_macro_in_turn() {
         ),
     )
     .to_string();
-    assert!(out.starts_with("crate :: more :: kernel_fns ! { [uses () __library tiles mod tiles {"), "{out}");
+    assert!(out.starts_with("crate :: more :: tessel_kernel_fns ! { [uses () __library tiles mod tiles {"), "{out}");
     assert!(out.ends_with("__library crate :: more] mod gemm { } }"), "{out}");
 }
 

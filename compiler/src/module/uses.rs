@@ -3,23 +3,23 @@
 //!
 //! An attribute macro sees only the item it is on, never another module's tokens, so a library's
 //! functions reach a module through the library's own `macro_rules!`, which carries them
-//! (`library::expand`) and which rustc finds by path, as it finds any item: `split_k::kernel_fns!`.
+//! (`library::expand`) and which rustc finds by path, as it finds any item: `split_k::tessel_kernel_fns!`.
 //! The module's attribute loads its libraries one at a time, each step an expansion:
 //!
 //! ```text
 //! #[kernels(uses(a, b))] mod m { .. }
-//!   -> a::kernel_fns! { [uses(b) __library a] mod m { .. } }
+//!   -> a::tessel_kernel_fns! { [uses(b) __library a] mod m { .. } }
 //!   -> #[::tessel::kernels(uses(b) __library a mod a { <a's functions> })] mod m { .. }
-//!   -> b::kernel_fns! { [uses() __library a mod a { .. } __library b] mod m { .. } }
+//!   -> b::tessel_kernel_fns! { [uses() __library a mod a { .. } __library b] mod m { .. } }
 //!   -> #[::tessel::kernels(uses() __library a mod a { .. } __library b mod b { .. })] mod m { .. }
 //!   -> the module, its kernels calling the functions of both
 //! ```
 //!
 //! A path that names no library is rustc's error at the path, which the macro's path carries
-//! (`cannot find module or crate`, or ``cannot find `kernel_fns` in `split_k` ``). The functions keep their own tokens' places, so
-//! an error in a library function's body points at the library's source; `respan` gives them the
-//! module's hygiene (the place they are used), so that rustc reports them there and not "in this
-//! macro invocation" of the library's macro.
+//! (`cannot find module or crate`, or ``cannot find `tessel_kernel_fns` in `split_k` ``). The
+//! functions keep their own tokens' places, so an error in a library function's body points at
+//! the library's source; `respan` gives them the module's hygiene (the place they are used), so
+//! that rustc reports them there and not "in this macro invocation" of the library's macro.
 //!
 //! Each library's functions are read again in each module that uses it (quietly: a library
 //! reports its own errors, once, where it is declared), into a scope of their own (`Functions`),
@@ -123,7 +123,7 @@ pub(super) fn load_next(args: &Args, item: TokenStream) -> TokenStream {
         quote!(__library #path #module)
     });
     let at = next.segments.last().map_or_else(Span::call_site, |s| s.ident.span());
-    let name = syn::Ident::new("kernel_fns", at);
+    let name = syn::Ident::new(super::library::MACRO, at);
     quote_spanned! {at=>
         #next :: #name ! { [uses(#(#rest),*) #(#loaded)* __library #next] #item }
     }
@@ -284,7 +284,7 @@ pub fn load(attr: TokenStream, library: impl Fn(&syn::Path) -> Option<TokenStrea
     let Ok(mut args) = parse.parse2(attr.clone()) else { return Ok(attr) };
     for path in std::mem::take(&mut args.uses) {
         let Some(item) = library(&path) else {
-            let message = format!("cannot find `kernel_fns` in `{}`", path_text(&path));
+            let message = format!("cannot find `{}` in `{}`", super::library::MACRO, path_text(&path));
             return Err(syn::Error::new_spanned(path, message));
         };
         let module = syn::parse2(super::library::carried(item)?)?;
