@@ -720,7 +720,7 @@ const SECTION_BYTES: usize = 40 << 20;
 pub fn section_heads(s: usize, d: usize, per_program: usize, heads: usize) -> usize {
     let heads = heads.max(1);
     let fit = (SECTION_BYTES / ((8 * d + 8) * per_program * s.max(1))).clamp(1, heads);
-    (1..=fit).rev().find(|n| heads % n == 0).unwrap_or(1)
+    (1..=fit).rev().find(|&n| heads.is_multiple_of(n)).unwrap_or(1)
 }
 
 /// Checks the shapes and arguments of a backward pass, with Q `q`, K `k` and `lse` of those
