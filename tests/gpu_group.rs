@@ -3,20 +3,9 @@
 //! GPUs and print a skip line and pass where the machine has fewer. The NCCL tests also skip
 //! without libnccl. `cargo test --test tessel gpu_group:: -- --ignored --nocapture`.
 
+use crate::common::gpus;
 use tessel::cudarc::driver::result as cuda;
 use tessel::prelude::*;
-
-/// The group of the first `n` GPUs, or `None` (with a line saying why) where there are fewer.
-fn group_of(n: usize) -> Option<DeviceGroup> {
-    match DeviceGroup::first(n) {
-        Ok(group) => Some(group),
-        Err(Error::NotEnoughDevices { needed, found }) => {
-            eprintln!("skipped: this test needs {needed} GPUs, the machine has {found}");
-            None
-        }
-        Err(err) => panic!("DeviceGroup::first({n}): {err}"),
-    }
-}
 
 /// NCCL collectives over `group`, or `None` (with a line saying why) without libnccl.
 fn collectives(group: &DeviceGroup) -> Option<Collectives> {
@@ -115,7 +104,7 @@ fn symmetric_tensor_arguments_are_checked() {
 #[ignore = "needs an NVIDIA GPU"]
 fn symmetric_tensors_on_several_gpus() {
     for n in [2, 4, 8] {
-        let Some(group) = group_of(n) else { return };
+        let Some(group) = gpus(n) else { return };
         symmetric_round_trip(&group);
     }
 }
@@ -125,7 +114,7 @@ fn symmetric_tensors_on_several_gpus() {
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn every_device_reaches_every_peer() {
-    let Some(group) = group_of(2) else { return };
+    let Some(group) = gpus(2) else { return };
     let n = group.len();
     let data = per_rank(&[256, 64], n);
     let t = SymmetricTensor::from_host(&group, &data).unwrap();
@@ -203,7 +192,7 @@ fn nccl_arguments_are_checked_before_nccl() {
 #[ignore = "needs an NVIDIA GPU"]
 fn nccl_collectives_on_several_gpus() {
     for n in [2, 4, 8] {
-        let Some(group) = group_of(n) else { return };
+        let Some(group) = gpus(n) else { return };
         let Some(nccl) = collectives(&group) else { return };
         let part = [24, 16];
         let data = per_rank(&part, n);
@@ -241,7 +230,7 @@ fn nccl_collectives_on_several_gpus() {
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn mismatched_ranks_are_errors_not_hangs() {
-    let Some(group) = group_of(2) else { return };
+    let Some(group) = gpus(2) else { return };
     let Some(nccl) = collectives(&group) else { return };
     let mut send = upload(&group, &per_rank(&[8, 8], 2));
     send[1] = DeviceTensor::zeros(group.device(1), [8, 4]).unwrap();

@@ -12,7 +12,7 @@
 
 use crate::common;
 
-use common::{assert_close, matmul, values, Rng};
+use common::{assert_close, gpus, matmul, values, Rng};
 use tessel::prelude::*;
 use tessel_kernels::collective::{
     self as coll, all_gather_matmul, matmul_reduce_scatter, AllGatherBuffers, ReduceScatterBuffers, Tiles,
@@ -288,18 +288,6 @@ fn shapes_the_kernels_cannot_take_are_errors() {
 }
 
 // On GPUs: `cargo test -p tessel-kernels --test kernels --release -- --ignored collective::`.
-
-/// The first `n` GPUs as a group, or `None` (and a line saying so) where there are fewer.
-fn gpus(n: usize) -> Option<DeviceGroup> {
-    match DeviceGroup::first(n) {
-        Ok(g) => Some(g),
-        Err(Error::NotEnoughDevices { needed, found }) => {
-            println!("SKIPPED: the collective GEMMs on {needed} GPUs: {found} found");
-            None
-        }
-        Err(e) => panic!("a group of {n} GPUs: {e}"),
-    }
-}
 
 /// Host tensors onto their ranks' devices.
 fn upload(group: &DeviceGroup, ts: &[HostTensor<bf16>]) -> Vec<DeviceTensor<bf16>> {

@@ -2,7 +2,7 @@
 //! Also included by the kernels crate's tests (`kernels/tests`).
 #![allow(dead_code)]
 
-use tessel::{Element, HostTensor};
+use tessel::{DeviceGroup, Element, Error, HostTensor};
 
 /// The skinny kernels of the example dispatchers, by the names `TESSEL_MATMUL`, `TESSEL_QMATMUL`
 /// and `TESSEL_LINEAR` take: rows, then two slabs per program (`x2`) or K split 2 or 4 ways.
@@ -91,4 +91,17 @@ pub fn assert_close(what: &str, got: &[f64], want: &[f64], tol: f64) {
         got[worst.1],
         want[worst.1]
     );
+}
+
+/// The first `n` GPUs as a group, or `None` where the machine has fewer, with a line saying so:
+/// the GPU tests of several devices pass there, skipped, rather than fail.
+pub fn gpus(n: usize) -> Option<DeviceGroup> {
+    match DeviceGroup::first(n) {
+        Ok(group) => Some(group),
+        Err(Error::NotEnoughDevices { needed, found }) => {
+            println!("SKIPPED: this test needs {needed} GPUs, the machine has {found}");
+            None
+        }
+        Err(err) => panic!("a group of the first {n} GPUs: {err}"),
+    }
 }

@@ -3,20 +3,8 @@
 //! fewer are present. `.gpu/tests/tessel-test --ignored --nocapture devices::gpu::`.
 
 use super::kernels::*;
-use crate::common::{assert_close, values, Rng};
+use crate::common::{assert_close, gpus, values, Rng};
 use tessel::prelude::*;
-
-/// The first `n` GPUs as a group, or `None` (and a line saying so) where there are fewer.
-fn group(n: usize) -> Option<DeviceGroup> {
-    match DeviceGroup::first(n) {
-        Ok(g) => Some(g),
-        Err(Error::NotEnoughDevices { needed, found }) => {
-            println!("SKIPPED: needs {needed} GPUs, {found} found");
-            None
-        }
-        Err(e) => panic!("a group of {n} GPUs: {e}"),
-    }
-}
 
 /// `ring_all_gather::<W>` and `reduce_scatter::<W>` on `group`, each rank's result against the
 /// reference (and the counters back at zero).
@@ -71,21 +59,21 @@ fn collectives_on(
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn collectives_on_a_group_of_one_gpu() {
-    let group = group(1).expect("a GPU");
+    let group = gpus(1).expect("a GPU");
     collectives_on(&group, ring_all_gather::<1>::launch, reduce_scatter::<1>::launch);
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn collectives_on_two_gpus() {
-    let Some(group) = group(2) else { return };
+    let Some(group) = gpus(2) else { return };
     collectives_on(&group, ring_all_gather::<2>::launch, reduce_scatter::<2>::launch);
 }
 
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn a_group_of_the_wrong_size_or_arguments_launches_nothing() {
-    let group = group(1).expect("a GPU");
+    let group = gpus(1).expect("a GPU");
     let x = vec![DeviceTensor::<f32>::zeros(group.device(0), [128, 64]).unwrap()];
     let mut out = SymmetricTensor::<f32>::zeros(&group, [128, 64]).unwrap();
     let mut ready = SymmetricTensor::<u32>::zeros(&group, [2]).unwrap();
