@@ -7,8 +7,8 @@ use crate::common;
 use common::{assert_close, values, Rng};
 use tessel::prelude::*;
 
-/// `y = x + (1000 i + j)` on the 64 x 64 tile (i, j) that program `u` takes in the GEMMs' tile
-/// order, three tile-rows at a time.
+/// `y = x + u` on the 64 x 64 tile (i, j) that program `u` takes in the GEMMs' tile order, three
+/// tile-rows at a time.
 #[kernels(uses(tessel_kernels::gemm_fns::tiles))]
 mod marks {
     use tessel::prelude::*;
@@ -16,7 +16,7 @@ mod marks {
     #[kernel(grid = (cdiv(M, 64) * cdiv(N, 64)))]
     pub fn mark(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>) {
         let (i, j) = tile_order::<3>(program_id(0), cdiv(M, 64), cdiv(N, 64));
-        y.tile([i, j], [64, 64]).store(x.tile([i, j], [64, 64]).load(Layout::Wgmma) + ((1000 * i + j) as f32));
+        y.tile([i, j], [64, 64]).store(x.tile([i, j], [64, 64]).load(Layout::Wgmma) + (program_id(0) as f32));
     }
 }
 
@@ -33,15 +33,19 @@ fn a_kernel_of_another_crate_uses_the_shipped_tile_order() {
     let x = Rng::new(501).tensor::<f32>(&[m, n], 1.0);
     let mut y = HostTensor::new([m, n], vec![f32::NAN; m * n]).unwrap();
     marks::mark::interpret(&x, &mut y).unwrap();
+    // The program that takes each tile, by the order computed here: every tile exactly once.
     let (rows, cols) = (m / 64, n / 64);
-    let mut seen = vec![false; rows * cols];
+    let mut taken_by = vec![None; rows * cols];
     for u in 0..rows * cols {
         let (i, j) = tile_order(u, rows, cols, 3);
-        assert!(!seen[i * cols + j], "tile ({i}, {j}) twice");
-        seen[i * cols + j] = true;
+        assert!(taken_by[i * cols + j].replace(u).is_none(), "tile ({i}, {j}) twice");
     }
     let xs = values(&x);
-    let want: Vec<f64> =
-        (0..m * n).map(|e| (xs[e] as f32 + (1000 * (e / n / 64) + e % n / 64) as f32) as f64).collect();
+    let want: Vec<f64> = (0..m * n)
+        .map(|e| {
+            let u = taken_by[e / n / 64 * cols + e % n / 64].expect("every tile taken");
+            (xs[e] as f32 + u as f32) as f64
+        })
+        .collect();
     assert_close("mark", &values(&y), &want, 0.0);
 }
