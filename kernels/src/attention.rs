@@ -47,6 +47,34 @@ use tessel::prelude::*;
 pub mod flash {
     use tessel::prelude::*;
 
+    /// Unit `n` of this program as (query head, query block, key blocks), of `blocks` query
+    /// blocks a head and `key_blocks` key blocks (the kernel's comment says how units are dealt).
+    fn unit<const CAUSAL: usize>(n: i32, programs: i32, heads: i32, blocks: i32, head_major: i32, key_blocks: i32) -> (i32, i32, i32) {
+        if CAUSAL == 1 {
+            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+            let ranked = n * programs + seat;
+            let (h, level) = if head_major == 1 { (ranked / blocks, ranked % blocks) } else { (ranked % heads, ranked / heads) };
+            let i = blocks - 1 - level;
+            (h, i, i + 1)
+        } else {
+            let u = program_id(0) + n * programs;
+            (u / blocks, u % blocks, key_blocks)
+        }
+    }
+
+    /// A consumer's 64 rows of O: the sums `o_acc` over the rows' sums of exponentials `l`, into
+    /// rows `64 row ..` of head `h`.
+    fn store_o<E, const D: usize>(
+        o_acc: Acc<f32, 64, D>,
+        l: Regs<f32, 64, Layout::WgmmaRow>,
+        o: GmemMut<E, H, S, D>,
+        h: i32,
+        row: i32,
+    ) {
+        let out = o_acc.load() / l.broadcast([64, D], Layout::Wgmma);
+        o.tile([h, row, 0], [1, 64, D]).store(out.cast::<E>());
+    }
+
     /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
     /// h HK / H, which is h / G for H = G HK), all of element type `E`, with f32 accumulation,
     /// `QBUF` buffers for Q, and:
@@ -120,38 +148,49 @@ pub mod flash {
              // it: a ring of one step per unit, which the consumers wait on and release by
              // hand (`q_ring__full`, `q_ring__empty`), early in the unit's last step.
              q_ring: Pipeline<QBUF, 2, 2>,
-             // Two copies fill a stage (K and V); both consumers release it.
+             // Step t of a unit: key block t's K and the V before it (module doc). Two copies
+             // (or a copy and an arrival) fill a stage; both consumers release it.
              ring: Pipeline<STAGES, 2, 2>,
              // Consumer w issues its wgmmas after an arrival on turn[w].
              turn: Barrier<1, 2>| {
                 if warpgroup_id() == 0 {
                     set_max_registers(24);
+                    // The K/V head and the key blocks of the unit before, whose last V block
+                    // goes with this unit's first K block.
+                    let mut last_kv = 0;
+                    let mut last_block = 0;
                     for n in 0..mine {
-                        let (h, i, steps) = if CAUSAL == 1 {
-                            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-                            let ranked = n * programs + seat;
-                            let (h, level) = if head_major == 1 {
-                                (ranked / blocks, ranked % blocks)
-                            } else {
-                                (ranked % H, ranked / H)
-                            };
-                            let i = blocks - 1 - level;
-                            (h, i, i + 1)
-                        } else {
-                            let u = program_id(0) + n * programs;
-                            (u / blocks, u % blocks, cdiv(T, BT))
-                        };
+                        let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, cdiv(T, BT));
                         // Query head h reads K/V head h / G for H = G HK (in bounds for
                         // any H and HK; the dispatchers check that HK divides H).
                         let kv = h * HK / H;
+                        // The first step before the unit's Q, so that it waits only for the
+                        // stage it fills, not for the Q buffer, which frees later.
+                        pipeline_produce(ring, 1, |_t, s, bar| {
+                            copy_gmem_to_smem(k.tile([kv, 0, 0]), k_s.at(s), bar);
+                            if n > 0 {
+                                copy_gmem_to_smem(v.tile([last_kv, last_block, 0]), v_s.at(s), bar);
+                            } else {
+                                barrier_arrive(bar);
+                            }
+                        });
                         // The ring's stage is `b`: one step per unit.
                         pipeline_produce(q_ring, 1, |_n, b, bar| {
                             copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
                             copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
                         });
-                        pipeline_produce(ring, steps, |t, s, bar| {
-                            copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
+                        pipeline_produce(ring, steps - 1, |t, s, bar| {
+                            copy_gmem_to_smem(k.tile([kv, t + 1, 0]), k_s.at(s), bar);
                             copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
+                        });
+                        last_kv = kv;
+                        last_block = steps - 1;
+                    }
+                    // The last unit's last V block, in a step of its own.
+                    if mine > 0 {
+                        pipeline_produce(ring, 1, |_t, s, bar| {
+                            copy_gmem_to_smem(v.tile([last_kv, last_block, 0]), v_s.at(s), bar);
+                            barrier_arrive(bar);
                         });
                     }
                 } else {
@@ -162,88 +201,91 @@ pub mod flash {
                         barrier_arrive(turn.at(0));
                     }
                     run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
+                        // Row maxima (scaled by c) and sums of exponentials so far.
+                        let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
+                        let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
+                        // The previous block's probabilities, for its P V in the next step.
+                        let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
+                        // The unit before: its head and query block, for its O.
+                        let mut last_h = 0;
+                        let mut last_i = 0;
                         for n in 0..mine {
                             let b = n % QBUF;
-                            let (h, i, steps) = if CAUSAL == 1 {
-                                let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-                                let ranked = n * programs + seat;
-                                let (h, level) = if head_major == 1 {
-                                    (ranked / blocks, ranked % blocks)
-                                } else {
-                                    (ranked % H, ranked / H)
-                                };
-                                let i = blocks - 1 - level;
-                                (h, i, i + 1)
-                            } else {
-                                let u = program_id(0) + n * programs;
-                                (u / blocks, u % blocks, cdiv(T, BT))
-                            };
-                            // Row maxima (scaled by c) and sums of exponentials so far.
-                            let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
-                            let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
-                            // The previous block's probabilities and stage, for its P V.
-                            let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
-                            let mut prev = 0;
-                            o_acc.store(splat::<f32>(0.0, [64, D]));
+                            let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, cdiv(T, BT));
+                            // The unit before's maxima and sums, for its O after its last P V.
+                            let m_last = m_i;
+                            let l_last = l_i;
+                            m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
+                            l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
                             barrier_wait(q_ring__full.at(b));
-                            pipeline_consume(
-                                ring,
-                                steps,
-                                |t, s| {
-                                    barrier_wait(turn.at(w));
-                                    wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
-                                    // (Each branch passes the turn itself: an arrival between the
-                                    // wgmmas and a wait after the branch made ptxas serialize them.)
-                                    if t > 0 {
-                                        wgmma(o_acc, p_prev, v_s.at(prev).at(0));
-                                        barrier_arrive(turn.at(1 - w));
-                                        wgmma_wait(1);
-                                    } else {
-                                        barrier_arrive(turn.at(1 - w));
-                                        wgmma_wait(0);
-                                    }
-                                    if t + 1 == steps {
-                                        // The unit's last S has read Q: the next unit's may come.
-                                        barrier_arrive(q_ring__empty.at(b));
-                                    }
-                                    if CAUSAL == 1 && t + 1 == steps {
-                                        // The diagonal block: query row r of this consumer
-                                        // sees the block's keys 0 ..= 64 w + r.
-                                        let rows = iota::<i32>([64, BT], 0) + 64 * w;
-                                        let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
-                                        s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
-                                    }
-                                    if MASK_T == 1 && t + 1 == steps {
-                                        // The last block's keys past T are TMA's zeros: hidden
-                                        // the same way. (With the mask, T = S, and the diagonal
-                                        // block's mask hides them from every query before S.)
-                                        let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
-                                        s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
-                                    }
-                                    let scores = s_acc.load();
-                                    let m_new = max(m_i, scores.max(1) * c);
-                                    let alpha = exp2(m_i - m_new);
-                                    let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
-                                    l_i = l_i * alpha + p.sum(1);
-                                    // The previous P V has finished adding into O: rescale it.
+                            pipeline_consume(ring, steps, |t, s| {
+                                barrier_wait(turn.at(w));
+                                wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
+                                // (Each branch passes the turn itself: an arrival between the
+                                // wgmmas and a wait after the branch made ptxas serialize them.)
+                                if t > 0 || n > 0 {
+                                    // The previous block's P V, of this unit or the unit before.
+                                    wgmma(o_acc, p_prev, v_s.at(s).at(0));
+                                    barrier_arrive(turn.at(1 - w));
+                                    wgmma_wait(1);
+                                } else {
+                                    barrier_arrive(turn.at(1 - w));
                                     wgmma_wait(0);
-                                    o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
-                                    p_prev = p.cast::<E>();
-                                    // The last block's P V, before its stage is released.
-                                    if t + 1 == steps {
-                                        wgmma(o_acc, p_prev, v_s.at(s).at(0));
-                                        wgmma_wait(0);
+                                }
+                                if t + 1 == steps {
+                                    // The unit's last S has read Q: the next unit's may come.
+                                    barrier_arrive(q_ring__empty.at(b));
+                                }
+                                if CAUSAL == 1 && t + 1 == steps {
+                                    // The diagonal block: query row r of this consumer
+                                    // sees the block's keys 0 ..= 64 w + r.
+                                    let rows = iota::<i32>([64, BT], 0) + 64 * w;
+                                    let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
+                                    s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
+                                }
+                                if MASK_T == 1 && t + 1 == steps {
+                                    // The last block's keys past T are TMA's zeros: hidden
+                                    // the same way. (With the mask, T = S, and the diagonal
+                                    // block's mask hides them from every query before S.)
+                                    let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
+                                    s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
+                                }
+                                let scores = s_acc.load();
+                                let m_new = max(m_i, scores.max(1) * c);
+                                let alpha = exp2(m_i - m_new);
+                                let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
+                                l_i = l_i * alpha + p.sum(1);
+                                // The previous P V has finished adding into O.
+                                wgmma_wait(0);
+                                if t == 0 {
+                                    if n > 0 {
+                                        // It was the unit before's last: its O is done.
+                                        store_o::<E, D>(o_acc, l_last, o, last_h, 2 * last_i + w);
+                                        if TRAIN == 1 {
+                                            // log2 of each row's sum of exp2(c s): m is scaled by c.
+                                            lse.tile([last_h, 2 * last_i + w], [1, 64]).store(m_last + log2(l_last));
+                                        }
                                     }
-                                    m_i = m_new;
-                                    prev = s;
-                                },
-                                delay_release = true,
-                            );
-                            let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
-                            o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
+                                    o_acc.store(splat::<f32>(0.0, [64, D]));
+                                } else {
+                                    // Rescaled to this block's maxima.
+                                    o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
+                                }
+                                p_prev = p.cast::<E>();
+                                m_i = m_new;
+                            });
+                            last_h = h;
+                            last_i = i;
+                        }
+                        // The last unit's last P V, with the last V block of a step of its own.
+                        if mine > 0 {
+                            pipeline_consume(ring, 1, |_t, s| {
+                                wgmma(o_acc, p_prev, v_s.at(s).at(0));
+                                wgmma_wait(0);
+                            });
+                            store_o::<E, D>(o_acc, l_i, o, last_h, 2 * last_i + w);
                             if TRAIN == 1 {
-                                // log2 of each row's sum of exp2(c s): m_i is scaled by c already.
-                                lse.tile([h, 2 * i + w], [1, 64]).store(m_i + log2(l_i));
+                                lse.tile([last_h, 2 * last_i + w], [1, 64]).store(m_i + log2(l_i));
                             }
                         }
                     });
