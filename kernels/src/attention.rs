@@ -10,6 +10,12 @@
 //! - each step issues the scores of this block (S = Q K^T, m64n128 wgmmas with K read K-major
 //!   through `.t()`) together with the previous block's P V (P from registers), then runs the
 //!   online softmax of S while P V is still on the tensor cores;
+//! - so a stage of the ring holds what one step reads: key block t's K and block t - 1's V. A
+//!   stage is released at the end of its step and its next fill has two steps to land (a stage
+//!   of K and V of one block, released after the step of its V, had one). A unit's first step
+//!   takes the unit before's last V block, so its last P V runs beside the next unit's first
+//!   scores, and the O of a unit is stored in the next unit's first step; the program's last
+//!   unit has a step of its own for its last V block;
 //! - the two consumers take turns issuing their wgmmas (`turn` barriers), so that one's softmax
 //!   runs while the other's products do (ping-pong);
 //! - the softmax is `exp2(fma(s, c, -m))` with c = scale log2(e): one FMA and one `ex2` per score
@@ -47,9 +53,16 @@ use tessel::prelude::*;
 pub mod flash {
     use tessel::prelude::*;
 
-    /// Unit `n` of this program as (query head, query block, key blocks), of `blocks` query
-    /// blocks a head and `key_blocks` key blocks (the kernel's comment says how units are dealt).
-    fn unit<const CAUSAL: usize>(n: i32, programs: i32, heads: i32, blocks: i32, head_major: i32, key_blocks: i32) -> (i32, i32, i32) {
+    /// Unit `n` of this program as (query head, query block, key blocks), of `heads` heads of
+    /// `blocks` query blocks and `key_blocks` key blocks (the kernel's comment says how units are dealt).
+    fn unit<const CAUSAL: usize>(
+        n: i32,
+        programs: i32,
+        heads: i32,
+        blocks: i32,
+        head_major: i32,
+        key_blocks: i32,
+    ) -> (i32, i32, i32) {
         if CAUSAL == 1 {
             let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
             let ranked = n * programs + seat;
@@ -60,19 +73,6 @@ pub mod flash {
             let u = program_id(0) + n * programs;
             (u / blocks, u % blocks, key_blocks)
         }
-    }
-
-    /// A consumer's 64 rows of O: the sums `o_acc` over the rows' sums of exponentials `l`, into
-    /// rows `64 row ..` of head `h`.
-    fn store_o<E, const D: usize>(
-        o_acc: Acc<f32, 64, D>,
-        l: Regs<f32, 64, Layout::WgmmaRow>,
-        o: GmemMut<E, H, S, D>,
-        h: i32,
-        row: i32,
-    ) {
-        let out = o_acc.load() / l.broadcast([64, D], Layout::Wgmma);
-        o.tile([h, row, 0], [1, 64, D]).store(out.cast::<E>());
     }
 
     /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
@@ -155,24 +155,17 @@ pub mod flash {
              turn: Barrier<1, 2>| {
                 if warpgroup_id() == 0 {
                     set_max_registers(24);
-                    // The K/V head and the key blocks of the unit before, whose last V block
-                    // goes with this unit's first K block.
-                    let mut last_kv = 0;
-                    let mut last_block = 0;
                     for n in 0..mine {
                         let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, cdiv(T, BT));
                         // Query head h reads K/V head h / G for H = G HK (in bounds for
                         // any H and HK; the dispatchers check that HK divides H).
                         let kv = h * HK / H;
-                        // The first step before the unit's Q, so that it waits only for the
-                        // stage it fills, not for the Q buffer, which frees later.
+                        // The first step (K alone, and an arrival for the V) before the unit's
+                        // Q, so that it waits only for its stage, not for the Q buffer, which
+                        // frees later.
                         pipeline_produce(ring, 1, |_t, s, bar| {
                             copy_gmem_to_smem(k.tile([kv, 0, 0]), k_s.at(s), bar);
-                            if n > 0 {
-                                copy_gmem_to_smem(v.tile([last_kv, last_block, 0]), v_s.at(s), bar);
-                            } else {
-                                barrier_arrive(bar);
-                            }
+                            barrier_arrive(bar);
                         });
                         // The ring's stage is `b`: one step per unit.
                         pipeline_produce(q_ring, 1, |_n, b, bar| {
@@ -183,13 +176,9 @@ pub mod flash {
                             copy_gmem_to_smem(k.tile([kv, t + 1, 0]), k_s.at(s), bar);
                             copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
                         });
-                        last_kv = kv;
-                        last_block = steps - 1;
-                    }
-                    // The last unit's last V block, in a step of its own.
-                    if mine > 0 {
+                        // The last V block, in a step of its own.
                         pipeline_produce(ring, 1, |_t, s, bar| {
-                            copy_gmem_to_smem(v.tile([last_kv, last_block, 0]), v_s.at(s), bar);
+                            copy_gmem_to_smem(v.tile([kv, steps - 1, 0]), v_s.at(s), bar);
                             barrier_arrive(bar);
                         });
                     }
@@ -201,30 +190,22 @@ pub mod flash {
                         barrier_arrive(turn.at(0));
                     }
                     run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
-                        // Row maxima (scaled by c) and sums of exponentials so far.
-                        let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
-                        let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
-                        // The previous block's probabilities, for its P V in the next step.
-                        let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
-                        // The unit before: its head and query block, for its O.
-                        let mut last_h = 0;
-                        let mut last_i = 0;
                         for n in 0..mine {
                             let b = n % QBUF;
                             let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, cdiv(T, BT));
-                            // The unit before's maxima and sums, for its O after its last P V.
-                            let m_last = m_i;
-                            let l_last = l_i;
-                            m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
-                            l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
+                            // Row maxima (scaled by c) and sums of exponentials so far.
+                            let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
+                            let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
+                            // The previous block's probabilities, for its P V in the next step.
+                            let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
+                            o_acc.store(splat::<f32>(0.0, [64, D]));
                             barrier_wait(q_ring__full.at(b));
                             pipeline_consume(ring, steps, |t, s| {
                                 barrier_wait(turn.at(w));
                                 wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
                                 // (Each branch passes the turn itself: an arrival between the
                                 // wgmmas and a wait after the branch made ptxas serialize them.)
-                                if t > 0 || n > 0 {
-                                    // The previous block's P V, of this unit or the unit before.
+                                if t > 0 {
                                     wgmma(o_acc, p_prev, v_s.at(s).at(0));
                                     barrier_arrive(turn.at(1 - w));
                                     wgmma_wait(1);
@@ -255,37 +236,22 @@ pub mod flash {
                                 let alpha = exp2(m_i - m_new);
                                 let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
                                 l_i = l_i * alpha + p.sum(1);
-                                // The previous P V has finished adding into O.
+                                // The previous P V has finished adding into O: rescale it.
                                 wgmma_wait(0);
-                                if t == 0 {
-                                    if n > 0 {
-                                        // It was the unit before's last: its O is done.
-                                        store_o::<E, D>(o_acc, l_last, o, last_h, 2 * last_i + w);
-                                        if TRAIN == 1 {
-                                            // log2 of each row's sum of exp2(c s): m is scaled by c.
-                                            lse.tile([last_h, 2 * last_i + w], [1, 64]).store(m_last + log2(l_last));
-                                        }
-                                    }
-                                    o_acc.store(splat::<f32>(0.0, [64, D]));
-                                } else {
-                                    // Rescaled to this block's maxima.
-                                    o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
-                                }
+                                o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
                                 p_prev = p.cast::<E>();
                                 m_i = m_new;
                             });
-                            last_h = h;
-                            last_i = i;
-                        }
-                        // The last unit's last P V, with the last V block of a step of its own.
-                        if mine > 0 {
+                            // The last block's P V, with its V in a step of its own.
                             pipeline_consume(ring, 1, |_t, s| {
                                 wgmma(o_acc, p_prev, v_s.at(s).at(0));
                                 wgmma_wait(0);
                             });
-                            store_o::<E, D>(o_acc, l_i, o, last_h, 2 * last_i + w);
+                            let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
+                            o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
                             if TRAIN == 1 {
-                                lse.tile([last_h, 2 * last_i + w], [1, 64]).store(m_i + log2(l_i));
+                                // log2 of each row's sum of exp2(c s): m_i is scaled by c already.
+                                lse.tile([h, 2 * i + w], [1, 64]).store(m_i + log2(l_i));
                             }
                         }
                     });
