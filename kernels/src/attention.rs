@@ -200,9 +200,13 @@ pub mod flash {
                             let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
                             o_acc.store(splat::<f32>(0.0, [64, D]));
                             barrier_wait(q_ring__full.at(b));
-                            pipeline_consume(ring, steps, |t, s| {
+                            // Steps 0 .. steps - 1 take a key block's scores; step t > 0 also
+                            // the P V of the block before, and the last step only that.
+                            pipeline_consume(ring, steps + 1, |t, s| {
                                 barrier_wait(turn.at(w));
-                                wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
+                                if t < steps {
+                                    wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
+                                }
                                 // (Each branch passes the turn itself: an arrival between the
                                 // wgmmas and a wait after the branch made ptxas serialize them.)
                                 if t > 0 {
@@ -217,35 +221,34 @@ pub mod flash {
                                     // The unit's last S has read Q: the next unit's may come.
                                     barrier_arrive(q_ring__empty.at(b));
                                 }
-                                if CAUSAL == 1 && t + 1 == steps {
-                                    // The diagonal block: query row r of this consumer
-                                    // sees the block's keys 0 ..= 64 w + r.
-                                    let rows = iota::<i32>([64, BT], 0) + 64 * w;
-                                    let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
-                                    s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
+                                if t < steps {
+                                    let mut scores = s_acc.load();
+                                    if CAUSAL == 1 && t + 1 == steps {
+                                        // The diagonal block: query row r of this consumer
+                                        // sees the block's keys 0 ..= 64 w + r.
+                                        let rows = iota::<i32>([64, BT], 0) + 64 * w;
+                                        let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
+                                        scores = fma(hidden, -1.0e30, scores);
+                                    }
+                                    if MASK_T == 1 && t + 1 == steps {
+                                        // The last block's keys past T are TMA's zeros: hidden
+                                        // the same way. (With the mask, T = S, and the diagonal
+                                        // block's mask hides them from every query before S.)
+                                        let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
+                                        scores = fma(hidden, -1.0e30, scores);
+                                    }
+                                    let m_new = max(m_i, scores.max(1) * c);
+                                    let alpha = exp2(m_i - m_new);
+                                    let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
+                                    l_i = l_i * alpha + p.sum(1);
+                                    // The previous P V has finished adding into O: rescale it.
+                                    wgmma_wait(0);
+                                    o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
+                                    p_prev = p.cast::<E>();
+                                    m_i = m_new;
+                                } else {
+                                    wgmma_wait(0);
                                 }
-                                if MASK_T == 1 && t + 1 == steps {
-                                    // The last block's keys past T are TMA's zeros: hidden
-                                    // the same way. (With the mask, T = S, and the diagonal
-                                    // block's mask hides them from every query before S.)
-                                    let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
-                                    s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
-                                }
-                                let scores = s_acc.load();
-                                let m_new = max(m_i, scores.max(1) * c);
-                                let alpha = exp2(m_i - m_new);
-                                let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
-                                l_i = l_i * alpha + p.sum(1);
-                                // The previous P V has finished adding into O: rescale it.
-                                wgmma_wait(0);
-                                o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
-                                p_prev = p.cast::<E>();
-                                m_i = m_new;
-                            });
-                            // The last block's P V, with its V in a step of its own.
-                            pipeline_consume(ring, 1, |_t, s| {
-                                wgmma(o_acc, p_prev, v_s.at(s).at(0));
-                                wgmma_wait(0);
                             });
                             let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
                             o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
