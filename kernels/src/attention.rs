@@ -10,12 +10,6 @@
 //! - each step issues the scores of this block (S = Q K^T, m64n128 wgmmas with K read K-major
 //!   through `.t()`) together with the previous block's P V (P from registers), then runs the
 //!   online softmax of S while P V is still on the tensor cores;
-//! - so a stage of the ring holds what one step reads: key block t's K and block t - 1's V. A
-//!   stage is released at the end of its step and its next fill has two steps to land (a stage
-//!   of K and V of one block, released after the step of its V, had one). A unit's first step
-//!   takes the unit before's last V block, so its last P V runs beside the next unit's first
-//!   scores, and the O of a unit is stored in the next unit's first step; the program's last
-//!   unit has a step of its own for its last V block;
 //! - the two consumers take turns issuing their wgmmas (`turn` barriers), so that one's softmax
 //!   runs while the other's products do (ping-pong);
 //! - the softmax is `exp2(fma(s, c, -m))` with c = scale log2(e): one FMA and one `ex2` per score
@@ -52,28 +46,6 @@ use tessel::prelude::*;
 #[kernels]
 pub mod flash {
     use tessel::prelude::*;
-
-    /// Unit `n` of this program as (query head, query block, key blocks), of `heads` heads of
-    /// `blocks` query blocks and `key_blocks` key blocks (the kernel's comment says how units are dealt).
-    fn unit<const CAUSAL: usize>(
-        n: i32,
-        programs: i32,
-        heads: i32,
-        blocks: i32,
-        head_major: i32,
-        key_blocks: i32,
-    ) -> (i32, i32, i32) {
-        if CAUSAL == 1 {
-            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-            let ranked = n * programs + seat;
-            let (h, level) = if head_major == 1 { (ranked / blocks, ranked % blocks) } else { (ranked % heads, ranked / heads) };
-            let i = blocks - 1 - level;
-            (h, i, i + 1)
-        } else {
-            let u = program_id(0) + n * programs;
-            (u / blocks, u % blocks, key_blocks)
-        }
-    }
 
     /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
     /// h HK / H, which is h / G for H = G HK), all of element type `E`, with f32 accumulation,
@@ -148,38 +120,38 @@ pub mod flash {
              // it: a ring of one step per unit, which the consumers wait on and release by
              // hand (`q_ring__full`, `q_ring__empty`), early in the unit's last step.
              q_ring: Pipeline<QBUF, 2, 2>,
-             // Step t of a unit: key block t's K and the V before it (module doc). Two copies
-             // (or a copy and an arrival) fill a stage; both consumers release it.
+             // Two copies fill a stage (K and V); both consumers release it.
              ring: Pipeline<STAGES, 2, 2>,
              // Consumer w issues its wgmmas after an arrival on turn[w].
              turn: Barrier<1, 2>| {
                 if warpgroup_id() == 0 {
                     set_max_registers(24);
                     for n in 0..mine {
-                        let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, cdiv(T, BT));
+                        let (h, i, steps) = if CAUSAL == 1 {
+                            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+                            let ranked = n * programs + seat;
+                            let (h, level) = if head_major == 1 {
+                                (ranked / blocks, ranked % blocks)
+                            } else {
+                                (ranked % H, ranked / H)
+                            };
+                            let i = blocks - 1 - level;
+                            (h, i, i + 1)
+                        } else {
+                            let u = program_id(0) + n * programs;
+                            (u / blocks, u % blocks, cdiv(T, BT))
+                        };
                         // Query head h reads K/V head h / G for H = G HK (in bounds for
                         // any H and HK; the dispatchers check that HK divides H).
                         let kv = h * HK / H;
-                        // The first step (K alone, and an arrival for the V) before the unit's
-                        // Q, so that it waits only for its stage, not for the Q buffer, which
-                        // frees later.
-                        pipeline_produce(ring, 1, |_t, s, bar| {
-                            copy_gmem_to_smem(k.tile([kv, 0, 0]), k_s.at(s), bar);
-                            barrier_arrive(bar);
-                        });
                         // The ring's stage is `b`: one step per unit.
                         pipeline_produce(q_ring, 1, |_n, b, bar| {
                             copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
                             copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
                         });
-                        pipeline_produce(ring, steps - 1, |t, s, bar| {
-                            copy_gmem_to_smem(k.tile([kv, t + 1, 0]), k_s.at(s), bar);
+                        pipeline_produce(ring, steps, |t, s, bar| {
+                            copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
                             copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
-                        });
-                        // The last V block, in a step of its own.
-                        pipeline_produce(ring, 1, |_t, s, bar| {
-                            copy_gmem_to_smem(v.tile([kv, steps - 1, 0]), v_s.at(s), bar);
-                            barrier_arrive(bar);
                         });
                     }
                 } else {
@@ -192,51 +164,63 @@ pub mod flash {
                     run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
                         for n in 0..mine {
                             let b = n % QBUF;
-                            let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, cdiv(T, BT));
+                            let (h, i, steps) = if CAUSAL == 1 {
+                                let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+                                let ranked = n * programs + seat;
+                                let (h, level) = if head_major == 1 {
+                                    (ranked / blocks, ranked % blocks)
+                                } else {
+                                    (ranked % H, ranked / H)
+                                };
+                                let i = blocks - 1 - level;
+                                (h, i, i + 1)
+                            } else {
+                                let u = program_id(0) + n * programs;
+                                (u / blocks, u % blocks, cdiv(T, BT))
+                            };
                             // Row maxima (scaled by c) and sums of exponentials so far.
                             let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
                             let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
-                            // The previous block's probabilities, for its P V in the next step.
+                            // The previous block's probabilities and stage, for its P V.
                             let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
+                            let mut prev = 0;
                             o_acc.store(splat::<f32>(0.0, [64, D]));
                             barrier_wait(q_ring__full.at(b));
-                            // Steps 0 .. steps - 1 take a key block's scores; step t > 0 also
-                            // the P V of the block before, and the last step only that.
-                            pipeline_consume(ring, steps + 1, |t, s| {
-                                barrier_wait(turn.at(w));
-                                if t < steps {
+                            pipeline_consume(
+                                ring,
+                                steps,
+                                |t, s| {
+                                    barrier_wait(turn.at(w));
                                     wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
-                                }
-                                // (Each branch passes the turn itself: an arrival between the
-                                // wgmmas and a wait after the branch made ptxas serialize them.)
-                                if t > 0 {
-                                    wgmma(o_acc, p_prev, v_s.at(s).at(0));
-                                    barrier_arrive(turn.at(1 - w));
-                                    wgmma_wait(1);
-                                } else {
-                                    barrier_arrive(turn.at(1 - w));
-                                    wgmma_wait(0);
-                                }
-                                if t + 1 == steps {
-                                    // The unit's last S has read Q: the next unit's may come.
-                                    barrier_arrive(q_ring__empty.at(b));
-                                }
-                                if t < steps {
-                                    let mut scores = s_acc.load();
+                                    // (Each branch passes the turn itself: an arrival between the
+                                    // wgmmas and a wait after the branch made ptxas serialize them.)
+                                    if t > 0 {
+                                        wgmma(o_acc, p_prev, v_s.at(prev).at(0));
+                                        barrier_arrive(turn.at(1 - w));
+                                        wgmma_wait(1);
+                                    } else {
+                                        barrier_arrive(turn.at(1 - w));
+                                        wgmma_wait(0);
+                                    }
+                                    if t + 1 == steps {
+                                        // The unit's last S has read Q: the next unit's may come.
+                                        barrier_arrive(q_ring__empty.at(b));
+                                    }
                                     if CAUSAL == 1 && t + 1 == steps {
                                         // The diagonal block: query row r of this consumer
                                         // sees the block's keys 0 ..= 64 w + r.
                                         let rows = iota::<i32>([64, BT], 0) + 64 * w;
                                         let hidden = (iota::<i32>([64, BT], 1) > rows).cast::<f32>();
-                                        scores = fma(hidden, -1.0e30, scores);
+                                        s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
                                     }
                                     if MASK_T == 1 && t + 1 == steps {
                                         // The last block's keys past T are TMA's zeros: hidden
                                         // the same way. (With the mask, T = S, and the diagonal
                                         // block's mask hides them from every query before S.)
                                         let hidden = (iota::<i32>([64, BT], 1) >= T - t * BT).cast::<f32>();
-                                        scores = fma(hidden, -1.0e30, scores);
+                                        s_acc.store(fma(hidden, -1.0e30, s_acc.load()));
                                     }
+                                    let scores = s_acc.load();
                                     let m_new = max(m_i, scores.max(1) * c);
                                     let alpha = exp2(m_i - m_new);
                                     let p = exp2(fma(scores, c, (-m_new).broadcast([64, BT], Layout::Wgmma)));
@@ -245,11 +229,16 @@ pub mod flash {
                                     wgmma_wait(0);
                                     o_acc.store(o_acc.load() * alpha.broadcast([64, D], Layout::Wgmma));
                                     p_prev = p.cast::<E>();
+                                    // The last block's P V, before its stage is released.
+                                    if t + 1 == steps {
+                                        wgmma(o_acc, p_prev, v_s.at(s).at(0));
+                                        wgmma_wait(0);
+                                    }
                                     m_i = m_new;
-                                } else {
-                                    wgmma_wait(0);
-                                }
-                            });
+                                    prev = s;
+                                },
+                                delay_release = true,
+                            );
                             let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
                             o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
                             if TRAIN == 1 {
