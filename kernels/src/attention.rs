@@ -47,6 +47,29 @@ use tessel::prelude::*;
 pub mod flash {
     use tessel::prelude::*;
 
+    /// Unit `n` of this program, as (query head, query block, 128-key blocks), for `heads` heads
+    /// of `blocks` query blocks over `keys` keys: the kernel's comment says how units are dealt.
+    fn unit<const CAUSAL: usize>(
+        n: i32,
+        programs: i32,
+        heads: i32,
+        blocks: i32,
+        head_major: i32,
+        keys: i32,
+    ) -> (i32, i32, i32) {
+        if CAUSAL == 1 {
+            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
+            let ranked = n * programs + seat;
+            let (h, level) =
+                if head_major == 1 { (ranked / blocks, ranked % blocks) } else { (ranked % heads, ranked / heads) };
+            let i = blocks - 1 - level;
+            (h, i, i + 1)
+        } else {
+            let u = program_id(0) + n * programs;
+            (u / blocks, u % blocks, cdiv(keys, 128))
+        }
+    }
+
     /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
     /// h HK / H, which is h / G for H = G HK), all of element type `E`, with f32 accumulation,
     /// `QBUF` buffers for Q, and:
@@ -127,20 +150,7 @@ pub mod flash {
                 if warpgroup_id() == 0 {
                     set_max_registers(24);
                     for n in 0..mine {
-                        let (h, i, steps) = if CAUSAL == 1 {
-                            let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-                            let ranked = n * programs + seat;
-                            let (h, level) = if head_major == 1 {
-                                (ranked / blocks, ranked % blocks)
-                            } else {
-                                (ranked % H, ranked / H)
-                            };
-                            let i = blocks - 1 - level;
-                            (h, i, i + 1)
-                        } else {
-                            let u = program_id(0) + n * programs;
-                            (u / blocks, u % blocks, cdiv(T, BT))
-                        };
+                        let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, T);
                         // Query head h reads K/V head h / G for H = G HK (in bounds for
                         // any H and HK; the dispatchers check that HK divides H).
                         let kv = h * HK / H;
@@ -164,20 +174,7 @@ pub mod flash {
                     run_scoped(|s_acc: Acc<f32, 64, BT>, o_acc: Acc<f32, 64, D>| {
                         for n in 0..mine {
                             let b = n % QBUF;
-                            let (h, i, steps) = if CAUSAL == 1 {
-                                let seat = if n % 2 == 1 { programs - 1 - program_id(0) } else { program_id(0) };
-                                let ranked = n * programs + seat;
-                                let (h, level) = if head_major == 1 {
-                                    (ranked / blocks, ranked % blocks)
-                                } else {
-                                    (ranked % H, ranked / H)
-                                };
-                                let i = blocks - 1 - level;
-                                (h, i, i + 1)
-                            } else {
-                                let u = program_id(0) + n * programs;
-                                (u / blocks, u % blocks, cdiv(T, BT))
-                            };
+                            let (h, i, steps) = unit::<CAUSAL>(n, programs, H, blocks, head_major, T);
                             // Row maxima (scaled by c) and sums of exponentials so far.
                             let mut m_i = splat::<f32>(-1.0e30, [64]).to_layout(Layout::WgmmaRow);
                             let mut l_i = splat::<f32>(0.0, [64]).to_layout(Layout::WgmmaRow);
