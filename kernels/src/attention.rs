@@ -236,7 +236,9 @@ pub mod flash {
                                 },
                                 delay_release = true,
                             );
-                            let out = o_acc.load() / l_i.broadcast([64, D], Layout::Wgmma);
+                            // One reciprocal a row, not a division an element (64 of them a
+                            // thread, each a full-precision sequence).
+                            let out = o_acc.load() * recip(l_i).broadcast([64, D], Layout::Wgmma);
                             o.tile([h, 2 * i + w, 0], [1, 64, D]).store(out.cast::<E>());
                             if TRAIN == 1 {
                                 // log2 of each row's sum of exp2(c s): m_i is scaled by c already.
