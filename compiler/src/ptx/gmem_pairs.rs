@@ -2,8 +2,9 @@
 //!
 //! The fragments of `Wgmma`, `WgmmaCol`, `MmaAcc` and `MmaLhs` arrays hold their elements in pairs
 //! side by side along the last dimension (columns 2t and 2t + 1 of an 8-column group). Such a pair
-//! moves with one `ld.global.v2` / `st.global.v2`: half the instructions, and the four threads that
-//! share a row of 8 columns fill whole 32-byte sectors instead of every other 4 bytes of them.
+//! moves with one `ld.global.v2` / `st.global.v2` (a pair of 16-bit floats: one `st.global.b32`):
+//! half the instructions, and the four threads that share a row of 8 columns fill whole 32-byte
+//! sectors instead of every other 4 bytes of them.
 //!
 //! A vector access needs an address aligned to its size. The array starts aligned (tensors are
 //! whole allocations) and the pair's first column is even, so every row must start at an even
@@ -88,11 +89,24 @@ fn parity(g: &mut Gen, param: usize) -> Parity {
 }
 
 /// Stores `regs` (the fragment's elements, in order) pair by pair.
+///
+/// A pair of 16-bit floats is packed into one 32-bit register outside the store's predicate and
+/// stored as a word. Given `@p st.global.v2.b16 [a], {x, y}`, ptxas copied every pair into one and
+/// the same scratch register under `p`, so that each store waited for the one before it to have
+/// read that register (the epilogue's largest stall in the attention forward's profile; timed
+/// the same on the H200, as the other warpgroup's work hid it).
 pub(super) fn store(g: &mut Gen, walk: &Walk, frag: &Frag, regs: &[String], dtype: DType) {
     let ty = mem_type(dtype);
+    let half_floats = matches!(dtype, DType::Bf16 | DType::F16);
     for (offsets, pair) in frag.offsets.iter().step_by(2).zip(regs.chunks(2)) {
         let (addr, inside) = walk.pair(g, offsets);
-        g.w.ins(format!("@{inside} st.global.v2.{ty} [{addr}], {{{}, {}}}", pair[0], pair[1]));
+        if half_floats {
+            let word = g.w.reg(Class::B32);
+            g.w.ins(format!("mov.b32 {word}, {{{}, {}}}", pair[0], pair[1]));
+            g.w.ins(format!("@{inside} st.global.b32 [{addr}], {word}"));
+        } else {
+            g.w.ins(format!("@{inside} st.global.v2.{ty} [{addr}], {{{}, {}}}", pair[0], pair[1]));
+        }
     }
 }
 

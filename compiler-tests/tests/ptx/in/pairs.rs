@@ -1,10 +1,12 @@
 //! Register loads and stores of global tiles two elements at a time (`ld.global.v2`,
-//! `st.global.v2`): a `Wgmma` f32 load and bf16 store whose rows are known to be even (the launch
+//! `st.global.v2`, and for 16-bit floats one word, `st.global.b32`, the pair packed by a
+//! `mov.b32`): a `Wgmma` f32 load and bf16 store whose rows are known to be even (the launch
 //! checks `K` and `N` against the 64-wide tiles), and shapeless stores into an array whose last
 //! dimension nothing constrains, which branch on its parity at run time (odd rows are not
 //! pair-aligned: element by element).
 // expect: ld.global.v2.f32
-// expect: st.global.v2.b16
+// expect: mov.b32
+// expect: st.global.b32
 // expect: st.global.v2.f32
 // expect: bra L_odd_rows
 

@@ -2,7 +2,7 @@
 //! registers are the array's; a 64 x 32 window stored through `stmatrix` (whose lane coordinates
 //! come from `%tid.x` read at the store) and a 64 x 8 one stored from registers.
 // expect: stmatrix.sync.aligned.m8n8.x4.shared.b16
-// expect: st.global.v2.b16
+// expect: st.global.b32
 
 use tessel::prelude::*;
 
