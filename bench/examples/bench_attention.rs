@@ -39,7 +39,7 @@
 //! cases, default `8,4`; `none` for none; they take the dtypes, masks and the lengths from 2048 on
 //! of the lists above), `BENCH_PASSES` (`fwd,bwd`), `BENCH_RUNS`,
 //! `BENCH_OUT` (the CSV's directory; default `bench/results`); the backward's own
-//! `TESSEL_ATTN_BWD_DQ` (`separate`, `fused`, `fused-eager`, `fused-red`, `fused-persistent`) and
+//! `TESSEL_ATTN_BWD_DQ` (`separate`, `fused`, `fused-eager`, `fused-red`) and
 //! `TESSEL_ATTN_BWD_ORDER` (`heads`, `sections`, `sections:N`) pick the kernels it times
 //! (`kernels/src/attention_backward.rs`), and the output's second line names them. The table is
 //! the last lines of the output. Without a GPU the benchmark says so and exits 0; exit status 1

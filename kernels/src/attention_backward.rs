@@ -60,15 +60,13 @@
 //!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
 //!   64-byte-swizzled copy of K).
 //!
-//! Three variants of the fused path at D = 128 (at D = 64 they run [`DqPath::Fused`]'s kernels):
+//! Two variants of the fused path at D = 128 (at D = 64 they run [`DqPath::Fused`]'s kernels):
 //! [`DqPath::FusedEager`], the default at D = 128, releases each stage when its step's products are done, as
 //! FlashAttention-3 does, where the delayed release (one wgmma group in flight across steps)
 //! frees a stage only at the end of the next step, which with 2 stages leaves the producer to load
 //! each step's Q and dO only once the step that reads them has begun; [`DqPath::FusedRed`] adds
 //! each step's dQ from registers (`atomic_add`, `red.global.add.v2.f32`) in place of the shared
-//! buffer, its stores and the reducing TMA store, and spends the 32 KB on a third stage;
-//! [`DqPath::FusedPersistent`] runs the eager path on a persistent grid
-//! ([`attention_bwd_fused_persistent`]), one program per SM taking unit after unit. The
+//! buffer, its stores and the reducing TMA store, and spends the 32 KB on a third stage. The
 //! causal programs of the fused paths are dealt in sections of heads that fit the L2
 //! ([`CausalOrder::Sections`], the default; `TESSEL_ATTN_BWD_ORDER=heads` deals every head's
 //! first block first), as FlashAttention-3 deals them.
@@ -100,8 +98,8 @@ use tessel::prelude::*;
 // `ALL_PTX`: every instance's name and PTX (for the `ptxas` check and `TESSEL_DUMP_PTX`), which
 // `#[kernels]` lists for its module.
 pub use programs::{
-    attention_bwd_dkdv, attention_bwd_dq, attention_bwd_dq_cast, attention_bwd_fused, attention_bwd_fused_persistent,
-    attention_bwd_prep, attention_bwd_sum, ALL_PTX,
+    attention_bwd_dkdv, attention_bwd_dq, attention_bwd_dq_cast, attention_bwd_fused, attention_bwd_prep,
+    attention_bwd_sum, ALL_PTX,
 };
 
 #[kernels]
@@ -137,29 +135,6 @@ pub mod programs {
         let size = min(section, heads - n * section);
         let r = p - n * section * blocks;
         (r / size, n * section + r % size)
-    }
-
-    /// Unit `u` of the fused kernels' programs (one per 128 keys of `out_heads` heads of `keys`
-    /// keys, over `queries` queries): (key block j, output head, first query head, K/V head, first
-    /// query block, query blocks), in [`sectioned`] order of `section` heads with `SECTIONS`, else
-    /// in [`unit`]'s; `group` query heads share a K/V head and a program takes `heads` of them.
-    fn fused_unit<const CAUSAL: usize, const SECTIONS: usize, const BQ: usize>(
-        u: i32,
-        keys: i32,
-        queries: i32,
-        out_heads: i32,
-        group: i32,
-        section: i32,
-        heads: i32,
-    ) -> (i32, i32, i32, i32, i32, i32) {
-        let (j, out) = if SECTIONS == 1 {
-            sectioned(u, cdiv(keys, 128), out_heads, section)
-        } else {
-            unit(u, cdiv(keys, 128), out_heads, CAUSAL)
-        };
-        let (head, kv_head) = (out * heads, out * heads / group);
-        let first = if CAUSAL == 1 { 128 * j / BQ } else { 0 };
-        (j, out, head, kv_head, first, cdiv(queries, BQ) - first)
     }
 
     /// `-1e30` where `hidden` holds, added to scores `s` about to be scaled and exponentiated:
@@ -470,166 +445,6 @@ pub mod programs {
         );
     }
 
-    /// [`attention_bwd_fused`]'s default path at D = 128 (64-query steps, 2 stages, each stage
-    /// released as soon as its step's products are done, dQ through a shared buffer and a
-    /// reducing TMA store) on a persistent grid: one program per SM walks over the units that
-    /// program `p` of [`attention_bwd_fused`] would take (unit `p`, then `p + programs`, ..), so
-    /// that a unit's first Q and dO stages load while the unit before it finishes, its K and V
-    /// while the unit before stores dK and dV, and no program waits for another to leave its SM.
-    /// The ring of Q and dO, and the dS^T buffers' parity, run on across units.
-    #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, bf16, 0, 0), (bf16, bf16, 1, 0), (bf16, bf16, 1, 1),
-                       (f16, f16, 0, 0), (f16, f16, 1, 0), (f16, f16, 1, 1),
-                       (bf16, f32, 0, 0), (bf16, f32, 1, 0), (bf16, f32, 1, 1),
-                       (f16, f32, 0, 0), (f16, f32, 1, 0), (f16, f32, 1, 1)))]
-    pub fn attention_bwd_fused_persistent<E, P, const CAUSAL: usize, const SECTIONS: usize>(
-        q: Gmem<E, H, S, 128>,
-        k: Gmem<E, HK, T, 128>,
-        v: Gmem<E, HK, T, 128>,
-        d_o: Gmem<E, H, S, 128>,
-        lse: Gmem<f32, H, SP>,
-        delta: Gmem<f32, H, SP>,
-        dk: GmemMut<P, HO, T, 128>,
-        dv: GmemMut<P, HO, T, 128>,
-        dq_sum: GmemMut<f32, H, S, 128>,
-        scale: f32,
-        heads: i32,
-        #[when(SECTIONS == 1)] section: i32,
-    ) {
-        const BQ: usize = 64;
-        const STAGES: usize = 2;
-        let (programs, units) = (num_programs(0), cdiv(T, 128) * HO);
-        let mine = (units - program_id(0) + programs - 1) / programs;
-        let sec = if SECTIONS == 1 { section } else { 0 };
-        run_scoped(
-            collective_axes = [wg],
-            |k_s: Smem<E, 2, 1, 64, 128, Swizzle128>,
-             v_s: Smem<E, 2, 1, 64, 128, Swizzle128>,
-             kq_s: Smem<E, 2, 1, 128, 64, Swizzle128>,
-             q_s: Smem<E, STAGES, 1, BQ, 128, Swizzle128>,
-             do_s: Smem<E, STAGES, 1, BQ, 128, Swizzle128>,
-             lse_s: Smem<f32, STAGES, 1, BQ>,
-             delta_s: Smem<f32, STAGES, 1, BQ>,
-             // By step parity (counted over the program's units), then consumer: each
-             // consumer's dS^T, 64 keys x BQ queries.
-             ds_s: Smem<E, 2, 2, 64, BQ, Swizzle128>,
-             // By consumer: its 64 x 64 share of the block's dQ, on its way to `dq_sum`.
-             dq_s: Smem<f32, 2, 1, BQ, 64, Swizzle128>,
-             kv_loaded: Barrier<6>,
-             // Both consumers are done with a unit's K and V: the next unit's may come.
-             kv_free: Barrier<2>,
-             // Both consumers' dS^T of the step are in `ds_s`.
-             ds_ready: Barrier<2>,
-             ring: Pipeline<STAGES, 4, 2>| {
-                if warpgroup_id() == 0 {
-                    set_max_registers(24);
-                    for n in 0..mine {
-                        let (j, _out, head, kv_head, first, blocks) = fused_unit::<CAUSAL, SECTIONS, BQ>(
-                            program_id(0) + n * programs,
-                            T,
-                            S,
-                            HO,
-                            H / HK,
-                            sec,
-                            heads,
-                        );
-                        if n > 0 {
-                            // (Every producer warp waits here before the unit's first ring step
-                            // synchronizes the warpgroup, so none can fall a phase behind.)
-                            barrier_wait(kv_free);
-                        }
-                        copy_gmem_to_smem(k.tile([kv_head, 2 * j, 0]), k_s.at(0), kv_loaded);
-                        copy_gmem_to_smem(k.tile([kv_head, 2 * j + 1, 0]), k_s.at(1), kv_loaded);
-                        copy_gmem_to_smem(v.tile([kv_head, 2 * j, 0]), v_s.at(0), kv_loaded);
-                        copy_gmem_to_smem(v.tile([kv_head, 2 * j + 1, 0]), v_s.at(1), kv_loaded);
-                        copy_gmem_to_smem(k.tile([kv_head, j, 0]), kq_s.at(0), kv_loaded);
-                        copy_gmem_to_smem(k.tile([kv_head, j, 1]), kq_s.at(1), kv_loaded);
-                        pipeline_produce(ring, heads * blocks, |m, s, bar| {
-                            let (h, i) = query_block(m, blocks, first, head);
-                            copy_gmem_to_smem(q.tile([h, i, 0]), q_s.at(s), bar);
-                            copy_gmem_to_smem(d_o.tile([h, i, 0]), do_s.at(s), bar);
-                            copy_gmem_to_smem(lse.tile([h, i]), lse_s.at(s), bar);
-                            copy_gmem_to_smem(delta.tile([h, i]), delta_s.at(s), bar);
-                        });
-                    }
-                } else {
-                    set_max_registers(240);
-                    let w = warpgroup_id() - 1;
-                    let c = scale * 1.4426950408889634;
-                    // The steps of the units before, for the parity of the dS^T buffers.
-                    let mut done = 0;
-                    run_scoped(
-                        |dv_acc: Acc<f32, 64, 128>,
-                         dk_acc: Acc<f32, 64, 128>,
-                         s_acc: Acc<f32, 64, BQ>,
-                         dp_acc: Acc<f32, 64, BQ>,
-                         dq_acc: Acc<f32, BQ, 64>| {
-                            for n in 0..mine {
-                                let (j, out, head, _kv_head, first, blocks) = fused_unit::<CAUSAL, SECTIONS, BQ>(
-                                    program_id(0) + n * programs,
-                                    T,
-                                    S,
-                                    HO,
-                                    H / HK,
-                                    sec,
-                                    heads,
-                                );
-                                dv_acc.store(splat::<f32>(0.0, [64, 128]));
-                                dk_acc.store(splat::<f32>(0.0, [64, 128]));
-                                barrier_wait(kv_loaded);
-                                pipeline_consume(ring, heads * blocks, |m, s| {
-                                    // S^T, dP^T, P^T, dV and dS^T as in `attention_bwd_dkdv`.
-                                    wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
-                                    wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
-                                    let (h, i) = query_block(m, blocks, first, head);
-                                    wgmma_wait(1);
-                                    if CAUSAL == 1 && i < first + 128 / BQ {
-                                        // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
-                                        let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - BQ * i);
-                                        s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
-                                    }
-                                    let lse_q =
-                                        lse_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                                    let p = exp2(fma(s_acc.load(), c, -lse_q));
-                                    wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0));
-                                    wgmma_wait(1);
-                                    let delta_q =
-                                        delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                                    let ds = (p * (dp_acc.load() - delta_q)).cast::<E>();
-                                    // dS^T to shared memory, for the dQ product's A (read MN-major).
-                                    let b = (done + m) % 2;
-                                    ds_s.at(b).at(w).store(ds);
-                                    commit_smem();
-                                    // dQ[:, 64 w ..][+64] = dS K[:, 64 w ..][+64] over both consumers' keys.
-                                    barrier_arrive(ds_ready);
-                                    barrier_wait(ds_ready);
-                                    let kq = kq_s.at(w).at(0);
-                                    wgmma(dq_acc, ds_s.at(b).at(0).t(), kq.slice([0..64, ..]), accumulate = false);
-                                    wgmma(dq_acc, ds_s.at(b).at(1).t(), kq.slice([64..128, ..]));
-                                    wgmma(dk_acc, ds, q_s.at(s).at(0));
-                                    // The dQ product is done (the groups complete in order); dK runs on.
-                                    wgmma_wait(1);
-                                    wait_smem_to_gmem(0);
-                                    dq_s.at(w).at(0).store(dq_acc.load());
-                                    commit_smem();
-                                    copy_smem_to_gmem(dq_s.at(w), dq_sum.tile([h, i, w]), reduce = Reduce::Add);
-                                });
-                                wgmma_wait(0);
-                                // K, V and K's second copy are read: the next unit's may load
-                                // while this one stores dK and dV.
-                                barrier_arrive(kv_free);
-                                dv.tile([out, 2 * j + w, 0], [1, 64, 128]).store(dv_acc.load().cast::<P>());
-                                dk.tile([out, 2 * j + w, 0], [1, 64, 128]).store((dk_acc.load() * scale).cast::<P>());
-                                done = done + heads * blocks;
-                            }
-                            wait_smem_to_gmem(0);
-                        },
-                    );
-                }
-            },
-        );
-    }
-
     /// dQ from the fused kernel's f32 sums: `scale` times `dq_sum`, cast, one program per 64
     /// queries of a head.
     #[kernel(grid = (cdiv(S, 64), H), ragged(S), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
@@ -771,8 +586,8 @@ pub struct Plan {
     /// How dQ is computed: summed in f32 by the dK/dV programs ([`DqPath::Fused`] and its
     /// variants; [`DqPath::FusedEager`] is the default at D = 128) or by a Q-stationary kernel of
     /// its own ([`DqPath::Separate`], the default at D = 64).
-    /// `TESSEL_ATTN_BWD_DQ` (`fused`, `fused-eager`, `fused-red`, `fused-persistent` or
-    /// `separate`) overrides the default in [`plan`].
+    /// `TESSEL_ATTN_BWD_DQ` (`fused`, `fused-eager`, `fused-red` or `separate`) overrides the
+    /// default in [`plan`].
     pub dq: DqPath,
     /// The order of the fused paths' causal dK/dV programs ([`CausalOrder::Sections`] of
     /// [`section_heads`], the default; `TESSEL_ATTN_BWD_ORDER`, `heads`, `sections` or
@@ -795,11 +610,6 @@ pub enum DqPath {
     /// D = 128 the producer then loads a step ahead, where the delayed release leaves it to load
     /// each stage only once the step that needs it has begun.
     FusedEager,
-    /// [`DqPath::FusedEager`] at D = 128 on a persistent grid
-    /// ([`attention_bwd_fused_persistent`]): one program per SM takes unit after unit, so that a
-    /// unit's loads overlap the end of the unit before. At D = 64 it runs [`DqPath::Fused`]'s
-    /// kernels.
-    FusedPersistent,
     /// [`DqPath::Fused`] adding each step's dQ into the workspace from registers
     /// (`red.global.add.v2.f32`, 16 a thread) instead of through a shared buffer and a reducing
     /// TMA store (32 scalar swizzled stores a thread, two warpgroup barriers and a wait): the
@@ -826,8 +636,7 @@ impl DqPath {
     }
 }
 
-/// `fused`, `fused-eager`, `fused-red`, `fused-persistent` or `separate`, as
-/// `TESSEL_ATTN_BWD_DQ` takes them;
+/// `fused`, `fused-eager`, `fused-red` or `separate`, as `TESSEL_ATTN_BWD_DQ` takes them;
 /// anything else is an error.
 impl std::str::FromStr for DqPath {
     type Err = tessel::Error;
@@ -837,14 +646,10 @@ impl std::str::FromStr for DqPath {
             "fused" => Ok(DqPath::Fused),
             "fused-eager" => Ok(DqPath::FusedEager),
             "fused-red" => Ok(DqPath::FusedRed),
-            "fused-persistent" => Ok(DqPath::FusedPersistent),
             "separate" => Ok(DqPath::Separate),
             _ => Err(tessel::Error::InvalidArgument {
                 argument: "TESSEL_ATTN_BWD_DQ",
-                reason: format!(
-                    "{s:?} is not a dQ path; it takes `fused`, `fused-eager`, `fused-red`, `fused-persistent` or \
-                     `separate`"
-                ),
+                reason: format!("{s:?} is not a dQ path; it takes `fused`, `fused-eager`, `fused-red` or `separate`"),
             }),
         }
     }
@@ -1104,7 +909,7 @@ macro_rules! backward {
                 // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
                 let mut dq_sum = match plan.dq {
                     DqPath::Separate => None,
-                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed | DqPath::FusedPersistent => {
+                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
                         Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?)
                     }
                 };
@@ -1130,7 +935,7 @@ macro_rules! backward {
                 // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
                 let mut dq_sum = match plan.dq {
                     DqPath::Separate => None,
-                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed | DqPath::FusedPersistent => {
+                    DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
                         Some(HostTensor::<f32>::zeros(inputs[0].shape())?)
                     }
                 };
@@ -1199,15 +1004,6 @@ macro_rules! backward {
             }
             (_, true, DqPath::FusedEager, CausalOrder::Sections(_)) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 1, 0, 1>::$call($($stream,)? $($arg),*, $section)?
-            }
-            (_, false, DqPath::FusedPersistent, _) => {
-                attention_bwd_fused_persistent::<$t, $p, 0, 0>::$call($($stream,)? $($arg),*)?
-            }
-            (_, true, DqPath::FusedPersistent, CausalOrder::Heads) => {
-                attention_bwd_fused_persistent::<$t, $p, 1, 0>::$call($($stream,)? $($arg),*)?
-            }
-            (_, true, DqPath::FusedPersistent, CausalOrder::Sections(_)) => {
-                attention_bwd_fused_persistent::<$t, $p, 1, 1>::$call($($stream,)? $($arg),*, $section)?
             }
             (_, false, DqPath::FusedRed, _) => {
                 attention_bwd_fused::<$t, $p, 128, 0, 64, 3, 0, 1, 0>::$call($($stream,)? $($arg),*)?

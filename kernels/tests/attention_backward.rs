@@ -33,7 +33,7 @@ fn paths(d: usize) -> &'static [DqPath] {
     if d == 64 {
         &[DqPath::Separate, DqPath::Fused]
     } else {
-        &[DqPath::Separate, DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed, DqPath::FusedPersistent]
+        &[DqPath::Separate, DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed]
     }
 }
 
@@ -128,34 +128,6 @@ fn f16_head_dim_128_ragged_two_kv_heads() {
 }
 
 #[test]
-fn persistent_programs_take_several_units() {
-    // 67 heads of two 128-key blocks: 134 units over the 132 programs of the persistent kernel,
-    // so programs 0 and 1 take a second unit (K and V reloaded after the first unit's dK and dV,
-    // the ring and the dS^T buffers' parity running on), with the mask and without it.
-    for causal in [false, true] {
-        let (s, t) = if causal { (256, 256) } else { (128, 256) };
-        let x = tensors::<bf16>(67, 67, s, t, 128);
-        let scale = 1.0 / (128f32).sqrt();
-        let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
-        let mut forward = problem.forward();
-        let (o, lse) = reference::saved::<bf16>(&problem, &mut forward).unwrap();
-        let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, Some(false), DqPath::FusedPersistent);
-        for (name, grad) in [("dQ", &dq), ("dK", &dk), ("dV", &dv)] {
-            assert!(grad.data().iter().all(|x| !x.is_nan()), "causal {causal}: a row of {name} was not written");
-        }
-        // Every row of the last three heads, where the second units fall (units 132 and 133 are
-        // head 66's two key blocks without the mask, key block 1 of heads 65 and 66 with it), and
-        // rows sampled over the others.
-        let sampled = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], 2 * 67);
-        let (q_rows, kv_rows) = (64 * s..67 * s, 64 * t..67 * t);
-        let (q_rows, kv_rows): (Vec<_>, Vec<_>) = (q_rows.collect(), kv_rows.collect());
-        let last = reference::max_rel_err_at(&problem, &forward, [&dq, &dk, &dv], &q_rows, &kv_rows);
-        let err = [0, 1, 2].map(|g| sampled[g].max(last[g]));
-        assert!(err.iter().all(|e| *e <= TOLERANCE), "causal {causal}: relative errors (dQ, dK, dV) {err:?}");
-    }
-}
-
-#[test]
 fn few_kv_heads_take_partial_sums() {
     let plan = |h, hk, t| backward::plan(&[h, t, 128], &[hk, t, 128], &[h, t], 0.1, false).unwrap().partials;
     // Multi-query, 8 x 8 programs fit one wave; 8 programs of 8 heads each would take eight.
@@ -170,7 +142,6 @@ fn the_dq_path_is_named_as_the_environment_names_it() {
     assert_eq!("fused".parse::<DqPath>().unwrap(), DqPath::Fused);
     assert_eq!("fused-eager".parse::<DqPath>().unwrap(), DqPath::FusedEager);
     assert_eq!("fused-red".parse::<DqPath>().unwrap(), DqPath::FusedRed);
-    assert_eq!("fused-persistent".parse::<DqPath>().unwrap(), DqPath::FusedPersistent);
     assert_eq!("separate".parse::<DqPath>().unwrap(), DqPath::Separate);
     let err = "Fused".parse::<DqPath>();
     assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", .. })), "{err:?}");
@@ -229,8 +200,7 @@ fn causal_sections_deal_every_program_once() {
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, true);
         let mut forward = problem.forward();
         let (o, lse) = reference::saved::<bf16>(&problem, &mut forward).unwrap();
-        let fused = [DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed, DqPath::FusedPersistent];
-        for (&n, &path) in sections.iter().zip(fused.iter().cycle()) {
+        for (&n, &path) in sections.iter().zip([DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed].iter().cycle()) {
             let order = CausalOrder::Sections(n);
             let [dq, dk, dv] = interpreted_in_order(&x, &o, &lse, scale, true, Some(partials), path, order);
             let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
@@ -402,7 +372,7 @@ fn gpu_bf16_matches_the_reference() {
 #[ignore = "needs an NVIDIA GPU"]
 fn gpu_causal_sections_match_the_reference() {
     // 5 heads in sections of 2 (2, 2, 1); with partial sums, 6 query heads in sections of 4 (4, 2).
-    let fused = [DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed, DqPath::FusedPersistent];
+    let fused = [DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed];
     on_the_gpu_in_order::<bf16>(5, 5, 1024, 128, true, None, &fused, CausalOrder::Sections(2));
     on_the_gpu_in_order::<f16>(6, 2, 1024, 128, true, Some(true), &fused, CausalOrder::Sections(4));
 }

@@ -225,25 +225,13 @@ fn worst<T: Element>(got: &HostTensor<T>, rows: &[(usize, Row)]) -> f64 {
 /// The largest row error of dQ, dK and dV against the reference ([`worst`]), over `rows` rows of
 /// each spread over heads and positions (every row when `rows` is at least their number).
 pub fn max_rel_err<T: Element>(p: &Problem, f: &Forward, grads: [&HostTensor<T>; 3], rows: usize) -> [f64; 3] {
+    let [dq, dk, dv] = grads;
     let pick = |count: usize| -> Vec<usize> {
         (0..rows.min(count)).map(|n| if rows >= count { n } else { (n * 2_654_435_761) % count }).collect()
     };
-    max_rel_err_at(p, f, grads, &pick(p.heads * p.s), &pick(p.kv_heads * p.t))
-}
-
-/// [`max_rel_err`] over the rows named: `q_rows` of dQ (row h S + i is query i of head h) and
-/// `kv_rows` of dK and dV (K/V head h, key j: h T + j).
-pub fn max_rel_err_at<T: Element>(
-    p: &Problem,
-    f: &Forward,
-    grads: [&HostTensor<T>; 3],
-    q_rows: &[usize],
-    kv_rows: &[usize],
-) -> [f64; 3] {
-    let [dq, dk, dv] = grads;
-    let q_rows: Vec<_> = q_rows.iter().map(|&r| (r, p.dq_row(f, r / p.s, r % p.s))).collect();
+    let q_rows: Vec<_> = pick(p.heads * p.s).into_iter().map(|r| (r, p.dq_row(f, r / p.s, r % p.s))).collect();
     let (mut k_rows, mut v_rows) = (Vec::new(), Vec::new());
-    for &r in kv_rows {
+    for r in pick(p.kv_heads * p.t) {
         let (k, v) = p.dk_dv_rows(f, r / p.t, r % p.t);
         k_rows.push((r, k));
         v_rows.push((r, v));
