@@ -19,6 +19,30 @@ fn device() -> Device {
     Device::new(0).expect("an sm_90 GPU")
 }
 
+/// `globaltimer()` on the GPU: every program's readings are positive, in order, and less than a
+/// second apart; the threads of a program read within a millisecond of each other.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_global_timer_reads_nanoseconds() {
+    let dev = device();
+    let x = HostTensor::from_fn([4 * 64, 64], |ix| ix[1] as f32).unwrap();
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let mut dy = DeviceTensor::<f32>::zeros(&dev, [4 * 64, 64]).unwrap();
+    let mut dns = DeviceTensor::<i64>::zeros(&dev, [4, 2, 128]).unwrap();
+    timed_double::launch(&dev, &dx, &mut dy, &mut dns).unwrap();
+    assert_eq!(dy.to_host().unwrap().get(&[3 * 64 + 5, 7]), Some(14.0));
+    let ns = dns.to_host().unwrap();
+    for p in 0..4 {
+        let (starts, ends): (Vec<i64>, Vec<i64>) =
+            (0..128).map(|t| (ns.get(&[p, 0, t]).unwrap(), ns.get(&[p, 1, t]).unwrap())).unzip();
+        for (t, (s, e)) in starts.iter().zip(&ends).enumerate() {
+            assert!(0 < *s && s <= e && e - s < 1_000_000_000, "program {p} thread {t}: {s} .. {e}");
+        }
+        let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
+        assert!(spread < 1_000_000, "program {p}: its threads' first readings {spread} ns apart");
+    }
+}
+
 #[test]
 #[ignore = "needs an NVIDIA GPU"]
 fn tma_round_trip() {

@@ -15,11 +15,31 @@ use kernels::{
     bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
     pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref, roundings, roundings_case,
     scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, specialized, split_k_pair, tiles_down_a_column,
-    tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    timed_double, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
 use tessel::prelude::*;
+
+/// `globaltimer()` in the interpreter: nanoseconds since the launch began, so every reading lies
+/// between 0 and the launch's length as the host measured it, and a program's second reading is
+/// not before its first.
+#[test]
+fn the_global_timer_counts_from_the_launch() {
+    let x = HostTensor::from_fn([3 * 64, 64], |ix| ix[1] as f32).unwrap();
+    let mut y = HostTensor::zeros([3 * 64, 64]).unwrap();
+    let mut ns = HostTensor::<i64>::from_fn([3, 2, 128], |_| -1).unwrap();
+    let before = Instant::now();
+    timed_double::interpret(&x, &mut y, &mut ns).unwrap();
+    let took = i64::try_from(before.elapsed().as_nanos()).unwrap();
+    assert_eq!(y.get(&[2 * 64 + 5, 7]), Some(14.0));
+    for p in 0..3 {
+        for t in 0..128 {
+            let (start, end) = (ns.get(&[p, 0, t]).unwrap(), ns.get(&[p, 1, t]).unwrap());
+            assert!(0 <= start && start <= end && end <= took, "program {p} thread {t}: {start} .. {end} of {took} ns");
+        }
+    }
+}
 
 #[test]
 fn wide_tiles() {

@@ -459,6 +459,7 @@ codec_enum!(ExprKind {
     44 => AtomicAdd { dst, value },
     45 => DeviceId,
     46 => Remote { gmem, rank },
+    47 => GlobalTimer,
 });
 codec_enum!(Ty {
     0 => Unit,

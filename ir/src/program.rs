@@ -325,6 +325,8 @@ pub enum ExprKind {
     ClusterRank,
     /// `device_id()`: this device's rank in the group, an `i32` in `0..W`.
     DeviceId,
+    /// `globaltimer()`: the GPU's global nanosecond timer (`%globaltimer`), an `i64`.
+    GlobalTimer,
     /// `remote(param, rank)`: device `rank`'s copy of the `#[peers]` parameter `param` (a
     /// `Local`), typed as the parameter with `GmemTy::remote`.
     Remote {

@@ -62,6 +62,7 @@ fn expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
         | K::WarpgroupId
         | K::ClusterRank
         | K::DeviceId
+        | K::GlobalTimer
         | K::Iota { .. }
         | K::WgmmaWait(_)
         | K::CommitSmem

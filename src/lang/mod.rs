@@ -31,7 +31,7 @@
 //!
 //! | what | items |
 //! |---|---|
-//! | programs and warpgroups | [`program_id`], [`num_programs`], [`warpgroup_id`], [`cluster_rank`], [`set_max_registers`] |
+//! | programs and warpgroups | [`program_id`], [`num_programs`], [`warpgroup_id`], [`cluster_rank`], [`set_max_registers`], [`globaltimer`] |
 //! | scopes and allocations | [`run_scoped`], [`run_state`], [`Acc`], [`Smem`], [`Barrier`], [`Pipeline`] |
 //! | global memory | [`Gmem`], [`GmemMut`], [`Gmem::tile`], [`Tile`] |
 //! | views | [`Smem::at`], [`Smem::slice`], [`Smem::t`], [`Smem::transpose`], [`Acc::slice`], [`Regs::slice`], [`Barrier::at`] |
@@ -169,7 +169,7 @@ pub use math::{
 pub use matmul::{mma, wgmma, wgmma_wait, Acc, WgmmaA, WgmmaB};
 pub use memory::{Gmem, GmemMut, NoSwizzle, Smem, Swizzle, Swizzle128, Swizzle32, Swizzle64, Tile, Tiled, Transposed};
 pub use pipeline::{pipeline_consume, pipeline_produce, Pipeline};
-pub use program::{cluster_rank, num_programs, program_id, set_max_registers, warpgroup_id};
+pub use program::{cluster_rank, globaltimer, num_programs, program_id, set_max_registers, warpgroup_id};
 pub use registers::{iota, splat, Regs};
 pub use scopes::{run_scoped, run_state, Allocation, Scope};
 pub use sync::{barrier_arrive, barrier_wait, semaphore_signal, semaphore_wait, Barrier, SemaphoreIndex};

@@ -137,6 +137,56 @@ where
     only_in_kernels()
 }
 
+/// The GPU's global timer: nanoseconds, as an `i64`, the same clock on every SM, for timing
+/// the phases of a kernel from inside it (the difference of two readings; store it like any
+/// other value).
+///
+/// A reading is made where the call is, in program order for this thread; it does not wait for
+/// earlier asynchronous work (a TMA copy, a wgmma) to finish: time a phase from a wait to a wait.
+/// The timer ticks in steps of a microsecond on some GPUs, and on none does it say which clock
+/// rate the SM ran at.
+///
+/// # PTX
+///
+/// `mov.u64` from `%globaltimer`.
+///
+/// # Interpreter
+///
+/// Nanoseconds since the launch began, on the host's monotonic clock: increasing, but the
+/// interpreter's time, not the GPU's.
+///
+/// # Example
+///
+/// ```rust
+/// use tessel::prelude::*;
+///
+/// /// y = 2 x, each program recording how long its tile took, in nanoseconds.
+/// #[kernel(grid = (M / 64))]
+/// fn timed(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>, ns: GmemMut<i64, P, 128>) {
+///     let i = program_id(0);
+///     let start = globaltimer();
+///     y.tile([i, 0], [64, 64]).store(x.tile([i, 0], [64, 64]).load(Layout::Strided) * 2.0);
+///     let took = globaltimer() - start;
+///     ns.tile([i, 0], [1, 128]).store(splat::<i64>(took, [1, 128]));
+/// }
+///
+/// fn main() -> tessel::Result<()> {
+///     let x = HostTensor::from_fn([2 * 64, 64], |ix| ix[1] as f32)?;
+///     let mut y = HostTensor::zeros([2 * 64, 64])?;
+///     let mut ns = HostTensor::zeros([2, 128])?;
+///     timed::interpret(&x, &mut y, &mut ns)?;
+///     assert_eq!(y.get(&[65, 3]), Some(6.0));
+///     assert!(ns.get(&[1, 0]).is_some_and(|t| t >= 0));
+///     Ok(())
+/// }
+/// ```
+pub fn globaltimer<'k>() -> i64
+where
+    Call<'k>: InKernel,
+{
+    only_in_kernels()
+}
+
 /// Moves this warpgroup's register budget to `n` per thread: a producer warpgroup lowers it, the
 /// consumers raise theirs with what it gave up.
 ///

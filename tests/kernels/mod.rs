@@ -874,3 +874,15 @@ impl NarrowInts {
 fn values<T: Element>(t: &HostTensor<T>) -> Vec<f64> {
     t.data().iter().map(|v| v.to_f64()).collect()
 }
+
+/// y = 2 x, with each program's `globaltimer()` readings before and after its tile:
+/// `ns[p, 0, ..]` and `ns[p, 1, ..]`, one per thread (each thread reads the timer itself).
+#[kernel(grid = (M / 64))]
+pub fn timed_double(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>, ns: GmemMut<i64, P, 2, 128>) {
+    let i = program_id(0);
+    let start = globaltimer();
+    y.tile([i, 0], [64, 64]).store(x.tile([i, 0], [64, 64]).load(Layout::Strided) * 2.0);
+    let end = globaltimer();
+    ns.tile([i, 0, 0], [1, 1, 128]).store(splat::<i64>(start, [1, 1, 128]));
+    ns.tile([i, 1, 0], [1, 1, 128]).store(splat::<i64>(end, [1, 1, 128]));
+}

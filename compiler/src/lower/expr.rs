@@ -40,6 +40,7 @@ impl<'a> Lowerer<'a> {
             K::WarpgroupId => ExprKind::WarpgroupId,
             K::ClusterRank => ExprKind::ClusterRank,
             K::DeviceId => ExprKind::DeviceId,
+            K::GlobalTimer => ExprKind::GlobalTimer,
             K::DeviceCount => {
                 ExprKind::Const(self.devices.map(i64::from).ok_or_else(|| internal("device_count() without devices"))?)
             }

@@ -49,6 +49,7 @@ fn has_site(kind: &ExprKind) -> bool {
         | K::WarpgroupId
         | K::ClusterRank
         | K::DeviceId
+        | K::GlobalTimer
         | K::Remote { .. }
         | K::Tile { .. }
         | K::At { .. }

@@ -41,6 +41,11 @@ impl Gen<'_> {
             K::NumPrograms(axis) => self.special(&format!("%nctaid.{}", xyz(*axis))),
             K::WarpgroupId => Val::Scalar { reg: self.lanes.wg.clone(), dtype: DType::I32 },
             K::ClusterRank => self.special("%cluster_ctarank"),
+            K::GlobalTimer => {
+                let r = self.w.reg(super::writer::Class::B64);
+                self.w.ins(format!("mov.u64 {r}, %globaltimer"));
+                Val::Scalar { reg: r, dtype: DType::I64 }
+            }
             K::DeviceId => devices::emit_device_id(self),
             K::Remote { gmem, rank } => devices::emit_remote(self, gmem, rank),
             K::Tile { gmem, index, .. } => memory::emit_tile(self, gmem, index),

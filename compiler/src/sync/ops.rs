@@ -121,6 +121,7 @@ impl Walker<'_> {
             | K::WarpgroupId
             | K::ClusterRank
             | K::DeviceId
+            | K::GlobalTimer
             | K::Remote { .. }
             | K::At { .. }
             | K::Slice { .. }

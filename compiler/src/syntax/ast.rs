@@ -283,6 +283,8 @@ pub enum ExprKind {
     DeviceId,
     /// `device_count()`: the `W` of `devices = W`, a constant.
     DeviceCount,
+    /// `globaltimer()`: the GPU's nanosecond clock, an `i64`.
+    GlobalTimer,
     /// `remote(buf, rank)`: device `rank`'s copy of the `#[peers]` parameter `buf`, a view usable
     /// wherever `buf` is.
     Remote {

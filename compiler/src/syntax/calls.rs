@@ -127,6 +127,10 @@ fn lower_named_call(
             arity(ctx, span, "device_id()", a, 0)?;
             ExprKind::DeviceId
         }
+        "globaltimer" => {
+            arity(ctx, span, "globaltimer()", a, 0)?;
+            ExprKind::GlobalTimer
+        }
         "device_count" => {
             arity(ctx, span, "device_count()", a, 0)?;
             ExprKind::DeviceCount

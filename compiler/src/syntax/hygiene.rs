@@ -249,6 +249,7 @@ impl Names<'_> {
             | K::ClusterRank
             | K::DeviceId
             | K::DeviceCount
+            | K::GlobalTimer
             | K::WgmmaWait(_)
             | K::CommitSmem
             | K::WaitSmemToGmem { .. }

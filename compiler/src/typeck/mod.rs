@@ -611,6 +611,7 @@ impl<'a> Checker<'a> {
             K::If { cond, then, otherwise } => self.check_if_value(cond, then, otherwise),
             K::ProgramId(axis) | K::NumPrograms(axis) => scalar::check_grid_axis(self, axis),
             K::WarpgroupId | K::ClusterRank => Ty::Scalar(crate::types::DType::I32),
+            K::GlobalTimer => Ty::Scalar(crate::types::DType::I64),
             K::DeviceId => devices::check_device_id(self, e),
             K::DeviceCount => devices::check_device_count(self, e),
             K::Remote { gmem, rank } => devices::check_remote(self, e, gmem, rank),

@@ -49,6 +49,7 @@ pub(crate) fn bind_group(prog: &'static Program, ranks: &[&[Arg<'_>]]) -> Result
         progress: AtomicU64::new(0),
         wait_limit: wait_limit()?,
         race: None,
+        start: std::time::Instant::now(),
     };
     launch.grid = grid(prog, &launch)?;
     launch.race = Detector::for_launch(prog, launch.grid, ranks.len())?;

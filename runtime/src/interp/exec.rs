@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tessel_ir::memory::AllocKind;
 use tessel_ir::ops::BinOp;
@@ -41,9 +41,16 @@ pub(crate) struct Launch {
     pub wait_limit: Duration,
     /// The race detector, unless it is off.
     pub race: Option<Detector>,
+    /// When the launch began: `globaltimer()` counts nanoseconds from here.
+    pub start: Instant,
 }
 
 impl Launch {
+    /// Nanoseconds since the launch began (`globaltimer()`).
+    pub(crate) fn timer_ns(&self) -> i64 {
+        i64::try_from(self.start.elapsed().as_nanos()).unwrap_or(i64::MAX)
+    }
+
     /// Records that some program of the launch did work.
     pub(crate) fn advance(&self) {
         self.progress.fetch_add(1, Ordering::Relaxed);
@@ -248,6 +255,7 @@ impl<'a> Warpgroup<'a> {
             ExprKind::WarpgroupId => Value::Scalar(Scalar::Int(self.wg as i64, DType::I32)),
             ExprKind::ClusterRank => Value::Scalar(Scalar::Int(self.rank as i64, DType::I32)),
             ExprKind::DeviceId => Value::Scalar(Scalar::Int(self.device as i64, DType::I32)),
+            ExprKind::GlobalTimer => Value::Scalar(Scalar::Int(self.launch.timer_ns(), DType::I64)),
             ExprKind::Remote { gmem, rank } => self.remote(gmem, rank)?,
             ExprKind::WgmmaWait(n) => self.wgmma_wait(*n)?,
             ExprKind::CommitSmem => {
