@@ -36,7 +36,8 @@
 //! ([`flash`]) that lists every instance's PTX in [`ALL_PTX`]. Its instances are the dtype `E`
 //! (bf16, f16), the head dimension `D` (64, 128), the Q buffers `QBUF` (2 for D = 64, 1 for
 //! D = 128), `CAUSAL`, `RAGGED_T` (T ragged: `ragged(S, #[when(RAGGED_T == 1)] T)`, which the
-//! launch checks read) and `TRAIN`; the dispatchers below ([`attention_bf16`],
+//! launch checks read), `TRAIN` and `PROBE` (a timeline of the kernel's units for profiling,
+//! [`attention_probe_bf16`]); the dispatchers below ([`attention_bf16`],
 //! [`attention_train_bf16`], ..) pick one.
 
 use tessel::prelude::*;
@@ -70,6 +71,13 @@ pub mod flash {
         }
     }
 
+    /// With `PROBE`, the global timer at `event` of warpgroup `wg`'s unit `n`: into row
+    /// `p rows + n` of `probe` for program p, at `[.., 8 wg + event, ..]`, one reading per thread.
+    fn stamp(probe: GmemMut<i64, U, 24, 128>, rows: i32, n: i32, wg: i32, event: i32) {
+        let row = program_id(0) * rows + n;
+        probe.tile([row, 8 * wg + event, 0], [1, 1, 128]).store(splat::<i64>(globaltimer(), [1, 1, 128]));
+    }
+
     /// O = softmax(scale Q K^T) V with Q H x S x D, K and V HK x T x D (query head h reads K/V head
     /// h HK / H, which is h / G for H = G HK), all of element type `E`, with f32 accumulation,
     /// `QBUF` buffers for Q, and:
@@ -81,21 +89,25 @@ pub mod flash {
     ///   so only the T-ragged instances have it.) S is always ragged: the last unit's queries past
     ///   S are TMA's zeros, whose rows of O are not stored;
     /// - `TRAIN` 1 for the training forward, which also stores each row's log-sum-exp into `lse`
-    ///   (module doc), a parameter of those instances only.
+    ///   (module doc), a parameter of those instances only;
+    /// - `PROBE` 1 for a timeline of the kernel: each warpgroup stores the global timer at the
+    ///   events of each of its units into `probe` ([`probe_events`](crate::attention::probe_events)),
+    ///   a parameter of those instances only, which exist for bf16 at D = 128.
     ///
-    /// The instances: (E, D, QBUF, CAUSAL, RAGGED_T, TRAIN), with QBUF 2 for D = 64 and 1 for
-    /// D = 128 (the room the three K/V stages leave). Each has the launch of its own parameters:
-    /// `attention::<bf16, 64, 2, 0, 0, 1>::launch(stream, q, k, v, o, lse, scale, head_major)`,
-    /// and the inference instances the same without `lse`.
+    /// The instances: (E, D, QBUF, CAUSAL, RAGGED_T, TRAIN, PROBE), with QBUF 2 for D = 64 and 1
+    /// for D = 128 (the room the three K/V stages leave). Each has the launch of its own
+    /// parameters: `attention::<bf16, 64, 2, 0, 0, 1, 0>::launch(stream, q, k, v, o, lse, scale,
+    /// head_major)`, and the inference instances the same without `lse`.
     #[kernel(grid = (132,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168,
              ragged(S, #[when(RAGGED_T == 1)] T), consts(MASK_T = RAGGED_T - CAUSAL),
              instances(
-                (bf16, 64, 2, 0, 0, 0), (bf16, 128, 1, 0, 0, 0), (f16, 64, 2, 0, 0, 0), (f16, 128, 1, 0, 0, 0),
-                (bf16, 64, 2, 0, 1, 0), (bf16, 128, 1, 0, 1, 0), (f16, 64, 2, 0, 1, 0), (f16, 128, 1, 0, 1, 0),
-                (bf16, 64, 2, 1, 1, 0), (bf16, 128, 1, 1, 1, 0), (f16, 64, 2, 1, 1, 0), (f16, 128, 1, 1, 1, 0),
-                (bf16, 64, 2, 0, 0, 1), (bf16, 128, 1, 0, 0, 1), (f16, 64, 2, 0, 0, 1), (f16, 128, 1, 0, 0, 1),
-                (bf16, 64, 2, 0, 1, 1), (bf16, 128, 1, 0, 1, 1), (f16, 64, 2, 0, 1, 1), (f16, 128, 1, 0, 1, 1),
-                (bf16, 64, 2, 1, 1, 1), (bf16, 128, 1, 1, 1, 1), (f16, 64, 2, 1, 1, 1), (f16, 128, 1, 1, 1, 1)
+                (bf16, 64, 2, 0, 0, 0, 0), (bf16, 128, 1, 0, 0, 0, 0), (f16, 64, 2, 0, 0, 0, 0), (f16, 128, 1, 0, 0, 0, 0),
+                (bf16, 64, 2, 0, 1, 0, 0), (bf16, 128, 1, 0, 1, 0, 0), (f16, 64, 2, 0, 1, 0, 0), (f16, 128, 1, 0, 1, 0, 0),
+                (bf16, 64, 2, 1, 1, 0, 0), (bf16, 128, 1, 1, 1, 0, 0), (f16, 64, 2, 1, 1, 0, 0), (f16, 128, 1, 1, 1, 0, 0),
+                (bf16, 64, 2, 0, 0, 1, 0), (bf16, 128, 1, 0, 0, 1, 0), (f16, 64, 2, 0, 0, 1, 0), (f16, 128, 1, 0, 0, 1, 0),
+                (bf16, 64, 2, 0, 1, 1, 0), (bf16, 128, 1, 0, 1, 1, 0), (f16, 64, 2, 0, 1, 1, 0), (f16, 128, 1, 0, 1, 1, 0),
+                (bf16, 64, 2, 1, 1, 1, 0), (bf16, 128, 1, 1, 1, 1, 0), (f16, 64, 2, 1, 1, 1, 0), (f16, 128, 1, 1, 1, 1, 0),
+                (bf16, 128, 1, 0, 0, 0, 1), (bf16, 128, 1, 1, 1, 0, 1)
              ))]
     pub fn attention<
         E,
@@ -104,12 +116,14 @@ pub mod flash {
         const CAUSAL: usize,
         const RAGGED_T: usize,
         const TRAIN: usize,
+        const PROBE: usize,
     >(
         q: Gmem<E, H, S, D>,
         k: Gmem<E, HK, T, D>,
         v: Gmem<E, HK, T, D>,
         o: GmemMut<E, H, S, D>,
         #[when(TRAIN == 1)] lse: GmemMut<f32, H, S>,
+        #[when(PROBE == 1)] probe: GmemMut<i64, U, 24, 128>,
         scale: f32,
         head_major: i32,
     ) {
@@ -154,15 +168,24 @@ pub mod flash {
                         // Query head h reads K/V head h / G for H = G HK (in bounds for
                         // any H and HK; the dispatchers check that HK divides H).
                         let kv = h * HK / H;
+                        if PROBE == 1 {
+                            stamp(probe, U / programs, n, 0, 0);
+                        }
                         // The ring's stage is `b`: one step per unit.
                         pipeline_produce(q_ring, 1, |_n, b, bar| {
                             copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
                             copy_gmem_to_smem(q.tile([h, 2 * i + 1, 0]), q_s.at(b).at(1), bar);
                         });
+                        if PROBE == 1 {
+                            stamp(probe, U / programs, n, 0, 1);
+                        }
                         pipeline_produce(ring, steps, |t, s, bar| {
                             copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
                             copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
                         });
+                        if PROBE == 1 {
+                            stamp(probe, U / programs, n, 0, 2);
+                        }
                     }
                 } else {
                     set_max_registers(240);
@@ -182,11 +205,20 @@ pub mod flash {
                             let mut p_prev = splat::<E>(0.0, [64, BT]).to_layout(Layout::Wgmma);
                             let mut prev = 0;
                             o_acc.store(splat::<f32>(0.0, [64, D]));
+                            if PROBE == 1 {
+                                stamp(probe, U / programs, n, w + 1, 0);
+                            }
                             barrier_wait(q_ring__full.at(b));
+                            if PROBE == 1 {
+                                stamp(probe, U / programs, n, w + 1, 1);
+                            }
                             pipeline_consume(
                                 ring,
                                 steps,
                                 |t, s| {
+                                    if PROBE == 1 && t == 0 {
+                                        stamp(probe, U / programs, n, w + 1, 2);
+                                    }
                                     barrier_wait(turn.at(w));
                                     wgmma(s_acc, q_s.at(b).at(w).at(0), k_s.at(s).at(0).t(), accumulate = false);
                                     // (Each branch passes the turn itself: an arrival between the
@@ -198,6 +230,9 @@ pub mod flash {
                                     } else {
                                         barrier_arrive(turn.at(1 - w));
                                         wgmma_wait(0);
+                                        if PROBE == 1 {
+                                            stamp(probe, U / programs, n, w + 1, 3);
+                                        }
                                     }
                                     if t + 1 == steps {
                                         // The unit's last S has read Q: the next unit's may come.
@@ -236,6 +271,9 @@ pub mod flash {
                                 },
                                 delay_release = true,
                             );
+                            if PROBE == 1 {
+                                stamp(probe, U / programs, n, w + 1, 4);
+                            }
                             // One reciprocal a row, not a division an element (64 of them a
                             // thread, each a full-precision sequence).
                             let out = o_acc.load() * recip(l_i).broadcast([64, D], Layout::Wgmma);
@@ -243,6 +281,9 @@ pub mod flash {
                             if TRAIN == 1 {
                                 // log2 of each row's sum of exp2(c s): m_i is scaled by c already.
                                 lse.tile([h, 2 * i + w], [1, 64]).store(m_i + log2(l_i));
+                            }
+                            if PROBE == 1 {
+                                stamp(probe, U / programs, n, w + 1, 5);
                             }
                         }
                     });
@@ -370,6 +411,80 @@ pub fn interpret_train_f16(
 ) -> tessel::Result<()> {
     let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
     with_instance!(d, keys, attention<f16, TRAIN = 1>, |Kernel| Kernel::interpret(q, k, v, o, lse, scale, order))
+}
+
+/// The events of [`attention_probe_bf16`]'s timeline, by warpgroup: `PROBE_EVENTS[w][e]` names
+/// event `e` of warpgroup `w` (0 the producer, 1 and 2 the consumers), whose readings are
+/// `probe[p rows + n, 8 w + e, ..]` for unit `n` of program `p` ([`probe_rows`]).
+pub const PROBE_EVENTS: [&[&str]; 3] = [PRODUCER_EVENTS, CONSUMER_EVENTS, CONSUMER_EVENTS];
+const PRODUCER_EVENTS: &[&str] = &["unit start", "Q issued", "K and V issued"];
+const CONSUMER_EVENTS: &[&str] =
+    &["unit start", "Q arrived", "first K and V arrived", "first scores done", "last P V done", "O stored"];
+
+/// The rows each program of [`attention_probe_bf16`] takes in `probe` for `heads` heads of `s`
+/// queries: as many as the most units a program runs, so `probe` is `132 rows x 24 x 128`.
+pub fn probe_rows(heads: usize, s: usize) -> usize {
+    (heads * s.div_ceil(128)).div_ceil(132)
+}
+
+/// [`attention_bf16`] at D = 128, with whole 128-key blocks or the causal mask, recording a
+/// timeline: every warpgroup stores the global timer ([`globaltimer`](tessel::lang::globaltimer),
+/// nanoseconds) at each event of [`PROBE_EVENTS`] of each of its units into `probe`, an i64
+/// tensor of `132 probe_rows(H, S)` x 24 x 128 (one reading per thread; rows of units a program
+/// does not run are left as they were). The readings cost the kernel some time of their own.
+#[allow(clippy::too_many_arguments)]
+pub fn attention_probe_bf16(
+    stream: &impl tessel::AsStream,
+    q: &DeviceTensor<bf16>,
+    k: &DeviceTensor<bf16>,
+    v: &DeviceTensor<bf16>,
+    o: &mut DeviceTensor<bf16>,
+    probe: &mut DeviceTensor<i64>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    check_probe(q.shape(), probe.shape(), d, keys)?;
+    match keys {
+        Keys::Causal => attention::<bf16, 128, 1, 1, 1, 0, 1>::launch(stream, q, k, v, o, probe, scale, order),
+        _ => attention::<bf16, 128, 1, 0, 0, 0, 1>::launch(stream, q, k, v, o, probe, scale, order),
+    }
+}
+
+/// [`attention_probe_bf16`] in the interpreter (its readings: nanoseconds since the launch began).
+pub fn interpret_probe_bf16(
+    q: &HostTensor<bf16>,
+    k: &HostTensor<bf16>,
+    v: &HostTensor<bf16>,
+    o: &mut HostTensor<bf16>,
+    probe: &mut HostTensor<i64>,
+    scale: f32,
+    causal: bool,
+) -> tessel::Result<()> {
+    let (d, keys, order) = plan(q.shape(), k.shape(), scale, causal)?;
+    check_probe(q.shape(), probe.shape(), d, keys)?;
+    match keys {
+        Keys::Causal => attention::<bf16, 128, 1, 1, 1, 0, 1>::interpret(q, k, v, o, probe, scale, order),
+        _ => attention::<bf16, 128, 1, 0, 0, 0, 1>::interpret(q, k, v, o, probe, scale, order),
+    }
+}
+
+/// The probe instances' own checks: D = 128, keys in whole blocks (or the causal mask), and a
+/// `probe` of `132 probe_rows(H, S)` rows (its other dimensions are the launch's check).
+fn check_probe(q: &[usize], probe: &[usize], d: usize, keys: Keys) -> tessel::Result<()> {
+    let invalid = |argument, reason: String| Err(tessel::Error::InvalidArgument { argument, reason });
+    if d != 128 || keys == Keys::Ragged {
+        return invalid("q", "the probe kernels take D = 128 and keys in whole 128-key blocks".to_string());
+    }
+    let (heads, s) = (q.first().copied().unwrap_or(0), q.get(1).copied().unwrap_or(0));
+    let rows = 132 * probe_rows(heads, s);
+    match probe.first() {
+        Some(&r) if r == rows => Ok(()),
+        got => invalid(
+            "probe",
+            format!("it has {got:?} rows; {heads} heads of {s} queries need 132 x {} = {rows}", rows / 132),
+        ),
+    }
 }
 
 /// Which instances take the keys: whole 128-key blocks (`RAGGED_T` = 0), any number of them

@@ -150,7 +150,7 @@ macro_rules! with_instance {
      $($arm:pat => ($dim:literal, $qbuf:literal, $causal:literal, $ragged:literal);)*) => {
         match $scrutinee {
             $($arm => {
-                type $kernel = attention<$e, $dim, $qbuf, $causal, $ragged, $train>;
+                type $kernel = attention<$e, $dim, $qbuf, $causal, $ragged, $train, 0>;
                 $call
             })*
         }

@@ -92,7 +92,8 @@ fn both_causal_orders_compute_every_unit() {
     let qkv = reference::inputs::<bf16>(heads, s, s, d).unwrap();
     for order in [0, 1] {
         let mut o = HostTensor::new([heads, s, d], vec![bf16::NAN; heads * s * d]).unwrap();
-        kernels::attention::<bf16, 64, 2, 1, 1, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order).unwrap();
+        kernels::attention::<bf16, 64, 2, 1, 1, 0, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.125, order)
+            .unwrap();
         assert!(o.data().iter().all(|x| !x.is_nan()), "order {order}: a unit was not computed");
         let err = reference::max_rel_err(&qkv, &o, 0.125, 2 * heads, true);
         assert!(err <= tolerance::<bf16>(), "order {order}: max relative error {err:.2e}");
@@ -141,14 +142,61 @@ fn the_dispatcher_rejects_what_the_kernels_cannot_take() {
     assert_eq!(check(&[2, 256, 64], &[2, 256, 64], 0.1, true), Ok(64));
 }
 
+/// The median of a probe reading's 128 copies (one per thread).
+fn probe_reading(probe: &HostTensor<i64>, row: usize, wg: usize, event: usize) -> i64 {
+    let mut v: Vec<i64> = (0..128).map(|t| probe.get(&[row, 8 * wg + event, t]).unwrap()).collect();
+    v.sort_unstable();
+    v[64]
+}
+
+/// The probe instances compute what the plain ones do, and record each unit's events in order:
+/// 2 heads of 384 queries are 6 units, so programs 0 .. 5 run one each and the others none.
+#[test]
+fn the_probe_records_every_unit_in_order() {
+    for causal in [false, true] {
+        let (heads, s) = (2, 384);
+        let qkv = reference::inputs::<bf16>(heads, s, s, 128).unwrap();
+        let mut o = HostTensor::<bf16>::zeros([heads, s, 128]).unwrap();
+        let mut plain = HostTensor::<bf16>::zeros([heads, s, 128]).unwrap();
+        let rows = 132 * kernels::probe_rows(heads, s);
+        assert_eq!(rows, 132);
+        let mut probe = HostTensor::<i64>::from_fn([rows, 24, 128], |_| -1).unwrap();
+        kernels::interpret_probe_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut probe, 0.088, causal).unwrap();
+        kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut plain, 0.088, causal).unwrap();
+        assert!(o.data() == plain.data(), "the probe changed O (causal: {causal})");
+        for row in 0..rows {
+            for (wg, events) in kernels::PROBE_EVENTS.iter().enumerate() {
+                let readings: Vec<i64> = (0..events.len()).map(|e| probe_reading(&probe, row, wg, e)).collect();
+                if row < 6 {
+                    assert!(readings[0] >= 0, "program {row} warpgroup {wg}: {readings:?}");
+                    assert!(readings.windows(2).all(|w| w[0] <= w[1]), "program {row} warpgroup {wg}: {readings:?}");
+                } else {
+                    assert!(readings.iter().all(|&r| r == -1), "program {row} ran no unit: {readings:?}");
+                }
+            }
+        }
+    }
+    // Its own checks: D = 128, and as many rows as `probe_rows` says.
+    let qkv = reference::inputs::<bf16>(1, 128, 128, 128).unwrap();
+    let mut o = HostTensor::<bf16>::zeros([1, 128, 128]).unwrap();
+    let mut short = HostTensor::<i64>::zeros([131, 24, 128]).unwrap();
+    let err = kernels::interpret_probe_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut short, 0.1, false).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { argument: "probe", .. }), "{err}");
+    let qkv = reference::inputs::<bf16>(1, 128, 128, 64).unwrap();
+    let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
+    let mut probe = HostTensor::<i64>::zeros([132, 24, 128]).unwrap();
+    let err = kernels::interpret_probe_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut probe, 0.1, false).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { argument: "q", .. }), "{err}");
+}
+
 #[test]
 fn the_launch_checks_the_rest() {
     let qkv = reference::inputs::<bf16>(1, 128, 192, 64).unwrap();
     let mut o = HostTensor::<bf16>::zeros([1, 128, 64]).unwrap();
     // The kernels without the key mask take whole 128-key blocks (the dispatcher gives such keys
     // to the `ragged_*` kernels).
-    let err =
-        kernels::attention::<bf16, 64, 2, 0, 0, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0).unwrap_err();
+    let err = kernels::attention::<bf16, 64, 2, 0, 0, 0, 0>::interpret(&qkv[0], &qkv[1], &qkv[2], &mut o, 0.1, 0)
+        .unwrap_err();
     assert!(matches!(err, Error::Divisibility { dim: "T", value: 192, .. }), "{err}");
     // The heads of K and V must agree, and those of Q and O.
     let k = HostTensor::<bf16>::zeros([1, 192, 64]).unwrap();
@@ -269,6 +317,44 @@ mod gpu {
         let top = host.data().iter().map(|h| h.to_f64().abs()).fold(0.0, f64::max);
         println!("GPU vs interpreter: max difference {:.2e} of {top:.2e}", worst);
         assert!(worst <= tolerance::<T>() * top, "GPU vs interpreter: {worst:.2e}");
+    }
+
+    /// The probe kernels on the GPU: O as the plain kernels' (bit for bit), and every unit's events
+    /// in order, 160 units over 132 programs (some take two).
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn the_probe_matches_the_plain_kernel() {
+        let dev = Device::new(0).expect("an sm_90 GPU");
+        for causal in [false, true] {
+            let (heads, s) = (40, 512);
+            let qkv = reference::inputs::<bf16>(heads, s, s, 128).unwrap();
+            let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
+            let mut o = DeviceTensor::<bf16>::zeros(&dev, [heads, s, 128]).unwrap();
+            let mut plain = DeviceTensor::<bf16>::zeros(&dev, [heads, s, 128]).unwrap();
+            let per_program = kernels::probe_rows(heads, s);
+            let mut probe = DeviceTensor::<i64>::zeros(&dev, [132 * per_program, 24, 128]).unwrap();
+            probe.poison(-1).unwrap();
+            kernels::attention_probe_bf16(&dev, &q, &k, &v, &mut o, &mut probe, 0.088, causal).unwrap();
+            kernels::attention_bf16(&dev, &q, &k, &v, &mut plain, 0.088, causal).unwrap();
+            assert!(o.to_host().unwrap().data() == plain.to_host().unwrap().data(), "causal: {causal}");
+            let probe = probe.to_host().unwrap();
+            let mut ran = 0;
+            for row in 0..132 * per_program {
+                let readings: Vec<Vec<i64>> = kernels::PROBE_EVENTS
+                    .iter()
+                    .enumerate()
+                    .map(|(wg, events)| (0..events.len()).map(|e| probe_reading(&probe, row, wg, e)).collect())
+                    .collect();
+                if readings[0][0] == -1 {
+                    continue;
+                }
+                ran += 1;
+                for (wg, r) in readings.iter().enumerate() {
+                    assert!(r[0] > 0 && r.windows(2).all(|w| w[0] <= w[1]), "row {row} warpgroup {wg}: {r:?}");
+                }
+            }
+            assert_eq!(ran, heads * s / 128, "causal: {causal}");
+        }
     }
 
     #[test]
