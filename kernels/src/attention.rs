@@ -91,8 +91,9 @@ pub mod flash {
     /// - `TRAIN` 1 for the training forward, which also stores each row's log-sum-exp into `lse`
     ///   (module doc), a parameter of those instances only;
     /// - `PROBE` 1 for a timeline of the kernel: each warpgroup stores the global timer at the
-    ///   events of each of its units into `probe` ([`PROBE_EVENTS`](crate::attention::PROBE_EVENTS)),
-    ///   a parameter of those instances only, which exist for bf16 at D = 128.
+    ///   events of each of its units into `probe`
+    ///   ([`PROBE_EVENTS`](crate::attention::PROBE_EVENTS)), a parameter of those instances only,
+    ///   which exist for bf16 at D = 128.
     ///
     /// The instances: (E, D, QBUF, CAUSAL, RAGGED_T, TRAIN, PROBE), with QBUF 2 for D = 64 and 1
     /// for D = 128 (the room the three K/V stages leave). Each has the launch of its own
