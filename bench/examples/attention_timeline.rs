@@ -96,8 +96,7 @@ fn case(dev: &Device, s: usize, causal: bool, runs: usize) -> Res<String> {
     let (q, k, v) = (q?, k?, v?);
     // One O each, so that the two kernels can be queued side by side.
     let (mut o, mut o_probed) = (DeviceTensor::zeros(dev, [heads, s, D])?, DeviceTensor::zeros(dev, [heads, s, D])?);
-    let rows = 132 * kernels::probe_rows(heads, s);
-    let mut probe = DeviceTensor::<i64>::zeros(dev, [rows, 24, 128])?;
+    let mut probe = DeviceTensor::<i64>::zeros(dev, kernels::probe_shape(heads, s))?;
     let scale = 1.0 / (D as f32).sqrt();
     let mut sets = [()];
     let mut ops: [timing::Op<()>; 2] = [
@@ -111,7 +110,7 @@ fn case(dev: &Device, s: usize, causal: bool, runs: usize) -> Res<String> {
     if o.to_host()?.data() != o_probed.to_host()?.data() {
         return Err(format!("S = {s}, causal {causal}: the probe kernel's O differs from the plain kernel's").into());
     }
-    let t = Timeline::read(&probe.to_host()?, rows / 132);
+    let t = Timeline::read(&probe.to_host()?);
     let units = heads * s.div_ceil(128);
     Ok(format!(
         "{s:>5}  {causal:>6}  {heads:>5}  {units:>5}  {:>9.4} {:>9.4} | {} | {} | {}",
@@ -130,19 +129,13 @@ struct Timeline {
 }
 
 impl Timeline {
-    fn read(probe: &HostTensor<i64>, per_program: usize) -> Timeline {
-        let reading = |row: usize, wg: usize, e: usize| {
-            let mut copies: Vec<i64> = (0..128).map(|t| probe.get(&[row, 8 * wg + e, t]).unwrap_or(-1)).collect();
-            copies.sort_unstable();
-            copies[64]
-        };
+    fn read(probe: &HostTensor<i64>) -> Timeline {
+        let per_program = probe.shape()[0] / 132;
+        let reading = |p, n, wg, e| kernels::probe_reading(probe, p, n, wg, e).unwrap_or(-1);
         let at = (0..132)
             .map(|p| {
                 (0..per_program)
-                    .map(|n| {
-                        let row = p * per_program + n;
-                        [0, 1, 2].map(|wg| (0..PROBE_EVENTS[wg].len()).map(|e| reading(row, wg, e)).collect())
-                    })
+                    .map(|n| [0, 1, 2].map(|wg| (0..PROBE_EVENTS[wg].len()).map(|e| reading(p, n, wg, e)).collect()))
                     .take_while(|unit: &[Vec<i64>; 3]| unit.iter().all(|events| events.iter().all(|&r| r >= 0)))
                     .collect()
             })

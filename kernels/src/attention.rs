@@ -416,23 +416,42 @@ pub fn interpret_train_f16(
 
 /// The events of [`attention_probe_bf16`]'s timeline, by warpgroup: `PROBE_EVENTS[w][e]` names
 /// event `e` of warpgroup `w` (0 the producer, 1 and 2 the consumers), whose readings are
-/// `probe[p rows + n, 8 w + e, ..]` for unit `n` of program `p` ([`probe_rows`]).
+/// `probe[p rows + n, 8 w + e, ..]` for unit `n` of program `p` ([`probe_shape`],
+/// [`probe_reading`]).
 pub const PROBE_EVENTS: [&[&str]; 3] = [PRODUCER_EVENTS, CONSUMER_EVENTS, CONSUMER_EVENTS];
 const PRODUCER_EVENTS: &[&str] = &["unit start", "Q issued", "K and V issued"];
 const CONSUMER_EVENTS: &[&str] =
     &["unit start", "Q arrived", "first K and V arrived", "first scores done", "last P V done", "O stored"];
 
-/// The rows each program of [`attention_probe_bf16`] takes in `probe` for `heads` heads of `s`
-/// queries: as many as the most units a program runs, so `probe` is `132 rows x 24 x 128`.
-pub fn probe_rows(heads: usize, s: usize) -> usize {
-    (heads * s.div_ceil(128)).div_ceil(132)
+/// The programs of the forward's persistent grid (`grid = (132,)`).
+const PROGRAMS: usize = 132;
+
+/// The shape of [`attention_probe_bf16`]'s `probe` for `heads` heads of `s` queries: for each of
+/// the 132 programs as many rows as the most units a program runs, 8 events per warpgroup, and
+/// one reading per thread of a warpgroup.
+pub fn probe_shape(heads: usize, s: usize) -> [usize; 3] {
+    [PROGRAMS * (heads * s.div_ceil(128)).div_ceil(PROGRAMS), 24, 128]
+}
+
+/// Event `event` of warpgroup `wg` in unit `unit` of program `program`, from a `probe` that
+/// [`attention_probe_bf16`] wrote: the median of the warpgroup's 128 readings (nanoseconds).
+/// `None` where the probe has no such row or event.
+pub fn probe_reading(probe: &HostTensor<i64>, program: usize, unit: usize, wg: usize, event: usize) -> Option<i64> {
+    let per_program = probe.shape().first()? / PROGRAMS;
+    if unit >= per_program || event >= PROBE_EVENTS.get(wg)?.len() {
+        return None;
+    }
+    let row = program * per_program + unit;
+    let mut copies = (0..128).map(|t| probe.get(&[row, 8 * wg + event, t])).collect::<Option<Vec<i64>>>()?;
+    copies.sort_unstable();
+    Some(copies[64])
 }
 
 /// [`attention_bf16`] at D = 128, with whole 128-key blocks or the causal mask, recording a
 /// timeline: every warpgroup stores the global timer ([`globaltimer`](tessel::lang::globaltimer),
 /// nanoseconds) at each event of [`PROBE_EVENTS`] of each of its units into `probe`, an i64
-/// tensor of `132 probe_rows(H, S)` x 24 x 128 (one reading per thread; rows of units a program
-/// does not run are left as they were). The readings cost the kernel some time of their own.
+/// tensor of [`probe_shape`] (one reading per thread; rows of units a program does not run are
+/// left as they were; [`probe_reading`] reads it). The readings cost the kernel some time of their own.
 #[allow(clippy::too_many_arguments)]
 pub fn attention_probe_bf16(
     stream: &impl tessel::AsStream,
@@ -471,20 +490,17 @@ pub fn interpret_probe_bf16(
 }
 
 /// The probe instances' own checks: D = 128, keys in whole blocks (or the causal mask), and a
-/// `probe` of `132 probe_rows(H, S)` rows (its other dimensions are the launch's check).
+/// `probe` of [`probe_shape`]'s rows (its other dimensions are the launch's check).
 fn check_probe(q: &[usize], probe: &[usize], d: usize, keys: Keys) -> tessel::Result<()> {
     let invalid = |argument, reason: String| Err(tessel::Error::InvalidArgument { argument, reason });
     if d != 128 || keys == Keys::Ragged {
         return invalid("q", "the probe kernels take D = 128 and keys in whole 128-key blocks".to_string());
     }
     let (heads, s) = (q.first().copied().unwrap_or(0), q.get(1).copied().unwrap_or(0));
-    let rows = 132 * probe_rows(heads, s);
+    let rows = probe_shape(heads, s)[0];
     match probe.first() {
-        Some(&r) if r == rows => Ok(()),
-        got => invalid(
-            "probe",
-            format!("it has {got:?} rows; {heads} heads of {s} queries need 132 x {} = {rows}", rows / 132),
-        ),
+        Some(&r) if r != rows => invalid("probe", format!("it has {r} rows; {heads} heads of {s} queries need {rows}")),
+        _ => Ok(()), // the right rows, or a rank error, which the launch reports
     }
 }
 
@@ -555,7 +571,7 @@ fn plan(q: &[usize], k: &[usize], scale: f32, causal: bool) -> tessel::Result<(u
 /// takes the order over all heads). 0 without the mask (the kernels do not read it then).
 pub fn causal_order(heads: usize, blocks: usize, causal: bool) -> i32 {
     let busiest = |head_major: bool| {
-        let (programs, units) = (132, heads * blocks);
+        let (programs, units) = (PROGRAMS, heads * blocks);
         let mut work = vec![0; programs];
         for ranked in 0..units {
             let (round, at) = (ranked / programs, ranked % programs);

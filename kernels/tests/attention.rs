@@ -142,11 +142,14 @@ fn the_dispatcher_rejects_what_the_kernels_cannot_take() {
     assert_eq!(check(&[2, 256, 64], &[2, 256, 64], 0.1, true), Ok(64));
 }
 
-/// The median of a probe reading's 128 copies (one per thread).
-fn probe_reading(probe: &HostTensor<i64>, row: usize, wg: usize, event: usize) -> i64 {
-    let mut v: Vec<i64> = (0..128).map(|t| probe.get(&[row, 8 * wg + event, t]).unwrap()).collect();
-    v.sort_unstable();
-    v[64]
+/// Every reading of unit `unit` of `program`, by warpgroup (each the median of its threads').
+fn unit_readings(probe: &HostTensor<i64>, program: usize, unit: usize) -> Vec<Vec<i64>> {
+    (0..3)
+        .map(|wg| {
+            let events = kernels::PROBE_EVENTS[wg].len();
+            (0..events).map(|e| kernels::probe_reading(probe, program, unit, wg, e).unwrap()).collect()
+        })
+        .collect()
 }
 
 /// The probe instances compute what the plain ones do, and record each unit's events in order:
@@ -158,25 +161,26 @@ fn the_probe_records_every_unit_in_order() {
         let qkv = reference::inputs::<bf16>(heads, s, s, 128).unwrap();
         let mut o = HostTensor::<bf16>::zeros([heads, s, 128]).unwrap();
         let mut plain = HostTensor::<bf16>::zeros([heads, s, 128]).unwrap();
-        let rows = 132 * kernels::probe_rows(heads, s);
-        assert_eq!(rows, 132);
-        let mut probe = HostTensor::<i64>::from_fn([rows, 24, 128], |_| -1).unwrap();
+        let shape = kernels::probe_shape(heads, s);
+        assert_eq!(shape, [132, 24, 128]);
+        let mut probe = HostTensor::<i64>::from_fn(shape, |_| -1).unwrap();
         kernels::interpret_probe_bf16(&qkv[0], &qkv[1], &qkv[2], &mut o, &mut probe, 0.088, causal).unwrap();
         kernels::interpret_bf16(&qkv[0], &qkv[1], &qkv[2], &mut plain, 0.088, causal).unwrap();
         assert!(o.data() == plain.data(), "the probe changed O (causal: {causal})");
-        for row in 0..rows {
-            for (wg, events) in kernels::PROBE_EVENTS.iter().enumerate() {
-                let readings: Vec<i64> = (0..events.len()).map(|e| probe_reading(&probe, row, wg, e)).collect();
-                if row < 6 {
-                    assert!(readings[0] >= 0, "program {row} warpgroup {wg}: {readings:?}");
-                    assert!(readings.windows(2).all(|w| w[0] <= w[1]), "program {row} warpgroup {wg}: {readings:?}");
+        for program in 0..132 {
+            for (wg, readings) in unit_readings(&probe, program, 0).iter().enumerate() {
+                let at = format!("program {program} warpgroup {wg}: {readings:?}");
+                if program < 6 {
+                    assert!(readings[0] >= 0 && readings.windows(2).all(|w| w[0] <= w[1]), "{at}");
                 } else {
-                    assert!(readings.iter().all(|&r| r == -1), "program {row} ran no unit: {readings:?}");
+                    assert!(readings.iter().all(|&r| r == -1), "ran no unit: {at}");
                 }
             }
         }
+        assert_eq!(kernels::probe_reading(&probe, 0, 1, 1, 0), None, "one row per program");
+        assert_eq!(kernels::probe_reading(&probe, 0, 0, 0, 3), None, "the producer has three events");
     }
-    // Its own checks: D = 128, and as many rows as `probe_rows` says.
+    // Its own checks: D = 128, and as many rows as `probe_shape` says.
     let qkv = reference::inputs::<bf16>(1, 128, 128, 128).unwrap();
     let mut o = HostTensor::<bf16>::zeros([1, 128, 128]).unwrap();
     let mut short = HostTensor::<i64>::zeros([131, 24, 128]).unwrap();
@@ -331,26 +335,25 @@ mod gpu {
             let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(&dev, x).unwrap());
             let mut o = DeviceTensor::<bf16>::zeros(&dev, [heads, s, 128]).unwrap();
             let mut plain = DeviceTensor::<bf16>::zeros(&dev, [heads, s, 128]).unwrap();
-            let per_program = kernels::probe_rows(heads, s);
-            let mut probe = DeviceTensor::<i64>::zeros(&dev, [132 * per_program, 24, 128]).unwrap();
+            let shape = kernels::probe_shape(heads, s);
+            let mut probe = DeviceTensor::<i64>::zeros(&dev, shape).unwrap();
             probe.poison(-1).unwrap();
             kernels::attention_probe_bf16(&dev, &q, &k, &v, &mut o, &mut probe, 0.088, causal).unwrap();
             kernels::attention_bf16(&dev, &q, &k, &v, &mut plain, 0.088, causal).unwrap();
             assert!(o.to_host().unwrap().data() == plain.to_host().unwrap().data(), "causal: {causal}");
             let probe = probe.to_host().unwrap();
             let mut ran = 0;
-            for row in 0..132 * per_program {
-                let readings: Vec<Vec<i64>> = kernels::PROBE_EVENTS
-                    .iter()
-                    .enumerate()
-                    .map(|(wg, events)| (0..events.len()).map(|e| probe_reading(&probe, row, wg, e)).collect())
-                    .collect();
-                if readings[0][0] == -1 {
-                    continue;
-                }
-                ran += 1;
-                for (wg, r) in readings.iter().enumerate() {
-                    assert!(r[0] > 0 && r.windows(2).all(|w| w[0] <= w[1]), "row {row} warpgroup {wg}: {r:?}");
+            for program in 0..132 {
+                for unit in 0..shape[0] / 132 {
+                    let readings = unit_readings(&probe, program, unit);
+                    if readings[0][0] == -1 {
+                        continue;
+                    }
+                    ran += 1;
+                    for (wg, r) in readings.iter().enumerate() {
+                        let at = format!("program {program} unit {unit} warpgroup {wg}: {r:?}");
+                        assert!(r[0] > 0 && r.windows(2).all(|w| w[0] <= w[1]), "{at}");
+                    }
                 }
             }
             assert_eq!(ran, heads * s / 128, "causal: {causal}");
