@@ -172,6 +172,13 @@ pub mod flash {
                         if PROBE == 1 {
                             stamp(probe, U / programs, n, 0, 0);
                         }
+                        // The unit's first K and V, then its Q, then the rest: the first stage
+                        // frees a step before the Q buffer does (the unit before's last scores
+                        // free Q), so the first K and V need not wait behind the Q.
+                        pipeline_produce(ring, 1, |_t, s, bar| {
+                            copy_gmem_to_smem(k.tile([kv, 0, 0]), k_s.at(s), bar);
+                            copy_gmem_to_smem(v.tile([kv, 0, 0]), v_s.at(s), bar);
+                        });
                         // The ring's stage is `b`: one step per unit.
                         pipeline_produce(q_ring, 1, |_n, b, bar| {
                             copy_gmem_to_smem(q.tile([h, 2 * i, 0]), q_s.at(b).at(0), bar);
@@ -180,9 +187,9 @@ pub mod flash {
                         if PROBE == 1 {
                             stamp(probe, U / programs, n, 0, 1);
                         }
-                        pipeline_produce(ring, steps, |t, s, bar| {
-                            copy_gmem_to_smem(k.tile([kv, t, 0]), k_s.at(s), bar);
-                            copy_gmem_to_smem(v.tile([kv, t, 0]), v_s.at(s), bar);
+                        pipeline_produce(ring, steps - 1, |t, s, bar| {
+                            copy_gmem_to_smem(k.tile([kv, t + 1, 0]), k_s.at(s), bar);
+                            copy_gmem_to_smem(v.tile([kv, t + 1, 0]), v_s.at(s), bar);
                         });
                         if PROBE == 1 {
                             stamp(probe, U / programs, n, 0, 2);
