@@ -617,8 +617,9 @@ pub fn roundings_case() -> (HostTensor<f32>, Vec<f64>, Vec<f64>) {
 
 /// `y[r, c] = x[r, c % 64] + c`, and `h` the same rounded to bf16, through `Wgmma` registers and
 /// shapeless stores (the launch does not make N a multiple of the tile) over a grid that covers a
-/// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`), an odd N the
-/// element-wise ones, and elements past N are not written.
+/// ragged last column of tiles: an even N takes the paired stores (`st.global.v2`; bf16 in runs of
+/// eight, `st.global.v4`, where N is a multiple of 8), an odd N the element-wise ones, and
+/// elements past N are not written.
 #[kernel(grid = (M / 64, (N + 63) / 64))]
 pub fn ragged_store(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, N>, h: GmemMut<bf16, M, N>) {
     let (i, j) = (program_id(0), program_id(1));
@@ -633,8 +634,9 @@ pub fn ragged_store_ref(x: &[f64], rows: usize, n: usize) -> Vec<f64> {
     (0..rows * n).map(|e| (x[e / n * 64 + e % n % 64] as f32 + (e % n) as f32) as f64).collect()
 }
 
-/// The widths `ragged_store` is tested at: a whole number of tiles, an even ragged edge, an odd one.
-pub const RAGGED_WIDTHS: [usize; 3] = [256, 200, 197];
+/// The widths `ragged_store` is tested at: a whole number of tiles, ragged edges at a multiple of
+/// 8, at an even width, and at an odd one.
+pub const RAGGED_WIDTHS: [usize; 4] = [256, 200, 198, 197];
 
 /// `fma(a, b, c)`, rounded once: of f32 arrays (`y`), of a scalar times an array plus the row maxima
 /// broadcast back (`z`), of bf16 arrays (`hy`), and of scalars with literals, in f32 and in bf16

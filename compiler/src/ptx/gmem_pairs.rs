@@ -22,11 +22,11 @@ use super::writer::Class;
 use crate::types::DType;
 use tessel_ir::program::{DimSpec, ParamKind};
 
-/// Whether every row of an array starts at a multiple of two elements.
-enum Parity {
-    Even,
-    Odd,
-    /// Known at run time only: the predicate "the last dimension is even".
+/// Whether every row of an array starts at a multiple of some number of elements.
+enum Aligned {
+    Yes,
+    No,
+    /// Known at run time only: the predicate "the last dimension is a multiple".
     Runtime(String),
 }
 
@@ -48,28 +48,42 @@ pub(super) fn pairs(frag: &Frag, dtype: DType, tile_last: i64) -> bool {
 /// Emits `paired` where the rows of parameter `param` keep pairs aligned and `single` where they do
 /// not; both, behind a branch on the last dimension's parity, where only the launch knows it.
 pub(super) fn by_parity(g: &mut Gen, param: usize, paired: impl FnOnce(&mut Gen), single: impl FnOnce(&mut Gen)) {
-    match parity(g, param) {
-        Parity::Even => paired(g),
-        Parity::Odd => single(g),
-        Parity::Runtime(even) => {
-            let (odd, done) = (g.w.label("odd_rows"), g.w.label("pairs_done"));
-            g.w.ins(format!("@!{even} bra {odd}"));
-            paired(g);
+    by_multiple(g, param, 2, ["odd_rows", "pairs_done"], paired, single);
+}
+
+/// Emits `aligned` where every row of parameter `param` starts at a multiple of `multiple` (a power
+/// of two) elements and `other` where not; both, behind a branch that every thread takes alike,
+/// where only the launch knows it (its labels named after `labels`: the other code's, the end's).
+pub(super) fn by_multiple(
+    g: &mut Gen,
+    param: usize,
+    multiple: i64,
+    labels: [&str; 2],
+    aligned: impl FnOnce(&mut Gen),
+    other: impl FnOnce(&mut Gen),
+) {
+    match alignment(g, param, multiple) {
+        Aligned::Yes => aligned(g),
+        Aligned::No => other(g),
+        Aligned::Runtime(yes) => {
+            let (not, done) = (g.w.label(labels[0]), g.w.label(labels[1]));
+            g.w.ins(format!("@!{yes} bra {not}"));
+            aligned(g);
             g.w.ins(format!("bra.uni {done}"));
-            g.w.put_label(&odd);
-            single(g);
+            g.w.put_label(&not);
+            other(g);
             g.w.put_label(&done);
         }
     }
 }
 
-/// The parity of parameter `param`'s last dimension: static, implied by a divisibility the launch
-/// checks (a tile of even extent along it), or tested here.
-fn parity(g: &mut Gen, param: usize) -> Parity {
+/// Whether parameter `param`'s last dimension is a multiple of `multiple`: static, implied by a
+/// divisibility the launch checks (a tile whose extent along it is a multiple), or tested here.
+fn alignment(g: &mut Gen, param: usize, multiple: i64) -> Aligned {
     // An immediate for a static dimension, else the runtime dimension's register.
-    let Some(extent) = gmem_dims(g, param).pop() else { return Parity::Odd };
+    let Some(extent) = gmem_dims(g, param).pop() else { return Aligned::No };
     if let Ok(v) = extent.parse::<i64>() {
-        return if v % 2 == 0 { Parity::Even } else { Parity::Odd };
+        return if v % multiple == 0 { Aligned::Yes } else { Aligned::No };
     }
     let last = match g.prog.params.get(param).map(|p| &p.kind) {
         Some(ParamKind::Gmem { shape, .. }) => match shape.last() {
@@ -78,14 +92,14 @@ fn parity(g: &mut Gen, param: usize) -> Parity {
         },
         _ => None,
     };
-    let checked_even = |(dim, tile, _): &(usize, usize, String)| Some(*dim) == last && tile % 2 == 0;
-    if g.prog.divisibility.iter().any(checked_even) {
-        return Parity::Even;
+    let checked = |(dim, tile, _): &(usize, usize, String)| Some(*dim) == last && *tile as i64 % multiple == 0;
+    if g.prog.divisibility.iter().any(checked) {
+        return Aligned::Yes;
     }
-    let (bit, even) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));
-    g.w.ins(format!("and.b32 {bit}, {extent}, 1"));
-    g.w.ins(format!("setp.eq.u32 {even}, {bit}, 0"));
-    Parity::Runtime(even)
+    let (bits, yes) = (g.w.reg(Class::B32), g.w.reg(Class::Pred));
+    g.w.ins(format!("and.b32 {bits}, {extent}, {}", multiple - 1));
+    g.w.ins(format!("setp.eq.u32 {yes}, {bits}, 0"));
+    Aligned::Runtime(yes)
 }
 
 /// Stores `regs` (the fragment's elements, in order) pair by pair.

@@ -8,7 +8,8 @@
 //! the room, and nothing for its last coordinate, which rides in the instruction's immediate
 //! offset. A `Strided` fragment's elements have coordinates computed one by one (a division of the
 //! flat index), so each gets a walk of its own at offset 0. (`gmem_pairs` moves side-by-side
-//! pairs of elements with one vector access through the same walk.)
+//! pairs of elements with one vector access through the same walk; `gmem_quads` runs of eight
+//! through a walk of its own.)
 //!
 //! The bounds make register loads and stores of global tiles safe against a grid larger than the
 //! arrays: elements outside are not written, and read as 0.
@@ -92,7 +93,14 @@ impl Walk {
     /// dimension and the first at an even coordinate, a pair never straddles the end of a row:
     /// both are inside or neither is.)
     pub fn pair(&self, g: &mut Gen, offsets: &[i64]) -> (String, String) {
-        (self.address(g, offsets), self.inside(g, offsets, 1))
+        self.run(g, offsets, 2)
+    }
+
+    /// For `len` elements side by side along the last dimension, the first at `offsets`: the
+    /// address operand of the first and the predicate "all inside the array" (a run that cannot
+    /// straddle the end of a row, as for `pair`).
+    pub fn run(&self, g: &mut Gen, offsets: &[i64], len: i64) -> (String, String) {
+        (self.address(g, offsets), self.inside(g, offsets, len - 1))
     }
 
     /// `reg+bytes`: one `mad` per leading dimension with a nonzero offset, the last offset as the

@@ -2,12 +2,12 @@
 //! transposes, and element addresses (with the swizzle the buffer was declared with).
 
 use super::gen::Gen;
-use super::gmem_pairs;
 use super::gmem_walk::Walk;
 use super::layout::Frag;
 use super::stmatrix;
 use super::value::Val;
 use super::writer::Class;
+use super::{gmem_pairs, gmem_quads};
 use crate::legality;
 use crate::typeck::{AccTy, AllocKind, RegsTy, SmemTy, Ty};
 use crate::types::{DType, Layout};
@@ -428,17 +428,36 @@ pub fn emit_store(g: &mut Gen, dst: &Expr, value: &Expr) -> Val {
 
 fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
     let frag = g.fragment(vt.layout, &vt.shape, vt.dtype);
-    let walk = walk(g, place, &frag, vt.dtype);
-    match (walk.as_ref(), paired(place, &frag, vt.dtype)) {
+    match place {
+        Place::Gmem { addr, param, index, tile }
+            if gmem_quads::applies(vt.layout, vt.dtype, &vt.shape, tile.last().copied().unwrap_or(0)) =>
+        {
+            gmem_pairs::by_multiple(
+                g,
+                *param,
+                8,
+                ["rows_not_16_byte_aligned", "runs_done"],
+                |g| gmem_quads::store(g, (addr, *param, index, tile), &frag, regs, vt.dtype),
+                |g| store_walked(g, place, &frag, vt, regs),
+            );
+        }
+        _ => store_walked(g, place, &frag, vt, regs),
+    }
+    Val::Unit
+}
+
+/// Stores a fragment through a walk: in pairs where they apply, else element by element.
+fn store_walked(g: &mut Gen, place: &Place, frag: &Frag, vt: &RegsTy, regs: &[String]) {
+    let walk = walk(g, place, frag, vt.dtype);
+    match (walk.as_ref(), paired(place, frag, vt.dtype)) {
         (Some(w), Some(param)) => gmem_pairs::by_parity(
             g,
             param,
-            |g| gmem_pairs::store(g, w, &frag, regs, vt.dtype),
-            |g| store_elements(g, place, Some(w), &frag, vt, regs),
+            |g| gmem_pairs::store(g, w, frag, regs, vt.dtype),
+            |g| store_elements(g, place, Some(w), frag, vt, regs),
         ),
-        _ => store_elements(g, place, walk.as_ref(), &frag, vt, regs),
+        _ => store_elements(g, place, walk.as_ref(), frag, vt, regs),
     }
-    Val::Unit
 }
 
 /// Stores the fragment's elements one by one (those that exist and lie inside the array).

@@ -26,6 +26,7 @@ mod devices;
 mod expr;
 mod gen;
 mod gmem_pairs;
+mod gmem_quads;
 mod gmem_walk;
 mod layout;
 mod memory;
