@@ -9,7 +9,7 @@
 //! one apart and then two apart, after which thread t holds group t whole and stores it with one
 //! `st.global.v4.b32`. A quarter of the store instructions, each writing whole 32-byte sectors:
 //! the attention forward's store of O took a third of the time it did in pairs (on the H200), and
-//! the load of the next unit's Q, which had queued behind those stores, half.
+//! the next unit's Q loaded in half the time (its load had presumably queued behind the stores).
 //!
 //! The groups must start 16-byte aligned: the array's last dimension a multiple of 8 (decided as
 //! `gmem_pairs` decides evenness, at compile time or with one branch) and the tile's a multiple
