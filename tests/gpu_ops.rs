@@ -93,6 +93,37 @@ fn register_array_windows() {
     assert_close("regs_windows GPU: 8-column blocks reversed", &values(&dz.to_host().unwrap()), &want_z, 0.0);
 }
 
+/// `smem_walks` and `column_windows` (shared-memory loads and stores by one address a thread,
+/// windows of whole column blocks of swizzled buffers) against the interpreter's references.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn shared_memory_walks_and_column_windows() {
+    let dev = device();
+    let (m, n) = (256, 192);
+    let x = Rng::new(109).tensor::<f32>(&[m, n], 1.0);
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let (mut dy, mut dz) =
+        (DeviceTensor::<f32>::zeros(&dev, [m, n]).unwrap(), DeviceTensor::<f32>::zeros(&dev, [m, n]).unwrap());
+    let mut dh = DeviceTensor::<bf16>::zeros(&dev, [m, n]).unwrap();
+    dy.poison(f32::NAN).unwrap();
+    dz.poison(f32::NAN).unwrap();
+    dh.poison(bf16::NAN).unwrap();
+    smem_walks::launch(&dev, &dx, &mut dy, &mut dz, &mut dh).unwrap();
+    let [want_y, want_z, want_h] = smem_walks_ref(&x);
+    assert_close("smem_walks GPU: y", &values(&dy.to_host().unwrap()), &want_y, 0.0);
+    assert_close("smem_walks GPU: z", &values(&dz.to_host().unwrap()), &want_z, 0.0);
+    assert_close("smem_walks GPU: h", &values(&dh.to_host().unwrap()), &want_h, 0.0);
+    let (m, n) = (128, 256);
+    let a = Rng::new(110).tensor::<bf16>(&[m, 128], 1.0);
+    let b = Rng::new(111).tensor::<bf16>(&[128, n], 1.0);
+    let (da, db) = (DeviceTensor::from_host(&dev, &a).unwrap(), DeviceTensor::from_host(&dev, &b).unwrap());
+    let mut dc = DeviceTensor::<f32>::zeros(&dev, [m, n]).unwrap();
+    dc.poison(f32::NAN).unwrap();
+    column_windows::launch(&dev, &da, &db, &mut dc).unwrap();
+    let want = matmul(&values(&a), &values(&b), m, n, 128, true);
+    assert_close("column_windows GPU", &values(&dc.to_host().unwrap()), &want, 1e-5);
+}
+
 fn softmax_ref(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
     let mut out = vec![0.0; x.len()];
     for r in 0..rows {

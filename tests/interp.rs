@@ -12,10 +12,11 @@ use crate::semaphores;
 
 use common::{assert_close, matmul, values, Rng};
 use kernels::{
-    bit_views, bit_views_case, colsum, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref, literal_rounding, per_head,
-    pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref, roundings, roundings_case,
-    scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, specialized, split_k_pair, tiles_down_a_column,
-    timed_double, tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    bit_views, bit_views_case, colsum, column_windows, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref,
+    literal_rounding, per_head, pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref,
+    roundings, roundings_case, scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, smem_walks,
+    smem_walks_ref, specialized, split_k_pair, tiles_down_a_column, timed_double, tuple_steps, tuple_steps_ref,
+    NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -71,6 +72,25 @@ fn register_array_windows() {
     let (want_y, want_z) = regs_windows_ref(&values(&x), m, n);
     assert_close("quadrants swapped", &values(&y), &want_y, 0.0);
     assert_close("8-column blocks reversed", &values(&z), &want_z, 0.0);
+}
+
+#[test]
+fn shared_memory_walks_and_column_windows() {
+    let (m, n) = (256, 192);
+    let x = Rng::new(109).tensor::<f32>(&[m, n], 1.0);
+    let (mut y, mut z) = (HostTensor::<f32>::zeros([m, n]).unwrap(), HostTensor::<f32>::zeros([m, n]).unwrap());
+    let mut h = HostTensor::<bf16>::zeros([m, n]).unwrap();
+    smem_walks::interpret(&x, &mut y, &mut z, &mut h).unwrap();
+    let [want_y, want_z, want_h] = smem_walks_ref(&x);
+    assert_close("smem_walks: y", &values(&y), &want_y, 0.0);
+    assert_close("smem_walks: z", &values(&z), &want_z, 0.0);
+    assert_close("smem_walks: h", &values(&h), &want_h, 0.0);
+    let (m, n) = (128, 256);
+    let a = Rng::new(110).tensor::<bf16>(&[m, 128], 1.0);
+    let b = Rng::new(111).tensor::<bf16>(&[128, n], 1.0);
+    let mut c = HostTensor::<f32>::zeros([m, n]).unwrap();
+    column_windows::interpret(&a, &b, &mut c).unwrap();
+    assert_close("column_windows", &values(&c), &matmul(&values(&a), &values(&b), m, n, 128, true), 1e-5);
 }
 
 #[test]

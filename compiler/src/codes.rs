@@ -193,7 +193,7 @@ codes! {
     SwizzleTrailingDim = 59 in Diag,
     /// E16: a transpose of the swizzled dimension.
     TransposeSwizzled = 60 in Diag,
-    /// E16: a slice of the swizzled dimension.
+    /// E16: a slice of the swizzled dimension that cuts its column blocks.
     SliceSwizzled = 61 in Diag,
     /// E17: operands that are not acc [M, N], A [M, K], B [K, N].
     MatmulShapes = 62 in Diag,

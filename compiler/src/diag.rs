@@ -133,8 +133,8 @@ pub enum Diag {
     SwizzleTrailingDim { swizzle: u32, n: i64, shape: Vec<i64> },
     /// E16 (first form)
     TransposeSwizzled,
-    /// E16 (second form)
-    SliceSwizzled,
+    /// E16 (second form): `width` elements per swizzled row.
+    SliceSwizzled { width: i64 },
     /// E17
     MatmulShapes { a: Vec<i64>, b: Vec<i64>, acc: Vec<i64> },
 
@@ -304,7 +304,7 @@ impl Diag {
                 shape_str(shape)
             ),
             TransposeSwizzled => "Can't transpose the swizzled dimension.".into(),
-            SliceSwizzled => "Swizzled dims cannot be sliced".into(),
+            SliceSwizzled { .. } => "Swizzled dims cannot be sliced".into(),
             MatmulShapes { a, b, acc } => format!(
                 "Incompatible shapes for matrix multiplication: lhs={}, rhs={}, acc={}",
                 shape_str(a),
@@ -535,7 +535,10 @@ impl Diag {
                  swizzle"
             ),
             TransposeSwizzled => "only the last two dimensions may be swapped (`.t()`)".into(),
-            SliceSwizzled => "slice only the leading dimensions of a swizzled buffer".into(),
+            SliceSwizzled { width } => format!(
+                "slice the swizzled dimension in whole swizzled rows ({width} elements of this dtype: \
+                 start and length multiples of {width}), or only the leading dimensions"
+            ),
             MatmulShapes { .. } => "wgmma takes acc [M, N], A [M, K] and B [K, N], all 2-D (pick a \
                 pipeline stage with `.at(s)`)"
                 .into(),

@@ -185,6 +185,65 @@ pub fn regs_windows_ref(x: &[f64], m: usize, n: usize) -> (Vec<f64>, Vec<f64>) {
     (y, z)
 }
 
+/// WGMMA-layout arrays through shared memory one thread address at a time: f32 stored into a
+/// swizzled buffer two column blocks wide (TMA out to `y`: `x`) and into a plain one (`2 x`),
+/// both loaded back whole and through windows of rows and of column blocks (`z`: `3 x`, the
+/// bottom half's left and right blocks through windows), and bf16 stored (`stmatrix`) and loaded
+/// back from a swizzled buffer (`h`: `x` rounded).
+#[kernel(grid = (M / 128, N / 64))]
+pub fn smem_walks(x: Gmem<f32, M, N>, y: GmemMut<f32, M, N>, z: GmemMut<f32, M, N>, h: GmemMut<bf16, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(
+        |sw: Smem<f32, 128, 64, Swizzle128>, plain: Smem<f32, 128, 64>, halves: Smem<bf16, 128, 64, Swizzle128>| {
+            let v = x.tile([i, j], [128, 64]).load(Layout::Wgmma);
+            sw.store(v);
+            plain.store(v * 2.0);
+            halves.store(v.cast::<bf16>());
+            commit_smem();
+            copy_smem_to_gmem(sw, y.tile([i, j]));
+            wait_smem_to_gmem(0);
+            let whole = sw.load(Layout::Wgmma) + plain.load(Layout::Wgmma);
+            z.tile([2 * i, j], [64, 64]).store(whole.slice([0..64, ..]));
+            let left =
+                sw.slice([64..128, 0..32]).load(Layout::Wgmma) + plain.slice([64..128, 0..32]).load(Layout::Wgmma);
+            z.tile([2 * i + 1, 2 * j], [64, 32]).store(left);
+            let right =
+                sw.slice([64..128, 32..64]).load(Layout::Wgmma) + plain.slice([64..128, 32..64]).load(Layout::Wgmma);
+            z.tile([2 * i + 1, 2 * j + 1], [64, 32]).store(right);
+            h.tile([i, j], [128, 64]).store(halves.load(Layout::Wgmma));
+        },
+    );
+}
+
+/// What `smem_walks` writes, from `x`: `y` = x, `z` = x + 2 x (in f32), `h` = x rounded to bf16.
+pub fn smem_walks_ref(x: &HostTensor<f32>) -> [Vec<f64>; 3] {
+    let x: Vec<f64> = x.data().iter().map(|v| f64::from(*v)).collect();
+    let h = x.iter().map(|&v| bf16::from_f32(v as f32).to_f64()).collect();
+    let z = x.iter().map(|&v| f64::from(v as f32 + 2.0 * v as f32)).collect();
+    [x, z, h]
+}
+
+/// A product through windows of whole column blocks of swizzled buffers: the left half of `c`
+/// adds A's two 64-column blocks (K-major windows) times B's row windows of its left block, the
+/// right half takes all of A times B's right block (an MN-major window): `c = a b` either way.
+#[kernel(grid = (M / 64, N / 128))]
+pub fn column_windows(a: Gmem<bf16, M, 128>, b: Gmem<bf16, 128, N>, c: GmemMut<f32, M, N>) {
+    let (i, j) = (program_id(0), program_id(1));
+    run_scoped(|a_s: Smem<bf16, 64, 128, Swizzle128>, b_s: Smem<bf16, 128, 128, Swizzle128>, bar: Barrier<2>| {
+        copy_gmem_to_smem(a.tile([i, 0]), a_s, bar);
+        copy_gmem_to_smem(b.tile([0, j]), b_s, bar);
+        barrier_wait(bar);
+        run_scoped(|left: Acc<f32, 64, 64>, right: Acc<f32, 64, 64>| {
+            wgmma(left, a_s.slice([.., 0..64]), b_s.slice([0..64, 0..64]), accumulate = false);
+            wgmma(left, a_s.slice([.., 64..128]), b_s.slice([64..128, 0..64]));
+            wgmma(right, a_s, b_s.slice([.., 64..128]), accumulate = false);
+            wgmma_wait(0);
+            c.tile([i, 2 * j], [64, 64]).store(left.load());
+            c.tile([i, 2 * j + 1], [64, 64]).store(right.load());
+        });
+    });
+}
+
 /// Row softmax of a 64 x 64 tile in the WGMMA layout: max, exp2, sum, broadcast, divide.
 #[kernel(grid = (M / 64,))]
 pub fn softmax(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>) {

@@ -4,6 +4,7 @@
 use super::gen::Gen;
 use super::gmem_walk::Walk;
 use super::layout::Frag;
+use super::smem_walk::{self, SmemWalk};
 use super::stmatrix;
 use super::value::Val;
 use super::writer::Class;
@@ -89,7 +90,8 @@ pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, starts: &[usize]) -> Val {
     }
 }
 
-/// Byte offset of a statically known stored position in a view (slices never cut a swizzled row).
+/// Byte offset of a statically known stored position in a view (slices never cut a swizzled row:
+/// a window along a swizzled dimension starts on a column block, `W` elements stored `rows x W`).
 fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
     let eb = elem_bytes(ty.dtype);
     let n = stored_starts.len();
@@ -102,7 +104,9 @@ fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
     }
     let (r0, c0) = if n >= 2 { (stored_starts[n - 2], stored_starts[n - 1]) } else { (0, stored_starts[n - 1]) };
     if ty.swizzle.is_some() {
-        off + r0 * i64::from(ty.swizzle.bytes())
+        let (row_bytes, width) = (i64::from(ty.swizzle.bytes()), legality::swizzle_elems(ty.swizzle, ty.dtype));
+        let rows = if f >= 2 { full[f - 2] } else { 1 };
+        off + (c0 / width) * rows * row_bytes + r0 * row_bytes
     } else {
         off + (r0 * cols + c0) * eb
     }
@@ -323,6 +327,13 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
         other => return g.internal(format!("a load from {other:?}")),
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
+    if let Place::Smem { addr, ty } = &place {
+        let alloc = alloc_stored(g, ty);
+        if smem_walk::applies(rt.layout, rt.dtype, ty, &alloc) {
+            let regs = SmemWalk::new(g, addr, ty, &alloc, &frag, rt.dtype).load(g, rt.dtype);
+            return Val::Regs { regs, ty: rt };
+        }
+    }
     let walk = walk(g, &place, &frag, rt.dtype);
     let regs = match (walk.as_ref(), paired(&place, &frag, rt.dtype)) {
         (Some(w), Some(param)) => {
@@ -440,6 +451,10 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
                 |g| gmem_quads::store(g, (addr, *param, index, tile), &frag, regs, vt.dtype),
                 |g| store_walked(g, place, &frag, vt, regs),
             );
+        }
+        Place::Smem { addr, ty } if smem_walk::applies(vt.layout, vt.dtype, ty, &alloc_stored(g, ty)) => {
+            let alloc = alloc_stored(g, ty);
+            SmemWalk::new(g, addr, ty, &alloc, &frag, vt.dtype).store(g, regs, vt.dtype);
         }
         _ => store_walked(g, place, &frag, vt, regs),
     }

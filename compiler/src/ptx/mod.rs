@@ -37,6 +37,7 @@ mod relayout;
 mod scalar;
 mod scratch;
 mod semaphore;
+mod smem_walk;
 mod stmatrix;
 mod sync;
 mod tma;

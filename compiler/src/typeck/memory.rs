@@ -4,7 +4,7 @@
 use super::{scalar, AccTy, BarrierTy, Checker, DimVal, GmemTy, RegsTy, SmemTy, Ty};
 use crate::codes::Code;
 use crate::diag::{shape_str, Diag, Loc};
-use crate::legality::{TMA_ALIGN_BYTES, TMA_MAX_BOX};
+use crate::legality::{self, TMA_ALIGN_BYTES, TMA_MAX_BOX};
 use crate::syntax::ast::{Expr, GmemReduce, ShapeExpr, SliceArg, Spanned};
 use crate::types::{DType, Layout};
 
@@ -257,7 +257,9 @@ fn const_of(ck: &mut Checker, e: &Expr) -> Option<i64> {
     v
 }
 
-/// E16 (second form): the swizzled (stored minor) dimension cannot be sliced; and a window across
+/// E16 (second form): the swizzled (stored minor) dimension is sliced only in whole column blocks
+/// (a buffer wider than one swizzled row is stored as blocks of that width, `W` elements: a
+/// window of whole blocks is an offset, any other cuts the swizzle's rows); and a window across
 /// the rows of a swizzled buffer starts on a swizzle atom (8 rows), where WGMMA descriptors and
 /// the swizzle pattern line up (checked on the H200: tessel's descriptors carry no base offset).
 fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -> Ty {
@@ -268,8 +270,10 @@ fn slice_smem(ck: &mut Checker, s: SmemTy, view: Vec<i64>, touched: &[Window]) -
         (false, _) => (n - 1, Some(n - 2)),
     };
     if s.swizzle.is_some() {
-        if let Some(w) = touched.iter().find(|w| w.axis == minor_axis) {
-            ck.ctx.error(w.at, Diag::SliceSwizzled);
+        let width = legality::swizzle_elems(s.swizzle, s.dtype);
+        let whole_blocks = |w: &Window| n >= 2 && w.start % width == 0 && view[w.axis] % width == 0;
+        if let Some(w) = touched.iter().find(|w| w.axis == minor_axis && !whole_blocks(w)) {
+            ck.ctx.error(w.at, Diag::SliceSwizzled { width });
             return Ty::Error;
         }
         if let Some(w) = touched.iter().find(|w| Some(w.axis) == row_axis && w.start % 8 != 0) {
