@@ -235,21 +235,21 @@ pub mod programs {
                                     wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
                                     wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
                                     let i = first + n % blocks;
+                                    // The block's lse, read while S^T is in flight.
+                                    let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
                                     wgmma_wait(1);
                                     if CAUSAL == 1 && i < first + 128 / BQ {
                                         // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
                                         let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - BQ * i);
                                         s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
                                     }
-                                    let lse_q =
-                                        lse_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                                    let p = exp2(fma(s_acc.load(), c, -lse_q));
+                                    let p = exp2(fma(s_acc.load(), c, -lse_q.broadcast([64, BQ], Layout::Wgmma)));
                                     wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0));
+                                    // delta, read while dP^T finishes.
+                                    let delta_q = delta_s.at(s).at(0).load(Layout::WgmmaCol);
                                     // dP^T is done (the groups complete in order); dV += P^T dO runs on.
                                     wgmma_wait(1);
-                                    let delta_q =
-                                        delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                                    let ds = p * (dp_acc.load() - delta_q);
+                                    let ds = p * (dp_acc.load() - delta_q.broadcast([64, BQ], Layout::Wgmma));
                                     wgmma(dk_acc, ds.cast::<E>(), q_s.at(s).at(0));
                                 },
                                 delay_release = true,
@@ -387,20 +387,20 @@ pub mod programs {
                                     wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
                                     wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
                                     let (h, i) = query_block(n, blocks, first, head);
+                                    let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
                                     wgmma_wait(1);
                                     if CAUSAL == 1 && i < first + 128 / BQ {
                                         // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
                                         let keys = iota::<i32>([64, BQ], 0) + (128 * j + 64 * w - BQ * i);
                                         s_acc.store(mask(s_acc.load(), iota::<i32>([64, BQ], 1) < keys));
                                     }
-                                    let lse_q =
-                                        lse_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                                    let p = exp2(fma(s_acc.load(), c, -lse_q));
+                                    let p = exp2(fma(s_acc.load(), c, -lse_q.broadcast([64, BQ], Layout::Wgmma)));
                                     wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0));
+                                    // delta, read while dP^T finishes.
+                                    let delta_q = delta_s.at(s).at(0).load(Layout::WgmmaCol);
                                     wgmma_wait(1);
-                                    let delta_q =
-                                        delta_s.at(s).at(0).load(Layout::WgmmaCol).broadcast([64, BQ], Layout::Wgmma);
-                                    let ds = (p * (dp_acc.load() - delta_q)).cast::<E>();
+                                    let ds =
+                                        (p * (dp_acc.load() - delta_q.broadcast([64, BQ], Layout::Wgmma))).cast::<E>();
                                     // dS^T to shared memory, for the dQ product's A (read MN-major).
                                     let b = n % 2;
                                     ds_s.at(b).at(w).store(ds);
