@@ -61,11 +61,16 @@ fn run<T: Element>(
 }
 
 fn main() -> Result<()> {
-    // `TESSEL_DUMP_PTX=dir` writes the kernels' PTX there (for cuobjdump -sass, ptxas -v).
+    // `TESSEL_DUMP_PTX=dir` writes the forward's and the backward's PTX there (for cuobjdump -sass,
+    // ptxas -v), an instance's name as a file name: `attention_bwd_dq_cast::<bf16, 64>` is
+    // `attention_bwd_dq_cast-bf16-64.ptx`.
     if let Ok(dir) = std::env::var("TESSEL_DUMP_PTX") {
-        for &(name, ptx) in kernels::ALL_PTX {
-            if let Err(e) = std::fs::write(format!("{dir}/{name}.ptx"), ptx) {
-                eprintln!("could not write {dir}/{name}.ptx: {e}");
+        for &(name, ptx) in kernels::ALL_PTX.iter().chain(tessel_kernels::attention_backward::ALL_PTX) {
+            let parts: Vec<&str> = name.split(|c: char| !c.is_alphanumeric() && c != '_').collect();
+            let file =
+                format!("{dir}/{}.ptx", parts.into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join("-"));
+            if let Err(e) = std::fs::write(&file, ptx) {
+                eprintln!("could not write {file}: {e}");
             }
         }
     }
