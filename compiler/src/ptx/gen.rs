@@ -47,6 +47,9 @@ pub struct Gen<'a> {
     pub tmaps: Vec<String>,
     /// Per barrier allocation: a `.b32` mask of the parity bits of its barriers (one bit per element).
     pub parity: HashMap<usize, String>,
+    /// Where the body ended after the last warpgroup `bar.sync` (`sync::sync_warpgroup`): a
+    /// second one with nothing between would add nothing.
+    pub warpgroup_synced: Option<usize>,
     /// The value of each frame slot bound in the scopes being written.
     slots: Vec<Option<Binding>>,
     /// The slots each open scope bound, unbound when it closes.
@@ -65,6 +68,7 @@ impl<'a> Gen<'a> {
             dims: Vec::new(),
             tmaps: Vec::new(),
             parity: HashMap::new(),
+            warpgroup_synced: None,
             slots: (0..prog.slots).map(|_| None).collect(),
             scopes: vec![Vec::new()],
             errors: Vec::new(),

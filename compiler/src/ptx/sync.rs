@@ -34,11 +34,17 @@ pub fn acc_regs(ty: &AccTy) -> usize {
     }
 }
 
-/// `bar.sync` over this warpgroup's 128 threads (named barrier 1 + warpgroup index).
+/// `bar.sync` over this warpgroup's 128 threads (named barrier 1 + warpgroup index); none right
+/// after another, with nothing between (`commit_smem()` then `barrier_arrive(..)`, say): every
+/// thread has passed the first, and nothing was done since that the second would order.
 pub fn sync_warpgroup(g: &mut Gen) {
+    if g.warpgroup_synced == Some(g.w.mark()) {
+        return;
+    }
     let id = g.w.reg(Class::B32);
     g.w.ins(format!("add.u32 {id}, {}, 1", g.lanes.wg));
     g.w.ins(format!("bar.sync {id}, 128"));
+    g.warpgroup_synced = Some(g.w.mark());
 }
 
 /// `bar.sync 0`: every thread of the program.

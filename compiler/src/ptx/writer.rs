@@ -96,6 +96,11 @@ impl Writer {
         let _ = writeln!(self.body, "\t// {}", text.as_ref());
     }
 
+    /// Where the body ends now: two equal marks have nothing written between them.
+    pub fn mark(&self) -> usize {
+        self.body.len()
+    }
+
     /// Register declarations followed by the body.
     pub fn finish(self) -> String {
         let mut out = String::new();
