@@ -612,7 +612,7 @@ pub enum DqPath {
     FusedEager,
     /// [`DqPath::Fused`] adding each step's dQ into the workspace from registers
     /// (`red.global.add.v2.f32`, 16 a thread) instead of through a shared buffer and a reducing
-    /// TMA store (32 scalar swizzled stores a thread, two warpgroup barriers and a wait): the
+    /// TMA store (16 paired shared stores a thread, two warpgroup barriers and a wait): the
     /// 32 KB freed give the ring a third stage at D = 128.
     FusedRed,
     /// [`attention_bwd_dq`] recomputes S and dP per query block: 7 matrix products, no

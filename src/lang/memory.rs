@@ -383,7 +383,9 @@ impl<T, S, X> Smem<T, S, X> {
     ///
     /// - Bounds are known when the kernel compiles: literals, consts, `#[unroll]` counters, and
     ///   immutable `let`s of them; `0 <= start < end <= extent`.
-    /// - In a swizzled buffer the swizzled (stored last) dimension cannot be sliced, and a window
+    /// - In a swizzled buffer a window of the swizzled (stored last) dimension takes whole column
+    ///   blocks: its start and length are multiples of a swizzled row's elements (64 bf16 or 32
+    ///   f32 under `Swizzle128`; a wider buffer is stored as blocks of that width); a window
     ///   across the rows starts at a multiple of 8 rows (where the swizzle pattern repeats).
     /// - TMA copies whole buffers or slabs, not windows: copy, then slice for compute (`wgmma`
     ///   takes windows).
@@ -506,7 +508,11 @@ impl<T, S, X> Smem<T, S, X> {
     ///
     /// # PTX
     ///
-    /// `ld.shared` per fragment element, at swizzled addresses for a swizzled buffer.
+    /// `ld.shared` per fragment element, at swizzled addresses for a swizzled buffer. A
+    /// `Layout::Wgmma` array into a row-major view: the thread's address computed once, a
+    /// constant per element (one swizzle per distinct offset within the swizzle's 8 rows), and
+    /// the side-by-side pairs as one access (`ld.shared.v2` of 32-bit elements, `ld.shared.b32`
+    /// of two 16-bit floats).
     ///
     /// # Interpreter
     ///
@@ -527,7 +533,9 @@ impl<T, S, X> Smem<T, S, X> {
     /// # PTX
     ///
     /// `st.shared` per fragment element, at swizzled addresses for a swizzled buffer; a 16-bit
-    /// `Layout::Wgmma` array into a row-major view: `stmatrix.sync.aligned.m8n8.x4`.
+    /// `Layout::Wgmma` array into a row-major view: `stmatrix.sync.aligned.m8n8.x4`; another
+    /// `Layout::Wgmma` array into a row-major view: addressed and paired as [`Smem::load`]
+    /// (`st.shared.v2.f32` for an f32 accumulator tile).
     ///
     /// # Interpreter
     ///
