@@ -58,6 +58,26 @@ pub(super) fn applies(layout: Layout, dtype: DType, ty: &SmemTy, alloc: &[i64]) 
         && width_ok
 }
 
+/// This thread's first `Wgmma` element's unswizzled address: row `16 warp + lane / 4` of
+/// `row_bytes`, column pair `lane % 4` of `pair_bytes`, from the view at `base`. The position is
+/// read from `%tid.x` here (as `stmatrix` does), so that no prologue register lives on to every
+/// access.
+fn thread_address(g: &mut Gen, base: &str, row_bytes: i64, pair_bytes: i64) -> String {
+    let (tid, lane, row, col) = (g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32));
+    g.w.ins(format!("mov.u32 {tid}, %tid.x"));
+    g.w.ins(format!("and.b32 {lane}, {tid}, 31"));
+    g.w.ins(format!("bfe.u32 {row}, {tid}, 5, 2"));
+    g.w.ins(format!("shl.b32 {row}, {row}, 4"));
+    g.w.ins(format!("shr.u32 {col}, {lane}, 2"));
+    g.w.ins(format!("add.u32 {row}, {row}, {col}"));
+    g.w.ins(format!("and.b32 {col}, {lane}, 3"));
+    g.w.ins(format!("mul.lo.u32 {col}, {col}, {pair_bytes}"));
+    let thread = g.w.reg(Class::B32);
+    g.w.ins(format!("mad.lo.u32 {thread}, {row}, {row_bytes}, {col}"));
+    g.w.ins(format!("add.u32 {thread}, {thread}, {base}"));
+    thread
+}
+
 impl SmemWalk {
     /// The walk of `frag` (a `Wgmma` fragment, [`applies`]) over the view at `base`.
     pub(super) fn new(g: &mut Gen, base: &str, ty: &SmemTy, alloc: &[i64], frag: &Frag, dtype: DType) -> SmemWalk {
@@ -75,21 +95,7 @@ impl SmemWalk {
                 r * row_bytes + c * eb
             }
         };
-        // This thread's row and column from `%tid.x` read here (as `stmatrix` does), so that no
-        // prologue register lives on to every store.
-        let (tid, lane, row, col) =
-            (g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32), g.w.reg(Class::B32));
-        g.w.ins(format!("mov.u32 {tid}, %tid.x"));
-        g.w.ins(format!("and.b32 {lane}, {tid}, 31"));
-        g.w.ins(format!("bfe.u32 {row}, {tid}, 5, 2"));
-        g.w.ins(format!("shl.b32 {row}, {row}, 4"));
-        g.w.ins(format!("shr.u32 {col}, {lane}, 2"));
-        g.w.ins(format!("add.u32 {row}, {row}, {col}"));
-        g.w.ins(format!("and.b32 {col}, {lane}, 3"));
-        g.w.ins(format!("mul.lo.u32 {col}, {col}, {}", 2 * eb));
-        let thread = g.w.reg(Class::B32);
-        g.w.ins(format!("mad.lo.u32 {thread}, {row}, {row_bytes}, {col}"));
-        g.w.ins(format!("add.u32 {thread}, {thread}, {base}"));
+        let thread = thread_address(g, base, row_bytes, 2 * eb);
         let offsets = frag.offsets.iter().map(|o| offset(o[0], o[1])).collect();
         // 16-bit integers live in 32-bit registers, which the packing into `.b32` does not take.
         let wide = matches!(dtype, DType::Bf16 | DType::F16) || eb == 4;
