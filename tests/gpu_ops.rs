@@ -1,5 +1,6 @@
 //! GPU tests of the language's other constructs, each against an f64 reference and the interpreter:
-//! TMA copies, register-array math and reductions, `fma` (bit for bit), warp-level mma, warp
+//! TMA copies, register arrays through shared memory (walks, windows of whole swizzled column
+//! blocks), register-array math and reductions, `fma` (bit for bit), warp-level mma, warp
 //! specialization with barriers, running sums handed down a chain of programs through global-memory
 //! semaphores, a stream-K GEMM whose programs hand partial products to each other the same way,
 //! scalars assigned under branches, integers narrower than 32 bits wrapping at their width (bit for

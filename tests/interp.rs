@@ -1,9 +1,11 @@
 //! The interpreter through the API `#[kernel]` generates (`<kernel>::interpret`), without a GPU:
 //! GEMM tiles of several shapes, warp specialization with barriers, a cluster multicast, a `Pipeline`
 //! across a 2 x 1 cluster (cluster-wide releases), K split across a cluster through a peer's shared
-//! memory, a relayout round trip, windows of a register array, running sums handed down a chain of programs through global-memory
-//! semaphores, groups of programs that wait on each other, `#[unroll]` loops, and errors (a deadlock, a semaphore nothing signals, one outside its array, bad
-//! arguments) returned rather than panics or hangs.
+//! memory, a relayout round trip, windows of a register array, register arrays through shared
+//! memory and windows of whole swizzled column blocks, running sums handed down a chain of programs
+//! through global-memory semaphores, groups of programs that wait on each other, `#[unroll]` loops,
+//! and errors (a deadlock, a semaphore nothing signals, one outside its array, bad arguments)
+//! returned rather than panics or hangs.
 //! The GPU tests (`gpu_gemm.rs`, `gpu_ops.rs`) compare the GPU against the same interpreter.
 
 use crate::common;
