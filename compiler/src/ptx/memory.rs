@@ -91,24 +91,33 @@ pub fn emit_slice(g: &mut Gen, e: &Expr, base: &Expr, starts: &[usize]) -> Val {
 }
 
 /// Byte offset of a statically known stored position in a view (slices never cut a swizzled row:
-/// a window along a swizzled dimension starts on a column block, `W` elements stored `rows x W`).
+/// a window along a swizzled dimension starts on a column block).
 fn smem_offset_const(full: &[i64], ty: &SmemTy, stored_starts: &[i64]) -> i64 {
     let eb = elem_bytes(ty.dtype);
     let n = stored_starts.len();
     let f = full.len();
-    let cols = full[f - 1];
     let mut off = 0;
     for (d, start) in stored_starts.iter().enumerate().take(n.saturating_sub(2)) {
         let dim = f - n + d;
         off += start * full[dim + 1..].iter().product::<i64>() * eb;
     }
     let (r0, c0) = if n >= 2 { (stored_starts[n - 2], stored_starts[n - 1]) } else { (0, stored_starts[n - 1]) };
+    off + stored_offset(full, ty, r0, c0)
+}
+
+/// The byte offset, before any swizzle, of row `r` and column `c` (the last two stored
+/// dimensions) in an allocation stored `full`: rows of whole columns, or for a swizzled buffer
+/// column blocks of the swizzle's width `W`, each `rows x W` (`smem_addr` computes the same in
+/// registers).
+pub(super) fn stored_offset(full: &[i64], ty: &SmemTy, r: i64, c: i64) -> i64 {
+    let eb = elem_bytes(ty.dtype);
+    let f = full.len();
     if ty.swizzle.is_some() {
         let (row_bytes, width) = (i64::from(ty.swizzle.bytes()), legality::swizzle_elems(ty.swizzle, ty.dtype));
         let rows = if f >= 2 { full[f - 2] } else { 1 };
-        off + (c0 / width) * rows * row_bytes + r0 * row_bytes
+        (c / width) * rows * row_bytes + r * row_bytes + (c % width) * eb
     } else {
-        off + (r0 * cols + c0) * eb
+        (r * full[f - 1] + c) * eb
     }
 }
 
@@ -328,8 +337,8 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
     };
     let frag = g.fragment(rt.layout, &rt.shape, rt.dtype);
     if let Place::Smem { addr, ty } = &place {
-        let alloc = alloc_stored(g, ty);
-        if smem_walk::applies(rt.layout, rt.dtype, ty, &alloc) {
+        if smem_walk::applies(rt.layout, rt.dtype, ty) {
+            let alloc = alloc_stored(g, ty);
             let regs = SmemWalk::new(g, addr, ty, &alloc, &frag, rt.dtype).load(g, rt.dtype);
             return Val::Regs { regs, ty: rt };
         }
@@ -452,7 +461,7 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
                 |g| store_walked(g, place, &frag, vt, regs),
             );
         }
-        Place::Smem { addr, ty } if smem_walk::applies(vt.layout, vt.dtype, ty, &alloc_stored(g, ty)) => {
+        Place::Smem { addr, ty } if smem_walk::applies(vt.layout, vt.dtype, ty) => {
             let alloc = alloc_stored(g, ty);
             SmemWalk::new(g, addr, ty, &alloc, &frag, vt.dtype).store(g, regs, vt.dtype);
         }

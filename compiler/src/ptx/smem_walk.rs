@@ -24,7 +24,7 @@
 use super::gen::Gen;
 use super::gmem_pairs;
 use super::layout::Frag;
-use super::memory::{mem_type, swizzle};
+use super::memory::{mem_type, stored_offset, swizzle};
 use super::writer::Class;
 use crate::legality;
 use crate::typeck::SmemTy;
@@ -45,17 +45,11 @@ pub(super) struct SmemWalk {
     paired: bool,
 }
 
-/// Whether a `layout` array of `dtype` moves to or from the shared view `ty` (whose allocation
-/// is `alloc` stored, rows by columns last) through a walk: `Wgmma` fragments of a row-major
-/// view, whose swizzle width, if any, is a multiple of 8 elements.
-pub(super) fn applies(layout: Layout, dtype: DType, ty: &SmemTy, alloc: &[i64]) -> bool {
+/// Whether a `layout` array of `dtype` moves to or from the shared view `ty` through a walk:
+/// `Wgmma` fragments of a row-major view, whose swizzle width, if any, is a multiple of 8 elements.
+pub(super) fn applies(layout: Layout, dtype: DType, ty: &SmemTy) -> bool {
     let width_ok = !ty.swizzle.is_some() || legality::swizzle_elems(ty.swizzle, dtype) % 8 == 0;
-    layout == Layout::Wgmma
-        && dtype != DType::Bool
-        && !ty.transposed
-        && ty.stored.len() >= 2
-        && alloc.len() >= 2
-        && width_ok
+    layout == Layout::Wgmma && dtype != DType::Bool && !ty.transposed && ty.stored.len() >= 2 && width_ok
 }
 
 /// This thread's first `Wgmma` element's unswizzled address: row `16 warp + lane / 4` of
@@ -82,32 +76,18 @@ impl SmemWalk {
     /// The walk of `frag` (a `Wgmma` fragment, [`applies`]) over the view at `base`.
     pub(super) fn new(g: &mut Gen, base: &str, ty: &SmemTy, alloc: &[i64], frag: &Frag, dtype: DType) -> SmemWalk {
         let eb = i64::from(dtype.elem_bytes());
-        let (rows, cols) = (alloc[alloc.len() - 2], alloc[alloc.len() - 1]);
+        let cols = alloc[alloc.len() - 1];
         let swizzled = ty.swizzle.is_some();
-        let width = legality::swizzle_elems(ty.swizzle, dtype);
         let row_bytes = if swizzled { i64::from(ty.swizzle.bytes()) } else { cols * eb };
-        // The unswizzled byte offset of view position (r, c), for c below the swizzle width or
-        // the constant part of a fragment offset (module documentation).
-        let offset = |r: i64, c: i64| {
-            if swizzled {
-                (c / width) * rows * row_bytes + r * row_bytes + (c % width) * eb
-            } else {
-                r * row_bytes + c * eb
-            }
-        };
         let thread = thread_address(g, base, row_bytes, 2 * eb);
-        let offsets = frag.offsets.iter().map(|o| offset(o[0], o[1])).collect();
+        // A fragment offset's column stays in its column block whatever the thread's base column
+        // (module documentation), so the element's part of the offset is a constant.
+        let offsets = frag.offsets.iter().map(|o| stored_offset(alloc, ty, o[0], o[1])).collect();
         // 16-bit integers live in 32-bit registers, which the packing into `.b32` does not take.
         let wide = matches!(dtype, DType::Bf16 | DType::F16) || eb == 4;
         let aligned = cols % 2 == 0 && (swizzled || !ty.sliced);
         let paired = wide && aligned && gmem_pairs::pairs(frag, dtype, cols);
-        SmemWalk {
-            thread,
-            offsets,
-            swizzle: ty.swizzle.is_some().then(|| ty.swizzle.bytes()),
-            made: Vec::new(),
-            paired,
-        }
+        SmemWalk { thread, offsets, swizzle: swizzled.then(|| ty.swizzle.bytes()), made: Vec::new(), paired }
     }
 
     /// The address operand (`reg+imm`) of element `el`.
