@@ -114,6 +114,17 @@ fn shared_memory_walks_and_column_windows() {
     assert_close("smem_walks GPU: y", &values(&dy.to_host().unwrap()), &want_y, 0.0);
     assert_close("smem_walks GPU: z", &values(&dz.to_host().unwrap()), &want_z, 0.0);
     assert_close("smem_walks GPU: h", &values(&dh.to_host().unwrap()), &want_h, 0.0);
+    let m = 256;
+    let x = HostTensor::from_fn([m, 64], |ix| ((7 * ix[0] + 3 * ix[1]) % 17) as f32 - 8.0).unwrap();
+    let dx = DeviceTensor::from_host(&dev, &x).unwrap();
+    let (mut dy, mut dz) =
+        (DeviceTensor::<f32>::zeros(&dev, [m, 64]).unwrap(), DeviceTensor::<f32>::zeros(&dev, [m, 64]).unwrap());
+    dy.poison(f32::NAN).unwrap();
+    dz.poison(f32::NAN).unwrap();
+    smem_vectors::launch(&dev, &dx, &mut dy, &mut dz).unwrap();
+    let [want_y, want_z] = smem_vectors_ref(&x, m);
+    assert_close("smem_vectors GPU: y", &values(&dy.to_host().unwrap()), &want_y, 0.0);
+    assert_close("smem_vectors GPU: z", &values(&dz.to_host().unwrap()), &want_z, 0.0);
     let (m, n) = (128, 256);
     let a = Rng::new(110).tensor::<bf16>(&[m, 128], 1.0);
     let b = Rng::new(111).tensor::<bf16>(&[128, n], 1.0);

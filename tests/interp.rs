@@ -16,9 +16,9 @@ use common::{assert_close, matmul, values, Rng};
 use kernels::{
     bit_views, bit_views_case, colsum, column_windows, gemm_bf16, gemm_bf16_rega, if_values, if_values_ref,
     literal_rounding, per_head, pipelined_cluster, ragged_store, ragged_store_ref, regs_windows, regs_windows_ref,
-    roundings, roundings_case, scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, smem_walks,
-    smem_walks_ref, specialized, split_k_pair, tiles_down_a_column, timed_double, tuple_steps, tuple_steps_ref,
-    NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
+    roundings, roundings_case, scalar_reductions, scalar_reductions_inputs, scalar_reductions_ref, smem_vectors,
+    smem_vectors_ref, smem_walks, smem_walks_ref, specialized, split_k_pair, tiles_down_a_column, timed_double,
+    tuple_steps, tuple_steps_ref, NarrowInts, BIT_VIEWS, NARROW_OUTPUTS, NARROW_S, RAGGED_WIDTHS,
 };
 use semaphores::{running_sums, running_sums_ref, stream_k_gemm, stream_workspace, STREAM_SHAPES};
 use std::time::{Duration, Instant};
@@ -87,6 +87,13 @@ fn shared_memory_walks_and_column_windows() {
     assert_close("smem_walks: y", &values(&y), &want_y, 0.0);
     assert_close("smem_walks: z", &values(&z), &want_z, 0.0);
     assert_close("smem_walks: h", &values(&h), &want_h, 0.0);
+    let m = 256;
+    let x = HostTensor::from_fn([m, 64], |ix| ((7 * ix[0] + 3 * ix[1]) % 17) as f32 - 8.0).unwrap();
+    let (mut y, mut z) = (HostTensor::<f32>::zeros([m, 64]).unwrap(), HostTensor::<f32>::zeros([m, 64]).unwrap());
+    smem_vectors::interpret(&x, &mut y, &mut z).unwrap();
+    let [want_y, want_z] = smem_vectors_ref(&x, m);
+    assert_close("smem_vectors: y", &values(&y), &want_y, 0.0);
+    assert_close("smem_vectors: z", &values(&z), &want_z, 0.0);
     let (m, n) = (128, 256);
     let a = Rng::new(110).tensor::<bf16>(&[m, 128], 1.0);
     let b = Rng::new(111).tensor::<bf16>(&[128, n], 1.0);

@@ -223,6 +223,53 @@ pub fn smem_walks_ref(x: &HostTensor<f32>) -> [Vec<f64>; 3] {
     [x, z, h]
 }
 
+/// Row and column vectors of a 128 x 64 tile through plain 1-D shared buffers, one thread address
+/// at a time: f32 row sums (`WgmmaRow`, 128 of them), f32 column sums and maxima (`WgmmaCol`, in
+/// pairs) and bf16 column sums (pairs packed in 32 bits), stored, loaded back and broadcast:
+/// `y = x + rows + cols`; `z`'s top 64 rows `maxima + bf16 sums`, its bottom 64 the last 64 row
+/// sums, loaded through a window.
+#[kernel(grid = (M / 128))]
+pub fn smem_vectors(x: Gmem<f32, M, 64>, y: GmemMut<f32, M, 64>, z: GmemMut<f32, M, 64>) {
+    let i = program_id(0);
+    run_scoped(|rows: Smem<f32, 128>, cols: Smem<f32, 2, 64>, halves: Smem<bf16, 64>| {
+        let v = x.tile([i, 0], [128, 64]).load(Layout::Wgmma);
+        rows.store(v.sum(1));
+        cols.at(0).store(v.sum(0));
+        cols.at(1).store(v.max(0));
+        halves.store(v.sum(0).cast::<bf16>());
+        commit_smem();
+        let r = rows.load(Layout::WgmmaRow).broadcast([128, 64], Layout::Wgmma);
+        let c = cols.at(0).load(Layout::WgmmaCol).broadcast([128, 64], Layout::Wgmma);
+        y.tile([i, 0], [128, 64]).store(v + r + c);
+        let m = cols.at(1).load(Layout::WgmmaCol).broadcast([64, 64], Layout::Wgmma);
+        let h = halves.load(Layout::WgmmaCol).cast::<f32>().broadcast([64, 64], Layout::Wgmma);
+        z.tile([2 * i, 0], [64, 64]).store(m + h);
+        let last = rows.slice([64..128]).load(Layout::WgmmaRow);
+        z.tile([2 * i + 1, 0], [64, 64]).store(last.broadcast([64, 64], Layout::Wgmma));
+    });
+}
+
+/// What `smem_vectors` writes from `x` (`m` x 64 of small integers, so that every f32 sum is
+/// exact): `[y, z]`.
+pub fn smem_vectors_ref(x: &HostTensor<f32>, m: usize) -> [Vec<f64>; 2] {
+    let x: Vec<f64> = x.data().iter().map(|v| f64::from(*v)).collect();
+    let (mut y, mut z) = (vec![0.0; m * 64], vec![0.0; m * 64]);
+    for t in 0..m / 128 {
+        let at = |r: usize, c: usize| x[(128 * t + r) * 64 + c];
+        let row = |r: usize| (0..64).map(|c| at(r, c)).sum::<f64>();
+        let col = |c: usize| (0..128).map(|r| at(r, c)).sum::<f64>();
+        let top = |c: usize| (0..128).map(|r| at(r, c)).fold(f64::MIN, f64::max);
+        for r in 0..128 {
+            for c in 0..64 {
+                let o = (128 * t + r) * 64 + c;
+                y[o] = at(r, c) + row(r) + col(c);
+                z[o] = if r < 64 { top(c) + bf16::from_f32(col(c) as f32).to_f64() } else { row(r) };
+            }
+        }
+    }
+    [y, z]
+}
+
 /// A product through windows of whole column blocks of swizzled buffers: the left half of `c`
 /// adds A's two 64-column blocks (K-major windows) times B's row windows of its left block, the
 /// right half takes all of A times B's right block (an MN-major window): `c = a b` either way.

@@ -339,7 +339,7 @@ pub fn emit_load(g: &mut Gen, e: &Expr, src: &Expr) -> Val {
     if let Place::Smem { addr, ty } = &place {
         if smem_walk::applies(rt.layout, rt.dtype, ty) {
             let alloc = alloc_stored(g, ty);
-            let regs = SmemWalk::new(g, addr, ty, &alloc, &frag, rt.dtype).load(g, rt.dtype);
+            let regs = SmemWalk::new(g, addr, ty, &alloc, &frag, rt.layout).load(g, rt.dtype);
             return Val::Regs { regs, ty: rt };
         }
     }
@@ -463,7 +463,7 @@ fn store_frag(g: &mut Gen, place: &Place, vt: &RegsTy, regs: &[String]) -> Val {
         }
         Place::Smem { addr, ty } if smem_walk::applies(vt.layout, vt.dtype, ty) => {
             let alloc = alloc_stored(g, ty);
-            SmemWalk::new(g, addr, ty, &alloc, &frag, vt.dtype).store(g, regs, vt.dtype);
+            SmemWalk::new(g, addr, ty, &alloc, &frag, vt.layout).store(g, regs, vt.dtype);
         }
         _ => store_walked(g, place, &frag, vt, regs),
     }

@@ -1,5 +1,5 @@
-//! Register loads and stores of `Wgmma`-layout arrays in shared memory through one address per
-//! thread, two elements at a time.
+//! Register loads and stores of `Wgmma`-layout arrays (and of their row and column vectors) in
+//! shared memory through one address per thread, two elements at a time.
 //!
 //! Element by element (`memory::smem_addr`), each address of a swizzled view costs a division and
 //! a remainder by the swizzle's width, three multiply-adds and the swizzle's shift, mask and xor:
@@ -20,6 +20,11 @@
 //! - Elements come in pairs side by side (columns `2t` and `2t + 1`), and a swizzle moves whole
 //!   16-byte chunks, so an aligned pair stays contiguous: one `.v2` access for two f32, one `.b32`
 //!   for two 16-bit floats.
+//!
+//! Vectors (`WgmmaRow`, `WgmmaCol`) of a plain 1-D view walk the same way: the backward
+//! attention's consumers read two such vectors of 64 f32 a step (a block's row statistics), 16
+//! scalar loads with an address computed for each, where a `WgmmaCol` walk makes 8 `.v2` loads
+//! from one address.
 
 use super::gen::Gen;
 use super::gmem_pairs;
@@ -46,10 +51,20 @@ pub(super) struct SmemWalk {
 }
 
 /// Whether a `layout` array of `dtype` moves to or from the shared view `ty` through a walk:
-/// `Wgmma` fragments of a row-major view, whose swizzle width, if any, is a multiple of 8 elements.
+/// `Wgmma` fragments of a row-major view, whose swizzle width, if any, is a multiple of 8 elements,
+/// and `WgmmaRow` or `WgmmaCol` vectors (a tile's row or column statistics) of a plain 1-D view.
 pub(super) fn applies(layout: Layout, dtype: DType, ty: &SmemTy) -> bool {
-    let width_ok = !ty.swizzle.is_some() || legality::swizzle_elems(ty.swizzle, dtype) % 8 == 0;
-    layout == Layout::Wgmma && dtype != DType::Bool && !ty.transposed && ty.stored.len() >= 2 && width_ok
+    if dtype == DType::Bool || ty.transposed {
+        return false;
+    }
+    match layout {
+        Layout::Wgmma => {
+            let width_ok = !ty.swizzle.is_some() || legality::swizzle_elems(ty.swizzle, dtype) % 8 == 0;
+            ty.stored.len() >= 2 && width_ok
+        }
+        Layout::WgmmaRow | Layout::WgmmaCol => ty.stored.len() == 1 && !ty.swizzle.is_some(),
+        _ => false,
+    }
 }
 
 /// This thread's first `Wgmma` element's unswizzled address: row `16 warp + lane / 4` of
@@ -72,17 +87,43 @@ fn thread_address(g: &mut Gen, base: &str, row_bytes: i64, pair_bytes: i64) -> S
     thread
 }
 
+/// This thread's first element's address in a vector: a `WgmmaRow` thread's first row is
+/// `16 warp + lane / 4`, a `WgmmaCol` thread's first column pair `lane % 4`.
+fn vector_address(g: &mut Gen, base: &str, layout: Layout, eb: i64) -> String {
+    let (tid, at) = (g.w.reg(Class::B32), g.w.reg(Class::B32));
+    g.w.ins(format!("mov.u32 {tid}, %tid.x"));
+    if layout == Layout::WgmmaCol {
+        g.w.ins(format!("and.b32 {at}, {tid}, 3"));
+        g.w.ins(format!("mul.lo.u32 {at}, {at}, {}", 2 * eb));
+    } else {
+        let lane = g.w.reg(Class::B32);
+        g.w.ins(format!("bfe.u32 {at}, {tid}, 5, 2"));
+        g.w.ins(format!("bfe.u32 {lane}, {tid}, 2, 3"));
+        g.w.ins(format!("mad.lo.u32 {at}, {at}, 16, {lane}"));
+        g.w.ins(format!("mul.lo.u32 {at}, {at}, {eb}"));
+    }
+    let thread = g.w.reg(Class::B32);
+    g.w.ins(format!("add.u32 {thread}, {at}, {base}"));
+    thread
+}
+
 impl SmemWalk {
-    /// The walk of `frag` (a `Wgmma` fragment, [`applies`]) over the view at `base`.
-    pub(super) fn new(g: &mut Gen, base: &str, ty: &SmemTy, alloc: &[i64], frag: &Frag, dtype: DType) -> SmemWalk {
+    /// The walk of `frag` (a `layout` fragment that [`applies`]) over the view at `base`.
+    pub(super) fn new(g: &mut Gen, base: &str, ty: &SmemTy, alloc: &[i64], frag: &Frag, layout: Layout) -> SmemWalk {
+        let dtype = ty.dtype;
         let eb = i64::from(dtype.elem_bytes());
         let cols = alloc[alloc.len() - 1];
         let swizzled = ty.swizzle.is_some();
-        let row_bytes = if swizzled { i64::from(ty.swizzle.bytes()) } else { cols * eb };
-        let thread = thread_address(g, base, row_bytes, 2 * eb);
-        // A fragment offset's column stays in its column block whatever the thread's base column
-        // (module documentation), so the element's part of the offset is a constant.
-        let offsets = frag.offsets.iter().map(|o| stored_offset(alloc, ty, o[0], o[1])).collect();
+        let (thread, offsets) = if layout == Layout::Wgmma {
+            let row_bytes = if swizzled { i64::from(ty.swizzle.bytes()) } else { cols * eb };
+            // A fragment offset's column stays in its column block whatever the thread's base
+            // column (module documentation), so the element's part of the offset is a constant.
+            let offsets = frag.offsets.iter().map(|o| stored_offset(alloc, ty, o[0], o[1])).collect();
+            (thread_address(g, base, row_bytes, 2 * eb), offsets)
+        } else {
+            let offsets = frag.offsets.iter().map(|o| stored_offset(alloc, ty, 0, o[0])).collect();
+            (vector_address(g, base, layout, eb), offsets)
+        };
         // 16-bit integers live in 32-bit registers, which the packing into `.b32` does not take.
         let wide = matches!(dtype, DType::Bf16 | DType::F16) || eb == 4;
         let aligned = cols % 2 == 0 && (swizzled || !ty.sliced);
