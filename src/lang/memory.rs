@@ -512,7 +512,8 @@ impl<T, S, X> Smem<T, S, X> {
     /// `Layout::Wgmma` array into a row-major view: the thread's address computed once, a
     /// constant per element (one swizzle per distinct offset within the swizzle's 8 rows), and
     /// the side-by-side pairs as one access (`ld.shared.v2` of 32-bit elements, `ld.shared.b32`
-    /// of two 16-bit floats).
+    /// of two 16-bit floats). A `Layout::WgmmaRow` or `Layout::WgmmaCol` vector from a plain 1-D
+    /// view likewise (a `WgmmaCol` vector's elements in pairs).
     ///
     /// # Interpreter
     ///
@@ -534,8 +535,9 @@ impl<T, S, X> Smem<T, S, X> {
     ///
     /// `st.shared` per fragment element, at swizzled addresses for a swizzled buffer; a 16-bit
     /// `Layout::Wgmma` array into a row-major view: `stmatrix.sync.aligned.m8n8.x4`; another
-    /// `Layout::Wgmma` array into a row-major view: addressed and paired as [`Smem::load`]
-    /// (`st.shared.v2.f32` for an f32 accumulator tile).
+    /// `Layout::Wgmma` array into a row-major view, or a row or column vector into a plain 1-D
+    /// view: addressed and paired as [`Smem::load`] (`st.shared.v2.f32` for an f32 accumulator
+    /// tile).
     ///
     /// # Interpreter
     ///
