@@ -383,11 +383,12 @@ pub mod programs {
                                 ring,
                                 steps,
                                 |n, s| {
-                                    // S^T, dP^T, P^T, dV and dS^T as in `attention_bwd_dkdv`.
+                                    // S^T, dP^T, P^T, dV and dS^T as in `attention_bwd_dkdv`; lse read
+                                    // before the products, whose operand reads its loads would queue behind.
+                                    let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
                                     wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
                                     wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
                                     let (h, i) = query_block(n, blocks, first, head);
-                                    let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
                                     wgmma_wait(1);
                                     if CAUSAL == 1 && i < first + 128 / BQ {
                                         // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
