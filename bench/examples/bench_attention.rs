@@ -20,7 +20,8 @@
 //! Per case: inputs N(0,1) from fixed seeds; the output, written over NaN, is compared with an f64
 //! reference on 64 rows spread over heads and queries (max error relative to each row's largest
 //! value, at most 1e-2); 10 warm-up launches, then `BENCH_RUNS` (default 50) launches each between
-//! two CUDA events, back to back; the median is reported. A backward case: the training forward
+//! two CUDA events, back to back (or, with `BENCH_GAP_MS`, the GPU idle that long after each, so
+//! that it stays cool: `bench_matmul`'s protocols); the median is reported. A backward case: the training forward
 //! (`attention_train_*`) leaves O and the row log-sum-exps, dO is N(0,1), and the timed launch is
 //! `attention_backward::launch` alone (its preparation, dK/dV and dQ kernels, and workspaces);
 //! dQ, dK and dV, written over NaN, are compared on 64 rows each with the f64 gradients of the
@@ -37,7 +38,7 @@
 //! 1024,2048,4096,8192,16384), `BENCH_DIMS` (`64,128`), `BENCH_DTYPES` (`bf16,f16`), `BENCH_CAUSAL`
 //! (`0,1`: without and with the mask), `BENCH_GQA` (K/V heads per 32 query heads of the GQA
 //! cases, default `8,4`; `none` for none; they take the dtypes, masks and the lengths from 2048 on
-//! of the lists above), `BENCH_PASSES` (`fwd,bwd`), `BENCH_RUNS`,
+//! of the lists above), `BENCH_PASSES` (`fwd,bwd`), `BENCH_RUNS`, `BENCH_GAP_MS`,
 //! `BENCH_OUT` (the CSV's directory; default `bench/results`); the backward's own
 //! `TESSEL_ATTN_BWD_DQ` (`separate`, `fused`, `fused-eager`, `fused-red`) and
 //! `TESSEL_ATTN_BWD_ORDER` (`heads`, `sections`, `sections:N`) pick the kernels it times
@@ -60,6 +61,7 @@ mod timing;
 use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use kernels::{Launch, TrainLaunch};
 use tessel::{bf16, f16, Device, DeviceTensor, Element, HostTensor};
@@ -84,6 +86,8 @@ struct Config {
     gqa: Vec<usize>,
     passes: Vec<Pass>,
     runs: usize,
+    /// Idle time after each timed launch (`BENCH_GAP_MS`): the cool protocol.
+    gap: Option<Duration>,
     out_dir: PathBuf,
 }
 
@@ -131,8 +135,13 @@ impl Config {
             Some(n) => n.trim().parse::<usize>().map_err(|e| format!("BENCH_RUNS=`{n}`: {e}"))?.max(1),
             None => 50,
         };
+        let gap = match var("BENCH_GAP_MS") {
+            Some(ms) => ms.trim().parse::<u64>().map_err(|e| format!("BENCH_GAP_MS=`{ms}`: {e}"))?,
+            None => 0,
+        };
+        let gap = (gap > 0).then(|| Duration::from_millis(gap));
         let out_dir = var("BENCH_OUT").map_or_else(|| PathBuf::from("bench/results"), PathBuf::from);
-        Ok(Config { seqs, dims, dtypes, causal, gqa, passes, runs, out_dir })
+        Ok(Config { seqs, dims, dtypes, causal, gqa, passes, runs, gap, out_dir })
     }
 }
 
@@ -194,7 +203,7 @@ impl Row {
 }
 
 /// Checks and times one case.
-fn bench<T: Element>(dev: &Device, launch: Launch<T>, row: &mut Row, runs: usize) -> Res<()> {
+fn bench<T: Element>(dev: &Device, launch: Launch<T>, row: &mut Row, config: &Config) -> Res<()> {
     let (heads, s, d, causal) = (row.heads, row.seq, row.d, row.causal);
     let qkv = reference::inputs_gqa::<T>(heads, row.kv_heads, s, s, d)?;
     let [q, k, v] = qkv.each_ref().map(|x| DeviceTensor::from_host(dev, x));
@@ -205,14 +214,14 @@ fn bench<T: Element>(dev: &Device, launch: Launch<T>, row: &mut Row, runs: usize
     launch(dev, &q, &k, &v, &mut o, scale, causal)?;
     row.rel_err = Some(reference::max_rel_err(&qkv, &o.to_host()?, scale as f64, CHECKED_ROWS, causal));
     let mut sets = [()];
-    row.ms = Some(timing::time_median(dev, runs, WARMUP, &mut sets, |_| {
+    row.ms = Some(timing::time_median(dev, config.runs, WARMUP, config.gap, &mut sets, |_| {
         Ok(launch(dev, &q, &k, &v, &mut o, scale, causal)?)
     })?);
     Ok(())
 }
 
 /// Checks and times one backward case: the largest row error of dQ, dK and dV.
-fn bench_backward<T: Backward>(dev: &Device, forward: TrainLaunch<T>, row: &mut Row, runs: usize) -> Res<()> {
+fn bench_backward<T: Backward>(dev: &Device, forward: TrainLaunch<T>, row: &mut Row, config: &Config) -> Res<()> {
     let (heads, kv_heads, s, d, causal) = (row.heads, row.kv_heads, row.seq, row.d, row.causal);
     let [q, k, v] = reference::inputs_gqa::<T>(heads, kv_heads, s, s, d)?;
     let d_o = HostTensor::new([heads, s, d], reference::randn(heads * s * d, 4))?;
@@ -243,7 +252,8 @@ fn bench_backward<T: Backward>(dev: &Device, forward: TrainLaunch<T>, row: &mut 
     let errors = grad_reference::max_rel_err(&problem, &saved, [&got[0], &got[1], &got[2]], CHECKED_ROWS);
     row.rel_err = Some(errors.into_iter().fold(0.0, f64::max));
     let mut sets = [()];
-    row.ms = Some(timing::time_median(dev, runs, WARMUP, &mut sets, |_| Ok(step(&mut dq, &mut dk, &mut dv)?))?);
+    let timed = |_: &mut ()| Ok(step(&mut dq, &mut dk, &mut dv)?);
+    row.ms = Some(timing::time_median(dev, config.runs, WARMUP, config.gap, &mut sets, timed)?);
     Ok(())
 }
 
@@ -269,9 +279,10 @@ fn run() -> Res<bool> {
     }
     let dev = Device::new(0)?;
     println!(
-        "bench_attention on {}: {WARMUP} warm-up + {} timed launches (back to back), median",
+        "bench_attention on {}: {WARMUP} warm-up + {} timed launches ({}), median",
         dev.name(),
-        config.runs
+        config.runs,
+        config.gap.map_or_else(|| "back to back".to_string(), |g| format!("{} ms idle after each", g.as_millis()))
     );
     if config.passes.contains(&Pass::Backward) {
         // What the environment picks (an unknown value fails here): the dQ path at D = 64 and 128,
@@ -290,10 +301,10 @@ fn run() -> Res<bool> {
     let mut rows = cases(&config);
     for row in &mut rows {
         let result = match (row.pass, row.dtype) {
-            (Pass::Forward, "bf16") => bench::<bf16>(&dev, kernels::attention_bf16, row, config.runs),
-            (Pass::Forward, _) => bench::<f16>(&dev, kernels::attention_f16, row, config.runs),
-            (Pass::Backward, "bf16") => bench_backward::<bf16>(&dev, kernels::attention_train_bf16, row, config.runs),
-            (Pass::Backward, _) => bench_backward::<f16>(&dev, kernels::attention_train_f16, row, config.runs),
+            (Pass::Forward, "bf16") => bench::<bf16>(&dev, kernels::attention_bf16, row, &config),
+            (Pass::Forward, _) => bench::<f16>(&dev, kernels::attention_f16, row, &config),
+            (Pass::Backward, "bf16") => bench_backward::<bf16>(&dev, kernels::attention_train_bf16, row, &config),
+            (Pass::Backward, _) => bench_backward::<f16>(&dev, kernels::attention_train_f16, row, &config),
         };
         let (dtype, heads, kv_heads, seq, d, causal) = (row.dtype, row.heads, row.kv_heads, row.seq, row.d, row.causal);
         if let Err(err) = result {

@@ -27,19 +27,20 @@ const GATE_TIMEOUT: Duration = Duration::from_secs(5);
 /// One contender: queues one run on the device's stream, on the operand set it is given.
 pub type Op<'a, S> = Box<dyn FnMut(&mut S) -> Res<()> + 'a>;
 
-/// Runs `op` `warmup` times, then `runs` times between CUDA events, rotating over `sets`; the
-/// median time in milliseconds. (`bench_attention`'s; the GEMM benchmarks time their contenders
-/// together.)
+/// Runs `op` `warmup` times, then `runs` times between CUDA events, rotating over `sets` (with
+/// a `gap`, the GPU idles that long after each timed run); the median time in milliseconds.
+/// (`bench_attention`'s; the GEMM benchmarks time their contenders together.)
 #[allow(dead_code)]
 pub fn time_median<S>(
     dev: &Device,
     runs: usize,
     warmup: usize,
+    gap: Option<Duration>,
     sets: &mut [S],
     op: impl FnMut(&mut S) -> Res<()>,
 ) -> Res<f64> {
     let mut ops: [Op<S>; 1] = [Box::new(op)];
-    Ok(time_interleaved(dev, runs, warmup, sets, &mut ops, None)?[0])
+    Ok(time_interleaved(dev, runs, warmup, sets, &mut ops, gap)?[0])
 }
 
 /// Runs every op once per round, `warmup` rounds and then `runs` timed ones, each launch between
