@@ -231,12 +231,13 @@ pub mod programs {
                                 ring,
                                 steps,
                                 |n, s| {
+                                    // The block's lse, read before the products: its loads would queue
+                                    // behind their operand reads.
+                                    let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
                                     // S^T and dP^T: this consumer's 64 keys against the block's queries.
                                     wgmma(s_acc, k_s.at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
                                     wgmma(dp_acc, v_s.at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
                                     let i = first + n % blocks;
-                                    // The block's lse, read while S^T is in flight.
-                                    let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
                                     wgmma_wait(1);
                                     if CAUSAL == 1 && i < first + 128 / BQ {
                                         // A diagonal block: key 128 j + 64 w + r is hidden from query BQ i + q < it.
