@@ -18,9 +18,10 @@
 //!    keys of one K/V head (64 per consumer warpgroup) and walks over the 64-query blocks that see
 //!    them, of every query head of its group. Warpgroup 0 is the producer: it loads the program's
 //!    K and V once and streams each block's Q, dO, lse and delta through a ring of shared-memory
-//!    stages with TMA. Each consumer step issues S^T = K Q^T and dP^T = V dO^T together (m64
-//!    wgmmas, Q and dO read K-major through `.t()`), turns S^T into P^T with lse (one FMA and an
-//!    `ex2` per score), issues dV += P^T dO with P^T from registers while it computes
+//!    stages with TMA. Each consumer step reads the block's lse (before the products, whose
+//!    operand reads its loads would otherwise wait behind), issues S^T = K Q^T and dP^T = V dO^T
+//!    together (m64 wgmmas, Q and dO read K-major through `.t()`), turns S^T into P^T with lse
+//!    (one FMA and an `ex2` per score), issues dV += P^T dO with P^T from registers while it computes
 //!    dS^T = P^T o (dP^T - delta), then dK += dS^T Q, also from registers, which runs on into the
 //!    next step (one wgmma group in flight across steps). dK and dV stay in registers to the end
 //!    and are stored once.
