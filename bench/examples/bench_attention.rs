@@ -21,9 +21,10 @@
 //! reference on 64 rows spread over heads and queries (max error relative to each row's largest
 //! value, at most 1e-2); 10 warm-up launches, then `BENCH_RUNS` (default 50) launches each between
 //! two CUDA events, back to back (or, with `BENCH_GAP_MS`, the GPU idle that long after each, so
-//! that it stays cool: `bench_matmul`'s protocols); the median is reported. A backward case: the training forward
-//! (`attention_train_*`) leaves O and the row log-sum-exps, dO is N(0,1), and the timed launch is
-//! `attention_backward::launch` alone (its preparation, dK/dV and dQ kernels, and workspaces);
+//! that it stays cool: `bench_matmul`'s protocols); the median is reported. A backward case: the
+//! training forward (`attention_train_*`) leaves O and the row log-sum-exps, dO is N(0,1), and
+//! the timed launch is `attention_backward::launch` alone (its preparation, dK/dV and dQ kernels,
+//! and workspaces);
 //! dQ, dK and dV, written over NaN, are compared on 64 rows each with the f64 gradients of the
 //! same inputs (taking the GPU's O and lse as the forward's, as the backward does); a row whose
 //! terms cancel (causal query 0's dQ is 0 exactly) is measured against a thousandth of its terms'
