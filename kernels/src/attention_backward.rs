@@ -148,16 +148,24 @@ pub mod programs {
     }
 
     /// Delta (`rowsum(dO o O)`) and a copy of `lse`, both into rows padded to `SP` (a multiple of
-    /// 128) with zeros: one program per 64 queries of a head.
-    #[kernel(grid = (SP / 64, H), ragged(S), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
-    pub fn attention_bwd_prep<E, const D: usize>(
+    /// 128) with zeros: one program per 64 queries of a head. With `ZERO` 1 (the fused paths) it
+    /// also zeroes those queries' rows of the f32 dQ sums, which the dK/dV programs add into: the
+    /// stores run under the loads, where a separate fill of the workspace would be a pass of its own.
+    #[kernel(grid = (SP / 64, H), ragged(S),
+             instances((bf16, 64, 0), (bf16, 128, 0), (f16, 64, 0), (f16, 128, 0),
+                       (bf16, 64, 1), (bf16, 128, 1), (f16, 64, 1), (f16, 128, 1)))]
+    pub fn attention_bwd_prep<E, const D: usize, const ZERO: usize>(
         o: Gmem<E, H, S, D>,
         d_o: Gmem<E, H, S, D>,
         lse: Gmem<f32, H, S>,
         delta: GmemMut<f32, H, SP>,
         lse_p: GmemMut<f32, H, SP>,
+        #[when(ZERO == 1)] dq_sum: GmemMut<f32, H, S, D>,
     ) {
         let (i, h) = (program_id(0), program_id(1));
+        if ZERO == 1 {
+            dq_sum.tile([h, i, 0], [1, 64, D]).store(splat(0.0f32, [64, D]));
+        }
         let out = o.tile([h, i, 0], [1, 64, D]).load(Layout::Wgmma).cast::<f32>();
         let grad = d_o.tile([h, i, 0], [1, 64, D]).load(Layout::Wgmma).cast::<f32>();
         delta.tile([h, i], [1, 64]).store((out * grad).sum(1));
@@ -883,6 +891,20 @@ fn section_arg(plan: &Plan) -> i32 {
     }
 }
 
+/// A new f32 device tensor of `shape` for a workspace that [`attention_bwd_prep`] writes whole
+/// before any kernel reads it (delta, the padded lse, the dQ sums): no fill of its own.
+fn written_first(stream: &impl tessel::AsStream, shape: impl Into<Vec<usize>>) -> tessel::Result<DeviceTensor<f32>> {
+    let shape = shape.into();
+    let len = shape.iter().product::<usize>();
+    if len == 0 {
+        return DeviceTensor::zeros(stream, shape);
+    }
+    // SAFETY: the elements are plain f32, and the backward's first kernel stores every one of
+    // them before a later kernel on the same stream loads it.
+    let slice = unsafe { stream.as_stream().alloc::<f32>(len)? };
+    DeviceTensor::from_slice(slice, shape)
+}
+
 /// [`Backward`] for one element type: its instances, picked by head dimension and mask, called
 /// through `launch` on the GPU (with the stream) or `interpret` (`$call` and `[$stream]`, passed
 /// on to the `@passes` arm, which runs the kernels in order, and to `@dkdv`, `@fused` and `@dq`,
@@ -902,18 +924,19 @@ macro_rules! backward {
             ) -> tessel::Result<()> {
                 check_plan(plan, inputs[0].shape(), inputs[1].shape(), lse.shape(), scale)?;
                 let rows = [plan.heads, plan.padded];
-                let mut stats = [DeviceTensor::<f32>::zeros(stream, rows)?, DeviceTensor::<f32>::zeros(stream, rows)?];
+                let mut stats = [written_first(stream, rows)?, written_first(stream, rows)?];
                 let mut partials = if plan.partials {
                     let shape = [plan.heads, inputs[1].shape()[1], plan.head_dim];
                     Some([DeviceTensor::<f32>::zeros(stream, shape)?, DeviceTensor::<f32>::zeros(stream, shape)?])
                 } else {
                     None
                 };
-                // The fused paths' f32 dQ sums, zeroed: the dK/dV programs add into them.
+                // The fused paths' f32 dQ sums, which `attention_bwd_prep` zeroes before the dK/dV
+                // programs add into them.
                 let mut dq_sum = match plan.dq {
                     DqPath::Separate => None,
                     DqPath::Fused | DqPath::FusedEager | DqPath::FusedRed => {
-                        Some(DeviceTensor::<f32>::zeros(stream, inputs[0].shape())?)
+                        Some(written_first(stream, inputs[0].shape())?)
                     }
                 };
                 backward!(@passes $t, launch, [stream], inputs, lse, grads, stats, partials, dq_sum, scale, plan)
@@ -951,10 +974,11 @@ macro_rules! backward {
         let [q, k, v, o, d_o] = $inputs;
         let [dq, dk, dv] = $grads;
         let [delta, lse_p] = &mut $stats;
-        if $plan.head_dim == 64 {
-            attention_bwd_prep::<$t, 64>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?;
-        } else {
-            attention_bwd_prep::<$t, 128>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?;
+        match (&mut $dq_sum, $plan.head_dim) {
+            (None, 64) => attention_bwd_prep::<$t, 64, 0>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?,
+            (None, _) => attention_bwd_prep::<$t, 128, 0>::$call($($stream,)? o, d_o, $lse, delta, lse_p)?,
+            (Some(sum), 64) => attention_bwd_prep::<$t, 64, 1>::$call($($stream,)? o, d_o, $lse, delta, lse_p, sum)?,
+            (Some(sum), _) => attention_bwd_prep::<$t, 128, 1>::$call($($stream,)? o, d_o, $lse, delta, lse_p, sum)?,
         }
         let (delta, lse_p) = (&*delta, &*lse_p);
         let section = section_arg(&$plan);
