@@ -13,7 +13,8 @@
 //!
 //! 1. [`attention_bwd_prep`]: per 64 queries of a head, delta and a copy of `lse`, both into
 //!    `H x SP` workspaces whose rows are padded with zeros to SP, a multiple of 128 (so that TMA
-//!    can copy their tiles whatever S is: a TMA row is whole 16-byte units).
+//!    can copy their tiles whatever S is: a TMA row is whole 16-byte units); on the fused paths
+//!    it also zeroes the f32 dQ workspace (below), its stores running under its loads.
 //! 2. [`attention_bwd_dkdv`]: K/V-stationary, in FlashAttention-3's manner. A program owns 128
 //!    keys of one K/V head (64 per consumer warpgroup) and walks over the 64-query blocks that see
 //!    them, of every query head of its group. Warpgroup 0 is the producer: it loads the program's
@@ -42,9 +43,9 @@
 //! waits only for it (`wgmma_wait(1)`: dK runs on into the next step, as before), stores the f32
 //! result into a 128-byte-swizzled shared buffer and adds it into an f32 H x S x D workspace with
 //! a reducing TMA store (`copy_smem_to_gmem(.., reduce = Reduce::Add)`, `cp.reduce.async.bulk.tensor`),
-//! into which the programs of every key block add concurrently; the host zeroes the workspace
-//! first, and [`attention_bwd_dq_cast`] scales and casts it into dQ at the end (the kernel
-//! boundary orders its plain loads after every reduction).
+//! into which the programs of every key block add concurrently; [`attention_bwd_prep`] zeroes
+//! the workspace first, and [`attention_bwd_dq_cast`] scales and casts it into dQ at the end
+//! (the kernel boundary orders its plain loads after every reduction).
 //!
 //! - At D = 128 the registers decide the split, as in FlashAttention-3: a consumer's dK and dV
 //!   already hold 128 f32 per thread and S^T and dP^T 64, so a 64 x 128 f32 dQ product does not fit
@@ -276,7 +277,7 @@ pub mod programs {
 
     /// [`attention_bwd_dkdv`] with dQ fused in (the module's documentation says how): each step
     /// also adds the block's dQ = dS K, unscaled, into `dq_sum`, an f32 H x S x D workspace that
-    /// the host zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128 each consumer
+    /// [`attention_bwd_prep`] zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128 each consumer
     /// takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's second copy
     /// (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared memory
     /// leaves (see the module's documentation).
