@@ -277,10 +277,10 @@ pub mod programs {
 
     /// [`attention_bwd_dkdv`] with dQ fused in (the module's documentation says how): each step
     /// also adds the block's dQ = dS K, unscaled, into `dq_sum`, an f32 H x S x D workspace that
-    /// [`attention_bwd_prep`] zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128 each consumer
-    /// takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's second copy
-    /// (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared memory
-    /// leaves (see the module's documentation).
+    /// [`attention_bwd_prep`] zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128
+    /// each consumer takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's
+    /// second copy (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared
+    /// memory leaves (see the module's documentation).
     ///
     /// The variants, at D = 128 ([`DqPath`](super::DqPath) and [`CausalOrder`](super::CausalOrder)
     /// pick them): `EAGER` 1 releases each stage as soon as its step's products are done
