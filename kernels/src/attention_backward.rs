@@ -164,13 +164,31 @@ pub mod programs {
         #[when(ZERO == 1)] dq_sum: GmemMut<f32, H, S, D>,
     ) {
         let (i, h) = (program_id(0), program_id(1));
-        if ZERO == 1 {
-            dq_sum.tile([h, i, 0], [1, 64, D]).store(splat(0.0f32, [64, D]));
-        }
-        let out = o.tile([h, i, 0], [1, 64, D]).load(Layout::Wgmma).cast::<f32>();
-        let grad = d_o.tile([h, i, 0], [1, 64, D]).load(Layout::Wgmma).cast::<f32>();
-        delta.tile([h, i], [1, 64]).store((out * grad).sum(1));
-        lse_p.tile([h, i], [1, 64]).store(lse.tile([h, i], [1, 64]).load(Layout::WgmmaRow));
+        run_scoped(
+            |o_s: Smem<E, 1, 64, D, Swizzle128>,
+             do_s: Smem<E, 1, 64, D, Swizzle128>,
+             #[when(ZERO == 1)] zero_s: Smem<f32, 1, 64, 64, Swizzle128>,
+             loaded: Barrier<2>| {
+                copy_gmem_to_smem(o.tile([h, i, 0]), o_s, loaded);
+                copy_gmem_to_smem(d_o.tile([h, i, 0]), do_s, loaded);
+                if ZERO == 1 {
+                    zero_s.at(0).store(splat(0.0f32, [64, 64]).to_layout(Layout::Wgmma));
+                    commit_smem();
+                    #[unroll]
+                    for col in 0..D / 64 {
+                        copy_smem_to_gmem(zero_s, dq_sum.tile([h, i, col]));
+                    }
+                }
+                lse_p.tile([h, i], [1, 64]).store(lse.tile([h, i], [1, 64]).load(Layout::WgmmaRow));
+                barrier_wait(loaded);
+                let out = o_s.at(0).load(Layout::Wgmma).cast::<f32>();
+                let grad = do_s.at(0).load(Layout::Wgmma).cast::<f32>();
+                delta.tile([h, i], [1, 64]).store((out * grad).sum(1));
+                if ZERO == 1 {
+                    wait_smem_to_gmem(0);
+                }
+            },
+        );
     }
 
     /// dK and dV for 128 keys of one K/V head per program, summed over `heads` query heads of its
@@ -462,8 +480,16 @@ pub mod programs {
     #[kernel(grid = (cdiv(S, 64), H), ragged(S), instances((bf16, 64), (bf16, 128), (f16, 64), (f16, 128)))]
     pub fn attention_bwd_dq_cast<E, const D: usize>(dq_sum: Gmem<f32, H, S, D>, dq: GmemMut<E, H, S, D>, scale: f32) {
         let (i, h) = (program_id(0), program_id(1));
-        let sum = dq_sum.tile([h, i, 0], [1, 64, D]).load(Layout::Wgmma);
-        dq.tile([h, i, 0], [1, 64, D]).store((sum * scale).cast::<E>());
+        run_scoped(
+            |sum_s: Smem<f32, 1, 64, D, Swizzle128>, dq_s: Smem<E, 1, 64, D, Swizzle128>, loaded: Barrier<1>| {
+                copy_gmem_to_smem(dq_sum.tile([h, i, 0]), sum_s, loaded);
+                barrier_wait(loaded);
+                dq_s.at(0).store((sum_s.at(0).load(Layout::Wgmma) * scale).cast::<E>());
+                commit_smem();
+                copy_smem_to_gmem(dq_s, dq.tile([h, i, 0]));
+                wait_smem_to_gmem(0);
+            },
+        );
     }
 
     /// dK and dV of each K/V head: the sums of the f32 partial sums of its group's query heads,
