@@ -152,7 +152,8 @@ pub enum Layout {
     WgmmaRow,
     /// A column vector of a WGMMA array: one value per column (the result of reducing axis 0).
     WgmmaCol,
-    /// Row-major, each thread holding contiguous vectors: the layout of plain loads and stores.
+    /// Row-major, element `e` of the flattened array in thread `e % 128`: the layout of plain loads
+    /// and stores.
     Strided,
     /// One value for every element.
     Splat,

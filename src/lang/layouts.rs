@@ -59,8 +59,9 @@ pub mod Layout {
     #[derive(Clone, Copy, Debug)]
     pub struct WgmmaCol;
 
-    /// Row-major, each thread holding contiguous vectors: the layout of plain loads and stores,
-    /// of any shape; what `.load()` gives without a layout.
+    /// Row-major, element `e` of the flattened array in thread `e % 128` (consecutive threads hold
+    /// consecutive elements, so that a warp's scalar accesses coalesce): the layout of plain loads
+    /// and stores, of any shape; what `.load()` gives without a layout.
     #[derive(Clone, Copy, Debug)]
     pub struct Strided;
 
