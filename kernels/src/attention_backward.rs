@@ -156,8 +156,7 @@ pub mod programs {
     /// 128) with zeros: one program per 64 queries of a head. With `ZERO` 1 (the fused paths) it
     /// also zeroes those queries' rows of the f32 dQ sums, which the dK/dV programs add into: the
     /// stores run under the loads, where a separate fill of the workspace would be a pass of its own.
-    /// O and dO come in by TMA and the zeros go out by TMA from one 64 x 64 buffer (the bulk
-    /// copies keep more bytes in flight than the 64 elements a thread of plain loads).
+    /// O and dO come in by TMA and the zeros go out by TMA from one 64 x 64 buffer.
     #[kernel(grid = (SP / 64, H), ragged(S),
              instances((bf16, 64, 0), (bf16, 128, 0), (f16, 64, 0), (f16, 128, 0),
                        (bf16, 64, 1), (bf16, 128, 1), (f16, 64, 1), (f16, 128, 1)))]
