@@ -35,8 +35,8 @@
 //!    consumer), loads its Q and dO once and streams the K and V blocks of its K/V head; each step
 //!    recomputes S and dP, P and dS, and adds dS K into dQ.
 //!
-//! That is [`DqPath::Separate`], the default at D = 64: 7 matrix products, S and dP computed
-//! twice. [`DqPath::Fused`] (`TESSEL_ATTN_BWD_DQ=fused`, or [`Plan::dq`]) does the 5 of
+//! That is [`DqPath::Separate`] (`TESSEL_ATTN_BWD_DQ=separate`, or [`Plan::dq`]): 7 matrix
+//! products, S and dP computed twice. [`DqPath::Fused`], the default at D = 64, does the 5 of
 //! FlashAttention-3's backward: [`attention_bwd_fused`] replaces steps 2 and 4 (and serves step 3
 //! alike), and [`attention_bwd_dq_cast`] follows it. Each step of a fused consumer, after dS^T is
 //! in registers, also stores it (cast, by `stmatrix`) into a shared buffer double-buffered by step
@@ -49,22 +49,25 @@
 //! the workspace first, and [`attention_bwd_dq_cast`] scales and casts it into dQ at the end
 //! (the kernel boundary orders its plain loads after every reduction).
 //!
-//! - At D = 128 the registers decide the split, as in FlashAttention-3: a consumer's dK and dV
-//!   already hold 128 f32 per thread and S^T and dP^T 64, so a 64 x 128 f32 dQ product does not fit
-//!   beside them. Each consumer computes half of dQ's columns (64 x 64, 32 registers) from the
-//!   block's whole dS, both consumers' 64 keys: they meet at an mbarrier (`ds_ready`, two
-//!   arrivals) once both dS^T halves are stored, and each issues two wgmmas (one per half, K = 64
-//!   keys each). Its B is its 64 columns of the program's 128 keys, which a swizzled buffer cannot
+//! - Both consumers' dS^T halves make the block's dS (64 queries x 128 keys), so the consumers
+//!   meet at an mbarrier (`ds_ready`, two arrivals) once both are stored, and dQ takes two wgmmas
+//!   (one per half, K = 64 keys each).
+//! - At D = 128 the registers decide who computes what, as in FlashAttention-3: a consumer's dK
+//!   and dV already hold 128 f32 per thread and S^T and dP^T 64, so a 64 x 128 f32 dQ product
+//!   does not fit beside them. Each consumer computes half of dQ's columns (64 x 64, 32
+//!   registers). Its B is its 64 columns of the program's 128 keys, which a swizzled buffer cannot
 //!   give as a window (its minor dimension does not slice): the producer loads K a second time in
 //!   64-column tiles (`kq_s`, 32 KB). The double buffer makes one meeting per step enough: a
 //!   consumer writes a dS^T buffer again two steps later, after the other has met it once more,
 //!   which it does only after its wait for the product that read the buffer.
-//! - At D = 64 registers are no obstacle (dK and dV hold 64): each consumer computes all of dQ's
-//!   64 columns from its own 64 keys, with no meeting, and both consumers add into the same
-//!   workspace rows (twice the reduced bytes of a split by columns, which would need N = 32 and a
-//!   64-byte-swizzled copy of K).
+//! - At D = 64 the consumers take turns: in step n, consumer n % 2 computes all 64 columns of the
+//!   block's dQ and adds them into the workspace, and the other goes on to its dK product: one
+//!   reduction of the block's rows per step, as at D = 128. Each consumer adding its own keys'
+//!   whole dQ (no meeting, twice the reduced bytes) ran 4-8 % slower without the mask and up to
+//!   20 % with it (H200, bf16); splitting the columns (N = 32 a consumer, K's second copy and
+//!   dS^T 64-byte swizzled) ran 0-3 % slower than taking turns.
 //!
-//! Two variants of the fused path at D = 128 (at D = 64 they run [`DqPath::Fused`]'s kernels):
+//! Two variants of the fused path at D = 128 (at D = 64 they run [`DqPath::Fused`]'s kernel):
 //! [`DqPath::FusedEager`], the default at D = 128, releases each stage when its step's products are done, as
 //! FlashAttention-3 does, where the delayed release (one wgmma group in flight across steps)
 //! frees a stage only at the end of the next step, which with 2 stages leaves the producer to load
@@ -78,7 +81,8 @@
 //! The defaults are the H200's choice (docs/performance.md, "Attention backward", bf16 and f16,
 //! 2048 to 16384 queries): at D = 128 the eager fused path with sections was 0-9 % ahead of the
 //! separate path on every case measured but 2048 queries without the mask (even), and ahead on
-//! the grouped-query cases; at D = 64 the fused path was 5-26 % behind the separate one.
+//! the grouped-query cases; at D = 64 the fused path with sections was 4-16 % ahead of the
+//! separate one (bf16).
 //!
 //! Causal (`CAUSAL` 1, T = S): query i sees keys 0 ..= i. A dK/dV program starts at the first
 //! query block that sees its keys and masks the two diagonal blocks; a dQ program stops after the
@@ -92,7 +96,7 @@
 //!
 //! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
-//! fused dK/dV/dQ kernel 165,960 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
+//! fused dK/dV/dQ kernel 165,968 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
 //! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
 //! third), 230,984 with [`DqPath::FusedRed`] (3 stages, no dQ buffer; its dS^T buffers go before
 //! the stages' lse and delta, so that no padding aligns them); prep 32 KB of O and dO tiles at
@@ -300,10 +304,10 @@ pub mod programs {
 
     /// [`attention_bwd_dkdv`] with dQ fused in (the module's documentation says how): each step
     /// also adds the block's dQ = dS K, unscaled, into `dq_sum`, an f32 H x S x D workspace that
-    /// [`attention_bwd_prep`] zeroes and [`attention_bwd_dq_cast`] scales and casts. At D = 128
-    /// each consumer takes 64 of dQ's columns from both consumers' dS^T (`ds_ready`) and K's
-    /// second copy (`kq_s`); at D = 64 all columns from its own keys. `STAGES` is what the shared
-    /// memory leaves (see the module's documentation).
+    /// [`attention_bwd_prep`] zeroes and [`attention_bwd_dq_cast`] scales and casts, from both
+    /// consumers' dS^T (`ds_ready`): at D = 128 each consumer takes 64 of dQ's columns, with K's
+    /// second copy (`kq_s`); at D = 64 the consumers take all of them in turns. `STAGES` is what
+    /// the shared memory leaves (see the module's documentation).
     ///
     /// The variants, at D = 128 ([`DqPath`](super::DqPath) and [`CausalOrder`](super::CausalOrder)
     /// pick them): `EAGER` 1 releases each stage as soon as its step's products are done
@@ -311,21 +315,21 @@ pub mod programs {
     /// a step ahead instead of none; `RED` 1 adds dQ into `dq_sum` from registers
     /// (`red.global.add.v2.f32`) instead of through a shared buffer and a reducing TMA store,
     /// which frees 32 KB for a third stage; `SECTIONS` 1 deals the causal programs in sections of
-    /// `section` heads.
+    /// `section` heads (at D = 64 too).
     #[kernel(grid = (cdiv(T, 128) * HO), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
-             instances((bf16, bf16, 64, 0, 64, 4, 0, 0, 0), (bf16, bf16, 64, 1, 64, 4, 0, 0, 0),
+             instances((bf16, bf16, 64, 0, 64, 4, 0, 0, 0), (bf16, bf16, 64, 1, 64, 4, 0, 0, 0), (bf16, bf16, 64, 1, 64, 4, 0, 0, 1),
                        (bf16, bf16, 128, 0, 64, 2, 0, 0, 0), (bf16, bf16, 128, 1, 64, 2, 0, 0, 0), (bf16, bf16, 128, 1, 64, 2, 0, 0, 1),
                        (bf16, bf16, 128, 0, 64, 2, 1, 0, 0), (bf16, bf16, 128, 1, 64, 2, 1, 0, 0), (bf16, bf16, 128, 1, 64, 2, 1, 0, 1),
                        (bf16, bf16, 128, 0, 64, 3, 0, 1, 0), (bf16, bf16, 128, 1, 64, 3, 0, 1, 0), (bf16, bf16, 128, 1, 64, 3, 0, 1, 1),
-                       (f16, f16, 64, 0, 64, 4, 0, 0, 0), (f16, f16, 64, 1, 64, 4, 0, 0, 0),
+                       (f16, f16, 64, 0, 64, 4, 0, 0, 0), (f16, f16, 64, 1, 64, 4, 0, 0, 0), (f16, f16, 64, 1, 64, 4, 0, 0, 1),
                        (f16, f16, 128, 0, 64, 2, 0, 0, 0), (f16, f16, 128, 1, 64, 2, 0, 0, 0), (f16, f16, 128, 1, 64, 2, 0, 0, 1),
                        (f16, f16, 128, 0, 64, 2, 1, 0, 0), (f16, f16, 128, 1, 64, 2, 1, 0, 0), (f16, f16, 128, 1, 64, 2, 1, 0, 1),
                        (f16, f16, 128, 0, 64, 3, 0, 1, 0), (f16, f16, 128, 1, 64, 3, 0, 1, 0), (f16, f16, 128, 1, 64, 3, 0, 1, 1),
-                       (bf16, f32, 64, 0, 64, 4, 0, 0, 0), (bf16, f32, 64, 1, 64, 4, 0, 0, 0),
+                       (bf16, f32, 64, 0, 64, 4, 0, 0, 0), (bf16, f32, 64, 1, 64, 4, 0, 0, 0), (bf16, f32, 64, 1, 64, 4, 0, 0, 1),
                        (bf16, f32, 128, 0, 64, 2, 0, 0, 0), (bf16, f32, 128, 1, 64, 2, 0, 0, 0), (bf16, f32, 128, 1, 64, 2, 0, 0, 1),
                        (bf16, f32, 128, 0, 64, 2, 1, 0, 0), (bf16, f32, 128, 1, 64, 2, 1, 0, 0), (bf16, f32, 128, 1, 64, 2, 1, 0, 1),
                        (bf16, f32, 128, 0, 64, 3, 0, 1, 0), (bf16, f32, 128, 1, 64, 3, 0, 1, 0), (bf16, f32, 128, 1, 64, 3, 0, 1, 1),
-                       (f16, f32, 64, 0, 64, 4, 0, 0, 0), (f16, f32, 64, 1, 64, 4, 0, 0, 0),
+                       (f16, f32, 64, 0, 64, 4, 0, 0, 0), (f16, f32, 64, 1, 64, 4, 0, 0, 0), (f16, f32, 64, 1, 64, 4, 0, 0, 1),
                        (f16, f32, 128, 0, 64, 2, 0, 0, 0), (f16, f32, 128, 1, 64, 2, 0, 0, 0), (f16, f32, 128, 1, 64, 2, 0, 0, 1),
                        (f16, f32, 128, 0, 64, 2, 1, 0, 0), (f16, f32, 128, 1, 64, 2, 1, 0, 0), (f16, f32, 128, 1, 64, 2, 1, 0, 1),
                        (f16, f32, 128, 0, 64, 3, 0, 1, 0), (f16, f32, 128, 1, 64, 3, 0, 1, 0), (f16, f32, 128, 1, 64, 3, 0, 1, 1)))]
@@ -380,7 +384,7 @@ pub mod programs {
              kv_loaded: Barrier<4>,
              #[when(D == 128)] kq_loaded: Barrier<2>,
              // Both consumers' dS^T of the step are in `ds_s`.
-             #[when(D == 128)] ds_ready: Barrier<2>,
+             ds_ready: Barrier<2>,
              ring: Pipeline<STAGES, 4, 2>| {
                 if warpgroup_id() == 0 {
                     set_max_registers(24);
@@ -440,24 +444,28 @@ pub mod programs {
                                     let b = n % 2;
                                     ds_s.at(b).at(w).store(ds);
                                     commit_smem();
+                                    barrier_arrive(ds_ready);
+                                    barrier_wait(ds_ready);
                                     if D == 128 {
                                         // dQ[:, 64 w ..][+64] = dS K[:, 64 w ..][+64] over both consumers' keys.
-                                        barrier_arrive(ds_ready);
-                                        barrier_wait(ds_ready);
                                         let kq = kq_s.at(w).at(0);
                                         wgmma(dq_acc, ds_s.at(b).at(0).t(), kq.slice([0..64, ..]), accumulate = false);
                                         wgmma(dq_acc, ds_s.at(b).at(1).t(), kq.slice([64..128, ..]));
-                                    } else {
-                                        // dQ (all 64 columns) over this consumer's own 64 keys.
-                                        wgmma(dq_acc, ds_s.at(b).at(w).t(), k_s.at(w).at(0), accumulate = false);
+                                    } else if b == w {
+                                        // dQ = dS K, all 64 columns over both consumers' keys, by the
+                                        // consumers in turn.
+                                        wgmma(dq_acc, ds_s.at(b).at(0).t(), k_s.at(0).at(0), accumulate = false);
+                                        wgmma(dq_acc, ds_s.at(b).at(1).t(), k_s.at(1).at(0));
                                     }
                                     wgmma(dk_acc, ds, q_s.at(s).at(0));
                                     // The dQ product is done (the groups complete in order); dK runs on.
                                     wgmma_wait(1);
                                     if RED == 1 {
-                                        let col = if D == 128 { w } else { 0 };
-                                        dq_sum.tile([h, i, col], [1, BQ, 64]).atomic_add(dq_acc.load());
-                                    } else {
+                                        if D == 128 || b == w {
+                                            let col = if D == 128 { w } else { 0 };
+                                            dq_sum.tile([h, i, col], [1, BQ, 64]).atomic_add(dq_acc.load());
+                                        }
+                                    } else if D == 128 || b == w {
                                         wait_smem_to_gmem(0);
                                         dq_s.at(w).at(0).store(dq_acc.load());
                                         commit_smem();
@@ -627,22 +635,22 @@ pub struct Plan {
     /// head's group: G times the programs, for few K/V heads (multi-query attention).
     pub partials: bool,
     /// How dQ is computed: summed in f32 by the dK/dV programs ([`DqPath::Fused`] and its
-    /// variants; [`DqPath::FusedEager`] is the default at D = 128) or by a Q-stationary kernel of
-    /// its own ([`DqPath::Separate`], the default at D = 64).
+    /// variants; the default is [`DqPath::FusedEager`] at D = 128 and [`DqPath::Fused`] at D = 64)
+    /// or by a Q-stationary kernel of its own ([`DqPath::Separate`]).
     /// `TESSEL_ATTN_BWD_DQ` (`fused`, `fused-eager`, `fused-red` or `separate`) overrides the
     /// default in [`plan`].
     pub dq: DqPath,
     /// The order of the fused paths' causal dK/dV programs ([`CausalOrder::Sections`] of
     /// [`section_heads`], the default; `TESSEL_ATTN_BWD_ORDER`, `heads`, `sections` or
     /// `sections:N`, overrides it in [`plan`]).
-    /// The separate path's kernels and D = 64 always take [`CausalOrder::Heads`].
+    /// The separate path's kernels always take [`CausalOrder::Heads`].
     pub order: CausalOrder,
 }
 
 /// The ways of computing dQ (see the module's documentation). The fused variants differ from
 /// [`DqPath::Fused`] at D = 128 only (at D = 64 they run its kernels). The default is
-/// [`DqPath::FusedEager`] at D = 128 and [`DqPath::Separate`] at D = 64, the fastest of each on
-/// the H200.
+/// [`DqPath::FusedEager`] at D = 128 and [`DqPath::Fused`] at D = 64, the fastest of each on the
+/// H200.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DqPath {
     /// [`attention_bwd_fused`] adds each block's dQ into an f32 workspace with reducing TMA
@@ -669,12 +677,12 @@ impl DqPath {
         env("TESSEL_ATTN_BWD_DQ")?.map_or(Ok(DqPath::default_for(d)), |v| v.parse())
     }
 
-    /// The default path at head dimension `d`: [`DqPath::FusedEager`] at 128,
-    /// [`DqPath::Separate`] at 64.
+    /// The default path at head dimension `d`: [`DqPath::FusedEager`] at 128, [`DqPath::Fused`]
+    /// at 64.
     pub fn default_for(d: usize) -> DqPath {
         match d {
             128 => DqPath::FusedEager,
-            _ => DqPath::Separate,
+            _ => DqPath::Fused,
         }
     }
 }
@@ -1054,7 +1062,12 @@ macro_rules! backward {
     (@fused $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, $section:ident, ($($arg:expr),*)) => {
         match ($plan.head_dim, $plan.causal, $plan.dq, $plan.order) {
             (64, false, ..) => attention_bwd_fused::<$t, $p, 64, 0, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
-            (64, true, ..) => attention_bwd_fused::<$t, $p, 64, 1, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
+            (64, true, _, CausalOrder::Heads) => {
+                attention_bwd_fused::<$t, $p, 64, 1, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?
+            }
+            (64, true, _, CausalOrder::Sections(_)) => {
+                attention_bwd_fused::<$t, $p, 64, 1, 64, 4, 0, 0, 1>::$call($($stream,)? $($arg),*, $section)?
+            }
             (_, false, DqPath::FusedEager, _) => {
                 attention_bwd_fused::<$t, $p, 128, 0, 64, 2, 1, 0, 0>::$call($($stream,)? $($arg),*)?
             }

@@ -146,10 +146,10 @@ fn the_dq_path_is_named_as_the_environment_names_it() {
     let err = "Fused".parse::<DqPath>();
     assert!(matches!(err, Err(Error::InvalidArgument { argument: "TESSEL_ATTN_BWD_DQ", .. })), "{err:?}");
     // Without `TESSEL_ATTN_BWD_DQ` (as these tests run) the plan takes the eager fused path at
-    // D = 128 and the separate one at D = 64.
+    // D = 128 and the fused one at D = 64.
     if std::env::var_os("TESSEL_ATTN_BWD_DQ").is_none() {
         let plan = backward::plan(&[2, 64, 64], &[2, 64, 64], &[2, 64], 0.125, false).unwrap();
-        assert_eq!(plan.dq, DqPath::Separate);
+        assert_eq!(plan.dq, DqPath::Fused);
         let plan = backward::plan(&[2, 64, 128], &[2, 64, 128], &[2, 64], 0.125, false).unwrap();
         assert_eq!(plan.dq, DqPath::FusedEager);
     }
@@ -191,12 +191,13 @@ fn sections_fit_the_l2() {
 
 /// The fused paths' causal programs in sections of heads: every program of every head is dealt
 /// once, whole sections and a last one of the heads that remain (5 heads in sections of 2 and 3
-/// and 1; with partial sums, 4 query heads in sections of 3), against the reference.
+/// and 1; with partial sums, 4 query heads in sections of 3), against the reference, at both
+/// head dimensions.
 #[test]
 fn causal_sections_deal_every_program_once() {
-    let check = |heads, kv_heads, partials, sections: &[usize]| {
-        let x = tensors::<bf16>(heads, kv_heads, 150, 150, 128);
-        let scale = 1.0 / (128f32).sqrt();
+    let check = |heads, kv_heads, partials, d: usize, sections: &[usize]| {
+        let x = tensors::<bf16>(heads, kv_heads, 150, 150, d);
+        let scale = 1.0 / (d as f32).sqrt();
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, true);
         let mut forward = problem.forward();
         let (o, lse) = reference::saved::<bf16>(&problem, &mut forward).unwrap();
@@ -205,14 +206,16 @@ fn causal_sections_deal_every_program_once() {
             let [dq, dk, dv] = interpreted_in_order(&x, &o, &lse, scale, true, Some(partials), path, order);
             let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
             println!(
-                "H {heads}/{kv_heads} partials {partials} {path:?} {order:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+                "H {heads}/{kv_heads} D {d} partials {partials} {path:?} {order:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
                 err[0], err[1], err[2]
             );
             assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?} {order:?}: relative errors (dQ, dK, dV) {err:?}");
         }
     };
-    check(5, 5, false, &[2, 3, 1]);
-    check(4, 2, true, &[3]);
+    check(5, 5, false, 128, &[2, 3, 1]);
+    check(4, 2, true, 128, &[3]);
+    check(5, 5, false, 64, &[2, 1]);
+    check(4, 2, true, 64, &[3]);
 }
 
 /// The kernels' gradients against central differences of the f64 loss sum(dO o O), at a few
@@ -375,6 +378,8 @@ fn gpu_causal_sections_match_the_reference() {
     let fused = [DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed];
     on_the_gpu_in_order::<bf16>(5, 5, 1024, 128, true, None, &fused, CausalOrder::Sections(2));
     on_the_gpu_in_order::<f16>(6, 2, 1024, 128, true, Some(true), &fused, CausalOrder::Sections(4));
+    on_the_gpu_in_order::<bf16>(5, 5, 1024, 64, true, None, &fused[..1], CausalOrder::Sections(2));
+    on_the_gpu_in_order::<f16>(6, 2, 1024, 64, true, Some(true), &fused[..1], CausalOrder::Sections(4));
 }
 
 #[test]

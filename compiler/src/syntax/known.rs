@@ -29,12 +29,20 @@ pub fn int(ctx: &Ctxt, e: &Expr) -> Option<i64> {
 }
 
 /// A condition of comparisons of known integers, `true`, `false`, `!`, `&&` and `||`, or `None`.
+/// As in Rust, `a || b` is true when `a` is, and `a && b` false when `a` is, whatever `b`: so
+/// `D == 128 || part == w` is known in the instances of D 128 and left to run in the others.
 pub fn condition(ctx: &Ctxt, e: &Expr) -> Option<bool> {
     match &e.kind {
         ExprKind::Bool(b) => Some(*b),
         ExprKind::Unary { op: UnOp::Not, operand } => condition(ctx, operand).map(|b| !b),
-        ExprKind::Binary { op: BinOp::And, lhs, rhs } => Some(condition(ctx, lhs)? && condition(ctx, rhs)?),
-        ExprKind::Binary { op: BinOp::Or, lhs, rhs } => Some(condition(ctx, lhs)? || condition(ctx, rhs)?),
+        ExprKind::Binary { op: BinOp::And, lhs, rhs } => match condition(ctx, lhs)? {
+            false => Some(false),
+            true => condition(ctx, rhs),
+        },
+        ExprKind::Binary { op: BinOp::Or, lhs, rhs } => match condition(ctx, lhs)? {
+            true => Some(true),
+            false => condition(ctx, rhs),
+        },
         ExprKind::Binary { op, lhs, rhs } => {
             let (a, b) = (int(ctx, lhs)?, int(ctx, rhs)?);
             match op {
