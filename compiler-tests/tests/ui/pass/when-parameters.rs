@@ -42,6 +42,7 @@ fn main() -> tessel::Result<()> {
     let mut y = HostTensor::<f32>::zeros([128, 64])?;
     add::<0, 0>::interpret(&x, &mut y)?;
     let x = HostTensor::<f32>::new([100, 64], (0..6400).map(|v| v as f32).collect())?;
+    let mut y = HostTensor::<f32>::zeros([100, 64])?;
     add_early::<1>::interpret(&x, &x, &mut y)?;
     assert_eq!(y.data()[6399], 2.0 * 6399.0);
     add_early::<0>::interpret(&x, &mut y)?;
