@@ -51,15 +51,15 @@
 //!
 //! - Both consumers' dS^T halves make the block's dS (64 queries x 128 keys), so the consumers
 //!   meet at an mbarrier (`ds_ready`, two arrivals) once both are stored, and dQ takes two wgmmas
-//!   (one per half, K = 64 keys each).
+//!   (one per half, K = 64 keys each). The double buffer makes one meeting per step enough: a
+//!   consumer writes a dS^T buffer again two steps later, after the other has met it once more,
+//!   which it does only after its wait for the product that read the buffer.
 //! - At D = 128 the registers decide who computes what, as in FlashAttention-3: a consumer's dK
 //!   and dV already hold 128 f32 per thread and S^T and dP^T 64, so a 64 x 128 f32 dQ product
 //!   does not fit beside them. Each consumer computes half of dQ's columns (64 x 64, 32
 //!   registers). Its B is its 64 columns of the program's 128 keys, which a swizzled buffer cannot
 //!   give as a window (its minor dimension does not slice): the producer loads K a second time in
-//!   64-column tiles (`kq_s`, 32 KB). The double buffer makes one meeting per step enough: a
-//!   consumer writes a dS^T buffer again two steps later, after the other has met it once more,
-//!   which it does only after its wait for the product that read the buffer.
+//!   64-column tiles (`kq_s`, 32 KB).
 //! - At D = 64 the consumers take turns: in step n, consumer n % 2 computes all 64 columns of the
 //!   block's dQ and adds them into the workspace, and the other goes on to its dK product: one
 //!   reduction of the block's rows per step, as at D = 128. Each consumer adding its own keys'
