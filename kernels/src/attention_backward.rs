@@ -67,6 +67,17 @@
 //!   20 % with it (H200, bf16); splitting the columns (N = 32 a consumer, K's second copy and
 //!   dS^T 64-byte swizzled) ran 0-3 % slower than taking turns.
 //!
+//! At D = 64 without the mask, units of at most [`PERSISTENT_STEPS`] steps (S up to 4096 for
+//! G = 1) go to [`attention_bwd_fused_persistent`] ([`Plan::persistent`]): the same steps on a
+//! persistent grid, one program per SM taking every 132nd unit. K and V have two buffers, so the
+//! producer loads the next unit's under this unit's last steps, and the ring of Q and dO runs on
+//! from unit to unit: a unit starts on loaded data and its dK/dV stores overlap the next unit's
+//! loads, where a program per unit first waits for its K, V and first stage, and leaves its SM
+//! idle from its last store until the next program has loaded. That was worth 1-3 % at S = 2048
+//! (32 steps a unit) on the H200; on units of 128 steps and more the program per unit was as fast
+//! or up to 1 % ahead, so it keeps those. (At D = 128 the second K/V buffer, 96 KB with K's second
+//! copy, does not fit.)
+//!
 //! Two variants of the fused path at D = 128 (at D = 64 they run [`DqPath::Fused`]'s kernel):
 //! [`DqPath::FusedEager`], the default at D = 128, releases each stage when its step's products are done, as
 //! FlashAttention-3 does, where the delayed release (one wgmma group in flight across steps)
@@ -96,7 +107,8 @@
 //!
 //! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
-//! fused dK/dV/dQ kernel 165,968 at D = 64 (4 stages) and 230,456 at D = 128 (2 stages: K's
+//! fused dK/dV/dQ kernel 165,968 at D = 64 (4 stages; 198,760 persistent, with K and V's second
+//! buffer) and 230,456 at D = 128 (2 stages: K's
 //! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
 //! third), 230,984 with [`DqPath::FusedRed`] (3 stages, no dQ buffer; its dS^T buffers go before
 //! the stages' lse and delta, so that no padding aligns them); prep 32 KB of O and dO tiles at
@@ -108,8 +120,8 @@ use tessel::prelude::*;
 // `ALL_PTX`: every instance's name and PTX (for the `ptxas` check and `TESSEL_DUMP_PTX`), which
 // `#[kernels]` lists for its module.
 pub use programs::{
-    attention_bwd_dkdv, attention_bwd_dq, attention_bwd_dq_cast, attention_bwd_fused, attention_bwd_prep,
-    attention_bwd_sum, ALL_PTX,
+    attention_bwd_dkdv, attention_bwd_dq, attention_bwd_dq_cast, attention_bwd_fused, attention_bwd_fused_persistent,
+    attention_bwd_prep, attention_bwd_sum, ALL_PTX,
 };
 
 #[kernels]
@@ -476,11 +488,150 @@ pub mod programs {
                                 delay_release = EAGER == 0,
                             );
                             wgmma_wait(0);
-                            if RED == 0 {
-                                wait_smem_to_gmem(0);
-                            }
                             dv.tile([out, 2 * j + w, 0], [1, 64, D]).store(dv_acc.load().cast::<P>());
                             dk.tile([out, 2 * j + w, 0], [1, 64, D]).store((dk_acc.load() * scale).cast::<P>());
+                            if RED == 0 {
+                                // The last dQ store reads `dq_s` under the stores from registers.
+                                wait_smem_to_gmem(0);
+                            }
+                        },
+                    );
+                }
+            },
+        );
+    }
+
+    /// [`attention_bwd_fused`] at D = 64 without the mask, on a persistent grid: each of `PROGRAMS`
+    /// programs (one per SM) takes every `PROGRAMS`-th unit of 128 keys of a K/V head (or of a query
+    /// head, with partial sums), a head's units side by side as without the mask in
+    /// [`attention_bwd_fused`]. K and V have two buffers, a ring of one step
+    /// per unit (`kv_ring`), so the next unit's come in under this unit's steps, and the Q/dO ring
+    /// runs on from unit to unit: a unit starts on loaded data, where a program of its own first
+    /// waited for its K, V and first stage, and its dK/dV stores overlap the next unit's loads.
+    /// The consumers' steps are [`attention_bwd_fused`]'s at D = 64; dS^T's buffers alternate over
+    /// the program's steps, not the unit's, so a unit of an odd number of steps leaves the next one
+    /// the other buffer (the one meeting per step covers a buffer written again two steps on).
+    #[kernel(grid = (PROGRAMS,), warpgroups = 3, warpgroup_axis = wg, max_registers = 168, ragged(S, T),
+             instances((bf16, bf16, 4, 132), (f16, f16, 4, 132), (bf16, f32, 4, 132), (f16, f32, 4, 132),
+                       // On a few programs, for the tests: each takes several units.
+                       (bf16, bf16, 4, 3)))]
+    pub fn attention_bwd_fused_persistent<E, P, const STAGES: usize, const PROGRAMS: usize>(
+        q: Gmem<E, H, S, 64>,
+        k: Gmem<E, HK, T, 64>,
+        v: Gmem<E, HK, T, 64>,
+        d_o: Gmem<E, H, S, 64>,
+        lse: Gmem<f32, H, SP>,
+        delta: Gmem<f32, H, SP>,
+        dk: GmemMut<P, HO, T, 64>,
+        dv: GmemMut<P, HO, T, 64>,
+        dq_sum: GmemMut<f32, H, S, 64>,
+        scale: f32,
+        heads: i32,
+    ) {
+        const BQ: usize = 64;
+        let (key_blocks, programs) = (cdiv(T, 128), num_programs(0));
+        let mine = (key_blocks * HO - program_id(0) + programs - 1) / programs;
+        let blocks = cdiv(S, BQ);
+        let steps = heads * blocks;
+        run_scoped(
+            collective_axes = [wg],
+            |k_s: Smem<E, 2, 2, 1, 64, 64, Swizzle128>,
+             v_s: Smem<E, 2, 2, 1, 64, 64, Swizzle128>,
+             q_s: Smem<E, STAGES, 1, BQ, 64, Swizzle128>,
+             do_s: Smem<E, STAGES, 1, BQ, 64, Swizzle128>,
+             lse_s: Smem<f32, STAGES, 1, BQ>,
+             delta_s: Smem<f32, STAGES, 1, BQ>,
+             ds_s: Smem<E, 2, 2, 64, BQ, Swizzle128>,
+             dq_s: Smem<f32, 2, 1, BQ, 64, Swizzle128>,
+             // Unit u's K and V are in buffer u % 2: four copies fill it, both consumers free it.
+             kv_ring: Pipeline<2, 4, 2>,
+             ds_ready: Barrier<2>,
+             ring: Pipeline<STAGES, 4, 2>| {
+                if warpgroup_id() == 0 {
+                    set_max_registers(24);
+                    for u in 0..mine {
+                        let (j, out) = unit(program_id(0) + u * programs, key_blocks, HO, 0);
+                        let (head, kv_head) = (out * heads, out * heads / (H / HK));
+                        pipeline_produce(kv_ring, 1, |_u, b, bar| {
+                            copy_gmem_to_smem(k.tile([kv_head, 2 * j, 0]), k_s.at(b).at(0), bar);
+                            copy_gmem_to_smem(k.tile([kv_head, 2 * j + 1, 0]), k_s.at(b).at(1), bar);
+                            copy_gmem_to_smem(v.tile([kv_head, 2 * j, 0]), v_s.at(b).at(0), bar);
+                            copy_gmem_to_smem(v.tile([kv_head, 2 * j + 1, 0]), v_s.at(b).at(1), bar);
+                        });
+                        pipeline_produce(ring, steps, |n, s, bar| {
+                            let (h, i) = query_block(n, blocks, 0, head);
+                            copy_gmem_to_smem(q.tile([h, i, 0]), q_s.at(s), bar);
+                            copy_gmem_to_smem(d_o.tile([h, i, 0]), do_s.at(s), bar);
+                            copy_gmem_to_smem(lse.tile([h, i]), lse_s.at(s), bar);
+                            copy_gmem_to_smem(delta.tile([h, i]), delta_s.at(s), bar);
+                        });
+                    }
+                } else {
+                    set_max_registers(240);
+                    let w = warpgroup_id() - 1;
+                    let c = scale * 1.4426950408889634;
+                    run_scoped(
+                        |dv_acc: Acc<f32, 64, 64>,
+                         dk_acc: Acc<f32, 64, 64>,
+                         s_acc: Acc<f32, 64, BQ>,
+                         dp_acc: Acc<f32, 64, BQ>,
+                         dq_acc: Acc<f32, BQ, 64>| {
+                            for u in 0..mine {
+                                let (j, out) = unit(program_id(0) + u * programs, key_blocks, HO, 0);
+                                let head = out * heads;
+                                let kv = u % 2;
+                                barrier_wait(kv_ring__full.at(kv));
+                                pipeline_consume(
+                                    ring,
+                                    steps,
+                                    |n, s| {
+                                        let lse_q = lse_s.at(s).at(0).load(Layout::WgmmaCol);
+                                        wgmma(s_acc, k_s.at(kv).at(w).at(0), q_s.at(s).at(0).t(), accumulate = false);
+                                        wgmma(dp_acc, v_s.at(kv).at(w).at(0), do_s.at(s).at(0).t(), accumulate = false);
+                                        let (h, i) = query_block(n, blocks, 0, head);
+                                        wgmma_wait(1);
+                                        let p = exp2(fma(s_acc.load(), c, -lse_q.broadcast([64, BQ], Layout::Wgmma)));
+                                        // The unit's first products start dV and dK afresh.
+                                        wgmma(dv_acc, p.cast::<E>(), do_s.at(s).at(0), accumulate = n > 0);
+                                        let delta_q = delta_s.at(s).at(0).load(Layout::WgmmaCol);
+                                        wgmma_wait(1);
+                                        let ds = (p * (dp_acc.load() - delta_q.broadcast([64, BQ], Layout::Wgmma)))
+                                            .cast::<E>();
+                                        let b = (u * steps + n) % 2;
+                                        ds_s.at(b).at(w).store(ds);
+                                        commit_smem();
+                                        barrier_arrive(ds_ready);
+                                        barrier_wait(ds_ready);
+                                        if b == w {
+                                            wgmma(
+                                                dq_acc,
+                                                ds_s.at(b).at(0).t(),
+                                                k_s.at(kv).at(0).at(0),
+                                                accumulate = false,
+                                            );
+                                            wgmma(dq_acc, ds_s.at(b).at(1).t(), k_s.at(kv).at(1).at(0));
+                                        }
+                                        wgmma(dk_acc, ds, q_s.at(s).at(0), accumulate = n > 0);
+                                        // The dQ product is done (the groups complete in order); dK runs on.
+                                        wgmma_wait(1);
+                                        if n + 1 == steps {
+                                            // The unit's last products that read K and V are done.
+                                            barrier_arrive(kv_ring__empty.at(kv));
+                                        }
+                                        if b == w {
+                                            wait_smem_to_gmem(0);
+                                            dq_s.at(w).at(0).store(dq_acc.load());
+                                            commit_smem();
+                                            copy_smem_to_gmem(dq_s.at(w), dq_sum.tile([h, i, 0]), reduce = Reduce::Add);
+                                        }
+                                    },
+                                    delay_release = true,
+                                );
+                                wgmma_wait(0);
+                                dv.tile([out, 2 * j + w, 0], [1, 64, 64]).store(dv_acc.load().cast::<P>());
+                                dk.tile([out, 2 * j + w, 0], [1, 64, 64]).store((dk_acc.load() * scale).cast::<P>());
+                            }
+                            wait_smem_to_gmem(0);
                         },
                     );
                 }
@@ -645,7 +796,19 @@ pub struct Plan {
     /// `sections:N`, overrides it in [`plan`]).
     /// The separate path's kernels always take [`CausalOrder::Heads`].
     pub order: CausalOrder,
+    /// Whether the fused paths' dK/dV programs at D = 64 without the mask run on a persistent grid
+    /// ([`attention_bwd_fused_persistent`]: a program per SM, taking unit after unit, the next
+    /// unit's K and V loading under this one's steps) rather than one program per unit
+    /// ([`attention_bwd_fused`]). [`plan`] chooses it for units of at most [`PERSISTENT_STEPS`]
+    /// steps; elsewhere (D = 128, the mask, the separate path) it has no effect.
+    pub persistent: bool,
 }
+
+/// The longest unit (in steps of 64 queries: the group's query heads times S / 64) for which
+/// [`plan`] takes [`Plan::persistent`] programs. On the H200 (D = 64 without the mask, bf16 and
+/// f16, back to back) the persistent grid was 1-3 % ahead on units of 32 steps (S = 2048), -0.3 to
+/// +0.5 % at 64, up to 0.4 % behind at 128 and 0.7-0.8 % behind at 256.
+pub const PERSISTENT_STEPS: usize = 64;
 
 /// The ways of computing dQ (see the module's documentation). The fused variants differ from
 /// [`DqPath::Fused`] at D = 128 only (at D = 64 they run its kernels). The default is
@@ -785,7 +948,9 @@ pub fn section_heads(s: usize, d: usize, per_program: usize, heads: usize) -> us
 /// [`DqPath::default_for`] D unless `TESSEL_ATTN_BWD_DQ` says otherwise, and the fused paths'
 /// causal programs go in [`CausalOrder::Sections`] of [`section_heads`] (for these shapes and this
 /// choice of partial sums) unless `TESSEL_ATTN_BWD_ORDER` says otherwise; an unknown value of
-/// either is an error.
+/// either is an error. At D = 64 without the mask, on a fused path, units of at most
+/// [`PERSISTENT_STEPS`] steps of 64 queries (G query heads a unit, or one with partial sums) take
+/// [`Plan::persistent`] programs.
 pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -> tessel::Result<Plan> {
     let rank = |tensor, shape: &[usize], expected| {
         if shape.len() == expected {
@@ -828,19 +993,30 @@ pub fn plan(q: &[usize], k: &[usize], lse: &[usize], scale: f32, causal: bool) -
     let dq = DqPath::from_env(d)?;
     let (per_program, programs_heads) = if partials { (1, h) } else { (group, hk) };
     let order = CausalOrder::from_env(section_heads(s, d, per_program, programs_heads))?;
-    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials, dq, order })
+    let persistent = persistent_allowed(d, causal, dq) && per_program * s.div_ceil(64) <= PERSISTENT_STEPS;
+    Ok(Plan { head_dim: d, causal, heads: h, group, padded: s.div_ceil(128) * 128, partials, dq, order, persistent })
+}
+
+/// Whether [`attention_bwd_fused_persistent`] serves these plans: D = 64, no mask, a fused path.
+fn persistent_allowed(d: usize, causal: bool, dq: DqPath) -> bool {
+    d == 64 && !causal && dq != DqPath::Separate
 }
 
 /// Checks that `given` is [`plan`]'s for these shapes and arguments but for [`Plan::partials`],
-/// [`Plan::dq`] and [`Plan::order`], which the caller may choose.
+/// [`Plan::dq`], [`Plan::order`] and [`Plan::persistent`], which the caller may choose.
 fn check_plan(given: Plan, q: &[usize], k: &[usize], lse: &[usize], scale: f32) -> tessel::Result<()> {
-    let want =
-        Plan { partials: given.partials, dq: given.dq, order: given.order, ..plan(q, k, lse, scale, given.causal)? };
+    let want = Plan {
+        partials: given.partials,
+        dq: given.dq,
+        order: given.order,
+        persistent: given.persistent,
+        ..plan(q, k, lse, scale, given.causal)?
+    };
     if given == want {
         return Ok(());
     }
     let reason = format!(
-        "{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials`, `dq` and `order`)"
+        "{given:?} is not the plan of these tensors; `plan(..)` gives {want:?} (but for `partials`, `dq`, `order` and `persistent`)"
     );
     Err(tessel::Error::InvalidArgument { argument: "plan", reason })
 }
@@ -1060,37 +1236,38 @@ macro_rules! backward {
         }
     };
     (@fused $t:ident, $p:ident, $call:ident, [$($stream:ident)?], $plan:ident, $section:ident, ($($arg:expr),*)) => {
-        match ($plan.head_dim, $plan.causal, $plan.dq, $plan.order) {
+        match ($plan.head_dim, $plan.causal, $plan.dq, $plan.order, $plan.persistent) {
+            (64, false, .., true) => attention_bwd_fused_persistent::<$t, $p, 4, 132>::$call($($stream,)? $($arg),*)?,
             (64, false, ..) => attention_bwd_fused::<$t, $p, 64, 0, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
-            (64, true, _, CausalOrder::Heads) => {
+            (64, true, _, CausalOrder::Heads, _) => {
                 attention_bwd_fused::<$t, $p, 64, 1, 64, 4, 0, 0, 0>::$call($($stream,)? $($arg),*)?
             }
-            (64, true, _, CausalOrder::Sections(_)) => {
+            (64, true, _, CausalOrder::Sections(_), _) => {
                 attention_bwd_fused::<$t, $p, 64, 1, 64, 4, 0, 0, 1>::$call($($stream,)? $($arg),*, $section)?
             }
-            (_, false, DqPath::FusedEager, _) => {
+            (_, false, DqPath::FusedEager, _, _) => {
                 attention_bwd_fused::<$t, $p, 128, 0, 64, 2, 1, 0, 0>::$call($($stream,)? $($arg),*)?
             }
-            (_, true, DqPath::FusedEager, CausalOrder::Heads) => {
+            (_, true, DqPath::FusedEager, CausalOrder::Heads, _) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 1, 0, 0>::$call($($stream,)? $($arg),*)?
             }
-            (_, true, DqPath::FusedEager, CausalOrder::Sections(_)) => {
+            (_, true, DqPath::FusedEager, CausalOrder::Sections(_), _) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 1, 0, 1>::$call($($stream,)? $($arg),*, $section)?
             }
-            (_, false, DqPath::FusedRed, _) => {
+            (_, false, DqPath::FusedRed, _, _) => {
                 attention_bwd_fused::<$t, $p, 128, 0, 64, 3, 0, 1, 0>::$call($($stream,)? $($arg),*)?
             }
-            (_, true, DqPath::FusedRed, CausalOrder::Heads) => {
+            (_, true, DqPath::FusedRed, CausalOrder::Heads, _) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 3, 0, 1, 0>::$call($($stream,)? $($arg),*)?
             }
-            (_, true, DqPath::FusedRed, CausalOrder::Sections(_)) => {
+            (_, true, DqPath::FusedRed, CausalOrder::Sections(_), _) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 3, 0, 1, 1>::$call($($stream,)? $($arg),*, $section)?
             }
             (_, false, ..) => attention_bwd_fused::<$t, $p, 128, 0, 64, 2, 0, 0, 0>::$call($($stream,)? $($arg),*)?,
-            (_, true, _, CausalOrder::Heads) => {
+            (_, true, _, CausalOrder::Heads, _) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 0, 0, 0>::$call($($stream,)? $($arg),*)?
             }
-            (_, true, _, CausalOrder::Sections(_)) => {
+            (_, true, _, CausalOrder::Sections(_), _) => {
                 attention_bwd_fused::<$t, $p, 128, 1, 64, 2, 0, 0, 1>::$call($($stream,)? $($arg),*, $section)?
             }
         }

@@ -37,9 +37,21 @@ fn paths(d: usize) -> &'static [DqPath] {
     }
 }
 
+/// The choices of [`backward::Plan::persistent`] whose kernels differ for these plans: at D = 64
+/// without the mask on a fused path, both (persistent and a program per unit); elsewhere the
+/// plan's (it has no effect there).
+fn persistence(d: usize, causal: bool, path: DqPath) -> &'static [Option<bool>] {
+    if d == 64 && !causal && path != DqPath::Separate {
+        &[Some(true), Some(false)]
+    } else {
+        &[None]
+    }
+}
+
 /// Runs the backward in the interpreter and returns dQ, dK, dV; `partials` overrides the plan's
 /// choice of how dK and dV sum over a group's query heads, `dq` its dQ path (with the causal
-/// order [`CausalOrder::Heads`]).
+/// order [`CausalOrder::Heads`]), `persistent` its choice of persistent programs.
+#[allow(clippy::too_many_arguments)]
 fn interpreted<T: Backward>(
     x: &[HostTensor<T>; 4],
     o: &HostTensor<T>,
@@ -48,8 +60,9 @@ fn interpreted<T: Backward>(
     causal: bool,
     partials: Option<bool>,
     dq_path: DqPath,
+    persistent: Option<bool>,
 ) -> [HostTensor<T>; 3] {
-    interpreted_in_order(x, o, lse, scale, causal, partials, dq_path, CausalOrder::Heads)
+    interpreted_in_order(x, o, lse, scale, causal, partials, dq_path, CausalOrder::Heads, persistent)
 }
 
 /// [`interpreted`] with the fused paths' causal programs in `order`.
@@ -63,6 +76,7 @@ fn interpreted_in_order<T: Backward>(
     partials: Option<bool>,
     dq_path: DqPath,
     order: CausalOrder,
+    persistent: Option<bool>,
 ) -> [HostTensor<T>; 3] {
     let [q, k, v, d_o] = x;
     let (mut dq, mut dk, mut dv) = (nans(q.shape()), nans(k.shape()), nans(k.shape()));
@@ -70,6 +84,7 @@ fn interpreted_in_order<T: Backward>(
     plan.partials = partials.unwrap_or(plan.partials);
     plan.dq = dq_path;
     plan.order = order;
+    plan.persistent = persistent.unwrap_or(plan.persistent);
     T::interpret_planned([q, k, v, o, d_o], lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
     [dq, dk, dv]
 }
@@ -89,16 +104,21 @@ fn check<T: Backward>(
     let mut forward = problem.forward();
     let (o, lse) = reference::saved::<T>(&problem, &mut forward).unwrap();
     for &path in paths(d) {
-        let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, partials, path);
-        let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
-        println!(
-            "{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal} partials {partials:?} {path:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
-            T::DTYPE,
-            err[0],
-            err[1],
-            err[2]
-        );
-        assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?}: relative errors (dQ, dK, dV) {err:?}");
+        for &persistent in persistence(d, causal, path) {
+            let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, partials, path, persistent);
+            let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
+            println!(
+                "{} H {heads}/{kv_heads} S {s} T {t} D {d} causal {causal} partials {partials:?} {path:?} persistent {persistent:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+                T::DTYPE,
+                err[0],
+                err[1],
+                err[2]
+            );
+            assert!(
+                err.iter().all(|e| *e <= TOLERANCE),
+                "{path:?} {persistent:?}: relative errors (dQ, dK, dV) {err:?}"
+            );
+        }
     }
 }
 
@@ -125,6 +145,56 @@ fn f16_head_dim_64_grouped_by_four_causal() {
 fn f16_head_dim_128_ragged_two_kv_heads() {
     check::<f16>(4, 2, 70, 130, 128, false, Some(false));
     check::<f16>(4, 2, 70, 130, 128, false, Some(true));
+}
+
+/// The persistent fused kernel (D = 64, no mask) on 3 programs, each taking two or three units:
+/// K and V in both buffers, the Q/dO ring running on from unit to unit, and with an odd number of
+/// steps a unit that starts on the other dS^T buffer; its prep and cast as `launch` runs them.
+#[test]
+fn persistent_programs_take_several_units() {
+    use backward::{attention_bwd_dq_cast, attention_bwd_fused_persistent, attention_bwd_prep};
+    // (H, HK, S, T): 3 query blocks a unit (odd), 6 units; G = 2, 2 blocks of a ragged S, 8 units.
+    for (heads, kv_heads, s, t) in [(2, 2, 150, 300), (4, 2, 100, 400)] {
+        let x = tensors::<bf16>(heads, kv_heads, s, t, 64);
+        let scale = 0.125;
+        let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, false);
+        let mut forward = problem.forward();
+        let (o, lse) = reference::saved::<bf16>(&problem, &mut forward).unwrap();
+        let [q, k, v, d_o] = &x;
+        let rows = [heads, s.div_ceil(128) * 128];
+        let (mut delta, mut lse_p) = (HostTensor::<f32>::zeros(rows).unwrap(), HostTensor::<f32>::zeros(rows).unwrap());
+        let mut sum = nans::<f32>(q.shape());
+        let (mut dq, mut dk, mut dv) = (nans(q.shape()), nans(k.shape()), nans(k.shape()));
+        attention_bwd_prep::<bf16, 64, 1>::interpret(&o, d_o, &lse, &mut delta, &mut lse_p, &mut sum).unwrap();
+        let group = (heads / kv_heads) as i32;
+        attention_bwd_fused_persistent::<bf16, bf16, 4, 3>::interpret(
+            q, k, v, d_o, &lse_p, &delta, &mut dk, &mut dv, &mut sum, scale, group,
+        )
+        .unwrap();
+        attention_bwd_dq_cast::<bf16, 64>::interpret(&sum, &mut dq, scale).unwrap();
+        let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
+        println!(
+            "persistent, 3 programs, H {heads}/{kv_heads} S {s} T {t}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            err[0], err[1], err[2]
+        );
+        assert!(err.iter().all(|e| *e <= TOLERANCE), "relative errors (dQ, dK, dV) {err:?}");
+    }
+}
+
+#[test]
+fn persistent_programs_serve_short_units_at_head_dim_64() {
+    let plan = |h, hk, s, d, causal| backward::plan(&[h, s, d], &[hk, s, d], &[h, s], 0.1, causal).unwrap();
+    if std::env::var_os("TESSEL_ATTN_BWD_DQ").is_none() {
+        // A unit of 32 steps, of 64 (G = 2, 2048 queries each), of 128.
+        assert!(plan(256, 256, 2048, 64, false).persistent);
+        assert!(plan(64, 32, 2048, 64, false).persistent);
+        assert!(!plan(64, 64, 8192, 64, false).persistent);
+        // With partial sums a unit takes one query head: 32 steps of 2048 queries, whatever G.
+        let mqa = plan(32, 1, 2048, 64, false);
+        assert!(mqa.partials && mqa.persistent);
+    }
+    assert!(!plan(256, 256, 2048, 64, true).persistent);
+    assert!(!plan(256, 256, 2048, 128, false).persistent);
 }
 
 #[test]
@@ -203,7 +273,7 @@ fn causal_sections_deal_every_program_once() {
         let (o, lse) = reference::saved::<bf16>(&problem, &mut forward).unwrap();
         for (&n, &path) in sections.iter().zip([DqPath::Fused, DqPath::FusedEager, DqPath::FusedRed].iter().cycle()) {
             let order = CausalOrder::Sections(n);
-            let [dq, dk, dv] = interpreted_in_order(&x, &o, &lse, scale, true, Some(partials), path, order);
+            let [dq, dk, dv] = interpreted_in_order(&x, &o, &lse, scale, true, Some(partials), path, order, None);
             let err = reference::max_rel_err(&problem, &forward, [&dq, &dk, &dv], usize::MAX);
             println!(
                 "H {heads}/{kv_heads} D {d} partials {partials} {path:?} {order:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
@@ -229,7 +299,7 @@ fn gradients_match_finite_differences() {
         let mut forward = problem.forward();
         let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
         for &path in paths(64) {
-            let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, None, path);
+            let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, causal, None, path, None);
             let err = reference::finite_difference_err(&problem, [&dq, &dk, &dv], &[3, 273, 575, 1151]);
             println!("causal {causal} {path:?}: largest difference from the finite differences {err:.1e}");
             assert!(err <= TOLERANCE, "causal {causal} {path:?}: relative difference {err:.1e}");
@@ -255,7 +325,7 @@ fn causal_query_zero_is_measured_against_its_terms() {
     let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, true);
     let mut forward = problem.forward();
     let (o, lse) = reference::saved::<f16>(&problem, &mut forward).unwrap();
-    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, true, None, DqPath::Separate);
+    let [dq, dk, dv] = interpreted(&x, &o, &lse, scale, true, None, DqPath::Separate, None);
     let first = |t: &HostTensor<f16>| t.data()[..d].iter().map(|e| e.to_f64()).collect::<Vec<f64>>();
     let (k0, v0, do0) = (first(&x[1]), first(&x[2]), first(&x[3]));
     let dp: f64 = do0.iter().zip(&v0).map(|(a, b)| a * b).sum();
@@ -341,23 +411,25 @@ fn on_the_gpu_in_order<T: Backward>(
     let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
     let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
     let lse = DeviceTensor::from_host(&device, &lse).unwrap();
-    for &path in dq_paths {
+    let ways = dq_paths.iter().flat_map(|&path| persistence(d, causal, path).iter().map(move |&p| (path, p)));
+    for (path, persistent) in ways {
         let (mut dq, mut dk, mut dv) = (up(&nans(x[0].shape())), up(&nans(x[1].shape())), up(&nans(x[1].shape())));
         let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
         plan.partials = partials.unwrap_or(plan.partials);
         plan.dq = path;
         plan.order = order;
+        plan.persistent = persistent.unwrap_or(plan.persistent);
         T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
         let grads = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
         let err = reference::max_rel_err(&problem, &forward, [&grads[0], &grads[1], &grads[2]], 96);
         println!(
-            "GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal} {path:?} {order:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            "GPU {} H {heads}/{kv_heads} S {s} D {d} causal {causal} {path:?} {order:?} persistent {persistent:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
             T::DTYPE,
             err[0],
             err[1],
             err[2]
         );
-        assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?}: relative errors (dQ, dK, dV) {err:?}");
+        assert!(err.iter().all(|e| *e <= TOLERANCE), "{path:?} {persistent:?}: relative errors (dQ, dK, dV) {err:?}");
     }
 }
 
@@ -380,6 +452,15 @@ fn gpu_causal_sections_match_the_reference() {
     on_the_gpu_in_order::<f16>(6, 2, 1024, 128, true, Some(true), &fused, CausalOrder::Sections(4));
     on_the_gpu_in_order::<bf16>(5, 5, 1024, 64, true, None, &fused[..1], CausalOrder::Sections(2));
     on_the_gpu_in_order::<f16>(6, 2, 1024, 64, true, Some(true), &fused[..1], CausalOrder::Sections(4));
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn gpu_persistent_programs_take_several_units() {
+    // D = 64 without the mask runs on 132 programs: 192 units of 31 steps (odd), then 144 units
+    // of f32 partial sums (G = 2).
+    on_the_gpu::<bf16>(12, 12, 1984, 64, false, None);
+    on_the_gpu::<f16>(8, 4, 2304, 64, false, Some(true));
 }
 
 #[test]
@@ -409,13 +490,14 @@ fn gpu_against_the_interpreter<T: Backward>() {
     let variants = [64, 128]
         .into_iter()
         .flat_map(|d| [false, true].into_iter().flat_map(move |c| [false, true].into_iter().map(move |p| (d, c, p))))
-        .flat_map(|(d, c, p)| paths(d).iter().map(move |&path| (d, c, p, path)));
-    for (d, causal, partials, path) in variants {
+        .flat_map(|(d, c, p)| paths(d).iter().map(move |&path| (d, c, p, path)))
+        .flat_map(|(d, c, p, path)| persistence(d, c, path).iter().map(move |&pe| (d, c, p, path, pe)));
+    for (d, causal, partials, path, persistent) in variants {
         let x = tensors::<T>(4, 2, 200, 200, d);
         let scale = 1.0 / (d as f32).sqrt();
         let problem = Problem::new([&x[0], &x[1], &x[2], &x[3]], scale as f64, causal);
         let (o, lse) = reference::saved::<T>(&problem, &mut problem.forward()).unwrap();
-        let want = interpreted(&x, &o, &lse, scale, causal, Some(partials), path);
+        let want = interpreted(&x, &o, &lse, scale, causal, Some(partials), path, persistent);
         let up = |t: &HostTensor<T>| DeviceTensor::from_host(&device, t).unwrap();
         let (q, k, v, d_o, o) = (up(&x[0]), up(&x[1]), up(&x[2]), up(&x[3]), up(&o));
         let lse = DeviceTensor::from_host(&device, &lse).unwrap();
@@ -423,17 +505,21 @@ fn gpu_against_the_interpreter<T: Backward>() {
         let mut plan = backward::plan(q.shape(), k.shape(), lse.shape(), scale, causal).unwrap();
         plan.partials = partials;
         plan.dq = path;
+        plan.persistent = persistent.unwrap_or(plan.persistent);
         T::launch_planned(&device, [&q, &k, &v, &o, &d_o], &lse, [&mut dq, &mut dk, &mut dv], scale, plan).unwrap();
         let got = [dq.to_host().unwrap(), dk.to_host().unwrap(), dv.to_host().unwrap()];
         let apart = [0, 1, 2].map(|n| rows_apart(&got[n], &want[n]));
         println!(
-            "GPU vs interpreter {} D {d} causal {causal} partials {partials} {path:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
+            "GPU vs interpreter {} D {d} causal {causal} partials {partials} {path:?} persistent {persistent:?}: dQ {:.1e} dK {:.1e} dV {:.1e}",
             T::DTYPE,
             apart[0],
             apart[1],
             apart[2]
         );
-        assert!(apart.iter().all(|e| *e <= TOLERANCE), "D {d} causal {causal} partials {partials} {path:?}: {apart:?}");
+        assert!(
+            apart.iter().all(|e| *e <= TOLERANCE),
+            "D {d} causal {causal} partials {partials} {path:?} {persistent:?}: {apart:?}"
+        );
     }
 }
 

@@ -105,8 +105,10 @@ pub fn emit(prog: &Program, at: proc_macro2::Span) -> Result<String, syn::Error>
     load_params(&mut g);
     g.block(&prog.body);
     if prog.any_expr(|e| matches!(e.kind, ExprKind::CopyOut { .. })) {
-        // Bulk stores must finish reading shared memory before the program exits.
-        g.w.ins(format!("@{} cp.async.bulk.wait_group 0", g.lanes.leader));
+        // Bulk stores must finish reading shared memory before the program exits and frees it;
+        // their writes need no wait: they complete before the grid does, and a wait that must
+        // see them published (a signal) is the kernel's own `wait_smem_to_gmem(.., complete)`.
+        g.w.ins(format!("@{} cp.async.bulk.wait_group.read 0", g.lanes.leader));
     }
     g.w.ins("ret");
     g.finish(at)?;

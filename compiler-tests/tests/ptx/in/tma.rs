@@ -4,7 +4,7 @@
 // expect: mbarrier.arrive.expect_tx.shared::cta.b64
 // expect: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // expect: cp.async.bulk.commit_group
-// expect: cp.async.bulk.wait_group 0
+// expect: cp.async.bulk.wait_group.read 0
 
 use tessel::prelude::*;
 
