@@ -108,9 +108,8 @@
 //! Shared memory: dK/dV 100,424 bytes at D = 64 (4 stages), 165,432 at D = 128 (3 stages); dQ
 //! 163,912 at D = 64 (4 stages of 128 keys) and 163,896 at D = 128 (3 stages of 64 keys); the
 //! fused dK/dV/dQ kernel 165,968 at D = 64 (4 stages; 198,760 persistent, with K and V's second
-//! buffer) and 230,456 at D = 128 (2 stages: K's
-//! second copy, the two dS^T buffers of 16 KB and the 32 KB f32 dQ buffer leave room for no
-//! third), 230,984 with [`DqPath::FusedRed`] (3 stages, no dQ buffer; its dS^T buffers go before
+//! buffer) and 230,456 at D = 128 (2 stages: K's second copy, the two dS^T buffers of 16 KB and
+//! the 32 KB f32 dQ buffer leave room for no third), 230,984 with [`DqPath::FusedRed`] (3 stages, no dQ buffer; its dS^T buffers go before
 //! the stages' lse and delta, so that no padding aligns them); prep 32 KB of O and dO tiles at
 //! D = 128 (16 KB at 64) and on the fused paths a 16 KB buffer of zeros, the cast 48 KB at D = 128
 //! (24 KB at 64), each with one barrier; the partial sums' kernel none.
@@ -504,10 +503,10 @@ pub mod programs {
     /// [`attention_bwd_fused`] at D = 64 without the mask, on a persistent grid: each of `PROGRAMS`
     /// programs (one per SM) takes every `PROGRAMS`-th unit of 128 keys of a K/V head (or of a query
     /// head, with partial sums), a head's units side by side as without the mask in
-    /// [`attention_bwd_fused`]. K and V have two buffers, a ring of one step
-    /// per unit (`kv_ring`), so the next unit's come in under this unit's steps, and the Q/dO ring
-    /// runs on from unit to unit: a unit starts on loaded data, where a program of its own first
-    /// waited for its K, V and first stage, and its dK/dV stores overlap the next unit's loads.
+    /// [`attention_bwd_fused`]. K and V have two buffers, a ring of one step per unit (`kv_ring`),
+    /// so the next unit's come in under this unit's steps, and the Q/dO ring runs on from unit to
+    /// unit: a unit starts on loaded data, where a program of its own first waited for its K, V
+    /// and first stage, and its dK/dV stores overlap the next unit's loads.
     /// The consumers' steps are [`attention_bwd_fused`]'s at D = 64; dS^T's buffers alternate over
     /// the program's steps, not the unit's, so a unit of an odd number of steps leaves the next one
     /// the other buffer (the one meeting per step covers a buffer written again two steps on).
